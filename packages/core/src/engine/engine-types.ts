@@ -1,0 +1,97 @@
+import type { Clock } from '../clock.ts';
+import type { ChannelDriver, Receipt } from '../ports/channel.ts';
+import type { PasswordHasher } from '../ports/password-hasher.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
+import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../types/api.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type { RateCard } from '../pricing/rate-card.ts';
+
+export interface EngineOptions {
+  storage: Storage;
+  /** Drivers by channel; a channel without a driver fails its attempts as `not_on_channel`. */
+  channels: ChannelDriver[];
+  hasher: PasswordHasher;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default defaultRateCard */
+  rateCard?: RateCard;
+  /** Attempt ttl when a message gives none, seconds. @default 86400 */
+  defaultTtlSeconds?: number;
+  /** Retries on the same channel after throttled/temporary failures. @default 3 */
+  maxRetries?: number;
+  /** Effects claimed per worker round. @default 1000 */
+  batchSize?: number;
+  /** Currency of new accounts. @default 'EUR' */
+  currency?: string;
+  /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
+  onError?: (error: unknown) => void;
+}
+
+export interface CreateAccountInput {
+  login: string;
+  password: string;
+  name?: string;
+  currency?: string;
+  /** Opening balance in currency units (not micro-units). */
+  balance?: number;
+}
+
+/** Accounts, credentials, alpha-names and wallets. */
+export interface AccountService {
+  create(input: CreateAccountInput): Promise<Account>;
+  get(accountId: number): Promise<Account | null>;
+  getByLogin(login: string): Promise<Account | null>;
+  /** Creates the account if the login is new; sets the password either way. Idempotent. */
+  ensure(input: CreateAccountInput): Promise<Account>;
+  authenticatePassword(login: string, password: string): Promise<Account | null>;
+  authenticateKey(key: string): Promise<Account | null>;
+  /** Creates an API key; the clear key is answered once and never stored. */
+  createKey(accountId: number, label?: string): Promise<{ key: string; apiKey: ApiKey }>;
+  /** Registers a key given by configuration (bootstrap); idempotent. */
+  ensureKey(accountId: number, key: string, label?: string): Promise<ApiKey>;
+  listKeys(accountId: number): Promise<ApiKey[]>;
+  revokeKey(accountId: number, keyId: number): Promise<boolean>;
+  /** Approves an alpha-name on the given channels. @default every channel */
+  approveAlphaName(accountId: number, name: string, channels?: ChannelId[]): Promise<AlphaName>;
+  listAlphaNames(accountId: number): Promise<AlphaName[]>;
+  setAlphaNameCallback(accountId: number, name: string, url: string | null): Promise<AlphaName>;
+  setRateLimit(accountId: number, category: RateCategory, limit: RateLimit | null): Promise<void>;
+  /** Adds currency units to the wallet as a `topup` transaction. */
+  topUp(accountId: number, amount: number, description?: string): Promise<WalletTransaction>;
+  balance(accountId: number): Promise<BalanceResponse>;
+  walletHistory(
+    accountId: number,
+    query: { kinds?: WalletTransactionKind[]; page?: number; pageSize?: number },
+  ): Promise<{ items: WalletTransaction[]; total: number }>;
+}
+
+/** The messaging API (`/bat/...`). Inputs are raw request bodies: the engine validates them. */
+export interface MessagingService {
+  /** Validates and accepts a whole send request, or rejects it whole. */
+  send(accountId: number, body: unknown): Promise<SendResponse>;
+  status(accountId: number, messageId: number): Promise<MessageStatusRecord>;
+  /** Changes or cancels a message while it is `scheduled`; 409 after. */
+  update(accountId: number, messageId: number, body: unknown): Promise<MessageStatusRecord>;
+}
+
+/** The running engine: services plus the worker loop that advances machines. */
+export interface Engine {
+  readonly clock: Clock;
+  readonly storage: Storage;
+  readonly accounts: AccountService;
+  readonly messages: MessagingService;
+  /** Starts the workers (idempotent). */
+  start(): void;
+  /** Stops the workers and waits for the round in flight. Does not close storage. */
+  stop(): Promise<void>;
+  /** Feeds a driver's receipt to the machine of its message. */
+  receive(receipt: Receipt): void;
+  /**
+   * Runs worker rounds until no effect is due and no receipt is pending at the clock's current
+   * time. Tests call it after `clock.advance()`.
+   */
+  drain(): Promise<void>;
+  /** Resolves when the work started so far is done (for tests with the system clock). */
+  idle(): Promise<void>;
+}

@@ -1,0 +1,23 @@
+// Public API of @spillway/core. Each area appends its exports here.
+export { SpillwayError, isSpillwayError } from './errors.ts';
+export type { ErrorDetail, SpillwayErrorCode } from './errors.ts';
+export { systemClock, createFakeClock } from './clock.ts';
+export type { Clock, FakeClock, TimerHandle } from './clock.ts';
+export { CHANNELS, MESSAGE_TYPES, channelOfType } from './types/channel.ts';
+export type { ChannelId, MessageType, FailureClass } from './types/channel.ts';
+export { DELIVERY_STATUSES, isFinalStatus } from './types/status.ts';
+export type { DeliveryStatus, HistoryStatus } from './types/status.ts';
+export type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from './types/account.ts';
+export type { StepSpec, StoredMessage, HistoryEntry, PersistedMachineState, MessageKind } from './types/message.ts';
+export type { Effect, EffectKind, NewEffect } from './types/effect.ts';
+export type { SendResponse, SentMessage, MessageStatusRecord, FallbackStatus, ExtendedStatus, BalanceResponse } from './types/api.ts';
+export type { MachineEvent, EngineAction, TimerName } from './machines/events.ts';
+export type { Storage } from './ports/storage.ts';
+export type { AccountStorage, NewAccount, NewWalletTransaction, WalletQuery } from './ports/account-storage.ts';
+export type { MessageStorage, NewMessage, IngestBatch, IngestResult, Commit, MessageUpdate } from './ports/message-storage.ts';
+export type { ChatHubStorage } from './ports/chat-hub-storage.ts';
+export type { CascadeStorage } from './ports/cascade-storage.ts';
+export type { ChannelDriver, ChannelContext, OutboundAttempt, SendResult, Receipt } from './ports/channel.ts';
+export type { PasswordHasher } from './ports/password-hasher.ts';
+export type { RateCard } from './pricing/rate-card.ts';
+export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput } from './engine/engine-types.ts';

@@ -1,0 +1,63 @@
+import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
+import type { ChannelId } from '../types/channel.ts';
+
+export interface NewAccount {
+  login: string;
+  name: string;
+  /** Password hash as produced by the configured {@link PasswordHasher}. */
+  passwordHash: string;
+  currency: string;
+}
+
+export interface NewWalletTransaction {
+  accountId: number;
+  kind: WalletTransactionKind;
+  /** Signed micro-units. */
+  amount: number;
+  messageId: number | null;
+  description: string;
+}
+
+export interface WalletQuery {
+  kinds?: WalletTransactionKind[];
+  /** 1-based. */
+  page: number;
+  pageSize: number;
+}
+
+/** Accounts, their credentials, alpha-names and wallets. */
+export interface AccountStorage {
+  /** Fails with a `conflict` SpillwayError when the login is taken. */
+  createAccount(input: NewAccount, at: number): Promise<Account>;
+  getAccount(id: number): Promise<Account | null>;
+  findAccountByLogin(login: string): Promise<{ account: Account; passwordHash: string } | null>;
+  setPasswordHash(accountId: number, passwordHash: string): Promise<void>;
+  setRateLimit(accountId: number, category: RateCategory, limit: RateLimit | null): Promise<void>;
+
+  createApiKey(input: { accountId: number; keyHash: string; prefix: string; label: string }, at: number): Promise<ApiKey>;
+  findAccountByKeyHash(keyHash: string): Promise<Account | null>;
+  listApiKeys(accountId: number): Promise<ApiKey[]>;
+  revokeApiKey(accountId: number, keyId: number): Promise<boolean>;
+
+  /** Creates the alpha-name or replaces its approved channels. */
+  upsertAlphaName(input: { accountId: number; name: string; channels: ChannelId[] }): Promise<AlphaName>;
+  getAlphaName(accountId: number, name: string): Promise<AlphaName | null>;
+  listAlphaNames(accountId: number): Promise<AlphaName[]>;
+  setAlphaNameCallback(accountId: number, name: string, url: string | null): Promise<AlphaName | null>;
+
+  /** Balance in micro-units; 0 for an account without transactions. */
+  getBalance(accountId: number): Promise<number>;
+  /** Records a transaction and moves the balance, whatever the balance is. */
+  addWalletTransaction(tx: NewWalletTransaction, at: number): Promise<WalletTransaction>;
+  /**
+   * Charges only when the balance covers it (`-tx.amount <= balance`), atomically; null otherwise.
+   */
+  tryCharge(tx: NewWalletTransaction, at: number): Promise<WalletTransaction | null>;
+  listWalletTransactions(accountId: number, query: WalletQuery): Promise<{ items: WalletTransaction[]; total: number }>;
+
+  /** Server-wide settings (signing secrets, ...). */
+  getSetting(key: string): Promise<string | null>;
+  /** Stores `value` unless the key has one; answers the value that is stored. */
+  setSettingIfAbsent(key: string, value: string): Promise<string>;
+  setSetting(key: string, value: string): Promise<void>;
+}

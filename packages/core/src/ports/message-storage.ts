@@ -1,0 +1,100 @@
+import type { DeliveryStatus } from '../types/status.ts';
+import type { Effect, NewEffect } from '../types/effect.ts';
+import type { HistoryEntry, MessageKind, PersistedMachineState, StepSpec, StoredMessage } from '../types/message.ts';
+
+/** A message to insert at acceptance, with the effects and history its first transitions produced. */
+export interface NewMessage {
+  kind: MessageKind;
+  guid: string | null;
+  trackinId: string | null;
+  customerMessageId: string | null;
+  content: string;
+  steps: StepSpec[];
+  status: DeliveryStatus;
+  snapshot: PersistedMachineState;
+  routeRef: string | null;
+  dueAt: number;
+  expiresAt: number | null;
+  /** Charged at acceptance, micro-units (one wallet transaction per message when > 0). */
+  charge: number;
+  meta: Record<string, unknown> | null;
+  effects: Omit<NewEffect, 'messageId'>[];
+  history: Omit<HistoryEntry, 'messageId'>[];
+}
+
+export interface IngestBatch {
+  accountId: number;
+  at: number;
+  messages: NewMessage[];
+  /** Wallet transaction description of the acceptance charges. */
+  chargeDescription: string;
+}
+
+export type IngestResult =
+  | {
+      status: 'accepted';
+      listId: number;
+      /** Id of each message, in batch order; replays carry the id of the original. */
+      ids: number[];
+      /** Batch indexes that were idempotent replays of an earlier message (nothing inserted). */
+      replays: number[];
+    }
+  /** Nothing stored: these batch indexes reuse a `customerMessageId` with other content. */
+  | { status: 'conflict'; indexes: number[] }
+  /** Nothing stored: the balance does not cover the acceptance charges. */
+  | { status: 'insufficient_funds'; balance: number; required: number };
+
+export interface MessageUpdate {
+  id: number;
+  status: DeliveryStatus;
+  snapshot: PersistedMachineState;
+  /** Added to the message's cost. */
+  addCost?: number;
+}
+
+/** Everything one engine step writes, applied atomically. */
+export interface Commit {
+  at: number;
+  updates: MessageUpdate[];
+  history: HistoryEntry[];
+  /** Effects consumed by this step (deleted). */
+  doneEffects: number[];
+  newEffects: NewEffect[];
+  /** Pending `event` effects carrying TIMER events to drop, for a message (optionally one step). */
+  cancelTimers: { messageId: number; step?: number }[];
+}
+
+export interface MessageQuery {
+  accountId: number;
+  kind?: MessageKind;
+}
+
+/** Messages, their history, and the outbox of effects. */
+export interface MessageStorage {
+  /**
+   * Accepts a whole request in one transaction: customerMessageId replays and conflicts, the
+   * balance check, the list, the messages, their charges, effects and history.
+   */
+  ingest(batch: IngestBatch): Promise<IngestResult>;
+  getMessage(id: number): Promise<StoredMessage | null>;
+  getMessageByGuid(guid: string): Promise<StoredMessage | null>;
+  /** The newest message of an account with this cascade `trackinId`. */
+  getMessageByTrackinId(accountId: number, trackinId: string): Promise<StoredMessage | null>;
+  getMessages(ids: number[]): Promise<StoredMessage[]>;
+  history(messageId: number): Promise<HistoryEntry[]>;
+  /** Appends history outside a transition (a short-URL click). */
+  appendHistory(entries: HistoryEntry[]): Promise<void>;
+  /** Applies one engine step atomically. */
+  commit(commit: Commit): Promise<void>;
+  /**
+   * Leases up to `limit` effects due at `now` for `leaseMs`; leased effects are not handed out
+   * again until the lease runs out (a crashed worker's effects come back).
+   */
+  claimDueEffects(now: number, limit: number, leaseMs: number): Promise<Effect[]>;
+  /** Due time of the earliest effect not leased at `now`, or null when the outbox is empty. */
+  nextDueAt(now: number): Promise<number | null>;
+  /** Replaces a message's steps and due time (PATCH of a scheduled message). */
+  updateSteps(id: number, steps: StepSpec[], dueAt: number, content: string): Promise<void>;
+  /** Moves the due time of a message's pending `DUE` effect. */
+  rescheduleDue(messageId: number, dueAt: number): Promise<void>;
+}

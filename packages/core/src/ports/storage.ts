@@ -1,0 +1,16 @@
+import type { AccountStorage } from './account-storage.ts';
+import type { CascadeStorage } from './cascade-storage.ts';
+import type { ChatHubStorage } from './chat-hub-storage.ts';
+import type { MessageStorage } from './message-storage.ts';
+
+/**
+ * The storage port: every adapter (`createSqliteStorage`, `createPostgresStorage`) returns one and
+ * passes `runStorageContract` from `@spillway/core/testing`. Asynchronous even where the driver
+ * is synchronous, so that adapters are interchangeable.
+ */
+export interface Storage extends AccountStorage, MessageStorage, ChatHubStorage, CascadeStorage {
+  readonly name: string;
+  /** Creates or upgrades the schema; idempotent. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}

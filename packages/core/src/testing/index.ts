@@ -1,0 +1,2 @@
+// Conformance suites for adapters: `runStorageContract`, `runChannelDriverContract`.
+export {};

@@ -1,0 +1,51 @@
+import type { ChannelId } from './channel.ts';
+
+/** Requests per second and burst of one rate-limit category. */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+export type RateCategory = 'messaging' | 'data';
+
+export interface Account {
+  id: number;
+  login: string;
+  name: string;
+  currency: string;
+  /** Per-account overrides of the default rate limits. */
+  rateLimits: Partial<Record<RateCategory, RateLimit>>;
+  createdAt: number;
+}
+
+/** A sender label an account may send from, with the channels it is approved on. */
+export interface AlphaName {
+  accountId: number;
+  name: string;
+  channels: ChannelId[];
+  callbackUrl: string | null;
+}
+
+export interface ApiKey {
+  id: number;
+  accountId: number;
+  label: string;
+  /** First characters of the key, to recognise it in listings. */
+  prefix: string;
+  createdAt: number;
+}
+
+/** Amounts are integer micro-units of the account currency (1 EUR = 1_000_000). */
+export type WalletTransactionKind = 'topup' | 'charge' | 'refund' | 'adjustment';
+
+export interface WalletTransaction {
+  id: number;
+  accountId: number;
+  kind: WalletTransactionKind;
+  /** Signed micro-units: negative for charges. */
+  amount: number;
+  balanceAfter: number;
+  messageId: number | null;
+  description: string;
+  createdAt: number;
+}

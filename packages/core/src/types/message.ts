@@ -1,0 +1,71 @@
+import type { ChannelId } from './channel.ts';
+import type { DeliveryStatus, HistoryStatus } from './status.ts';
+
+/**
+ * One channel attempt of a message: the primary item or one of its fallbacks (messaging API), or
+ * one step of a cascade route. Everything the engine needs to hand the attempt to a channel.
+ */
+export interface StepSpec {
+  channel: ChannelId;
+  /** The interface's type (`sms`, `chatapp_promo`, ...) or a cascade step's kind. */
+  type: string;
+  from: string;
+  to: string;
+  text: string;
+  messageData?: Record<string, unknown> | undefined;
+  /** Time-to-live of this attempt in seconds; null takes the engine default. */
+  ttl: number | null;
+  partsCount: number;
+  /** Price of this attempt in micro-units of the account currency. */
+  cost: number;
+  /** Price per part, micro-units. */
+  rate: number;
+}
+
+/** The persisted part of a machine snapshot: its state value and small discrete context. */
+export interface PersistedMachineState {
+  value: string | Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+export type MessageKind = 'message' | 'cascade';
+
+/** A message as stored: its steps, where its machine is, and what it has cost. */
+export interface StoredMessage {
+  id: number;
+  listId: number;
+  accountId: number;
+  kind: MessageKind;
+  /** Cascade messages: the GUID answered as `messageId`. */
+  guid: string | null;
+  /** Cascade messages: the client id answered as `trackinId`. */
+  trackinId: string | null;
+  customerMessageId: string | null;
+  /** Canonical JSON of the accepted request item, compared on `customerMessageId` replays. */
+  content: string;
+  steps: StepSpec[];
+  status: DeliveryStatus;
+  snapshot: PersistedMachineState;
+  /** Cascade messages: `routeId@revision` of the route the machine was compiled from. */
+  routeRef: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** When the first step is due (scheduled sends). */
+  dueAt: number;
+  /** When the message as a whole expires, if it has a ttl (`dtExpire`). */
+  expiresAt: number | null;
+  /** Total charged so far, micro-units. */
+  cost: number;
+  /** Kind-specific extras (cascade: referral, customerData, bot credentials reference...). */
+  meta: Record<string, unknown> | null;
+}
+
+/** One entry of a message's ordered history (`extendedStatuses`). */
+export interface HistoryEntry {
+  messageId: number;
+  step: number;
+  channel: ChannelId;
+  status: HistoryStatus;
+  at: number;
+  error: string | null;
+}
