@@ -15,7 +15,13 @@ export type MachineEvent =
   | { type: 'DELIVERED'; step: number }
   | { type: 'READ'; step: number }
   | { type: 'FAILED'; step: number; failure: FailureClass; retryAfter?: number }
-  | { type: 'TIMER'; step: number; timer: TimerName };
+  | { type: 'TIMER'; step: number; timer: TimerName }
+  /**
+   * The engine could not hand the step to its channel and moves on: no open session for a
+   * session-checked chat-app step, too little time left before the deadline, no credentials for
+   * a bot step, or funds short. Treated like an undeliverable outcome of the step.
+   */
+  | { type: 'SKIPPED'; step: number; reason: string };
 
 /**
  * Actions machines ask the engine to carry out. They are descriptors only: the engine writes them

@@ -1,0 +1,71 @@
+import { initialTransition, transition } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
+import type { EngineAction, MachineEvent } from '../machines/events.ts';
+import type { PersistedMachineState } from '../types/message.ts';
+import type { DeliveryStatus } from '../types/status.ts';
+
+/** The result of one pure step of a machine. */
+export interface Step {
+  state: PersistedMachineState;
+  status: DeliveryStatus;
+  actions: EngineAction[];
+  /** Whether the event moved the machine (a stale timer or receipt does not). */
+  changed: boolean;
+}
+
+const ENGINE_ACTIONS = new Set(['send', 'armTimer', 'cancelTimers', 'note']);
+const CACHE_LIMIT = 20_000;
+
+/** The top-level state name, which is the `deliverystatus`. */
+export function statusOf(value: PersistedMachineState['value']): DeliveryStatus {
+  return (typeof value === 'string' ? value : Object.keys(value)[0]) as DeliveryStatus;
+}
+
+function toStep(snapshot: { value: unknown; context: unknown }, actions: { type: string; params?: unknown }[], changed: boolean): Step {
+  const state = { value: snapshot.value as PersistedMachineState['value'], context: snapshot.context as Record<string, unknown> };
+  return {
+    state,
+    status: statusOf(state.value),
+    actions: actions
+      .filter((a) => ENGINE_ACTIONS.has(a.type))
+      .map((a) => ({ type: a.type, params: a.params ?? {} }) as EngineAction),
+    changed,
+  };
+}
+
+/**
+ * Advances persisted machine states with XState's pure `initialTransition`/`transition`.
+ * Contexts hold only small discrete values, so a step is a pure function of
+ * (machine, state, event) and is memoized: a 5000-message request computes it once.
+ */
+export class MachineAdvancer {
+  private readonly cache = new Map<string, Step>();
+
+  /** The initial state of `machine` for `input`, memoized under `key`. */
+  initial(key: string, machine: AnyStateMachine, input: unknown): Step {
+    const cacheKey = `${key}\u0000init\u0000${JSON.stringify(input)}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit) return hit;
+    const [snapshot, actions] = initialTransition(machine, input);
+    return this.remember(cacheKey, toStep(snapshot, actions, true));
+  }
+
+  /** The step `event` causes from `state`, memoized under `key`. */
+  next(key: string, machine: AnyStateMachine, state: PersistedMachineState, event: MachineEvent): Step {
+    const stateKey = JSON.stringify(state.value) + JSON.stringify(state.context);
+    const cacheKey = `${key}\u0000${stateKey}\u0000${JSON.stringify(event)}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit) return hit;
+    const snapshot = machine.resolveState({ value: state.value, context: state.context });
+    const [nextSnapshot, actions] = transition(machine, snapshot, event);
+    const changed =
+      actions.length > 0 || JSON.stringify(nextSnapshot.value) + JSON.stringify(nextSnapshot.context) !== stateKey;
+    return this.remember(cacheKey, toStep(nextSnapshot, actions, changed));
+  }
+
+  private remember(key: string, step: Step): Step {
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(key, step);
+    return step;
+  }
+}
