@@ -1,5 +1,5 @@
 import { initialTransition, transition } from 'xstate';
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, StateValue } from 'xstate';
 import type { EngineAction, MachineEvent } from '../machines/events.ts';
 import type { PersistedMachineState } from '../types/message.ts';
 import type { DeliveryStatus } from '../types/status.ts';
@@ -56,7 +56,7 @@ export class MachineAdvancer {
     const cacheKey = `${key}\u0000${stateKey}\u0000${JSON.stringify(event)}`;
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
-    const snapshot = machine.resolveState({ value: state.value, context: state.context });
+    const snapshot = machine.resolveState({ value: state.value as StateValue, context: state.context });
     const [nextSnapshot, actions] = transition(machine, snapshot, event);
     const changed =
       actions.length > 0 || JSON.stringify(nextSnapshot.value) + JSON.stringify(nextSnapshot.context) !== stateKey;

@@ -1,2 +1,6 @@
 // Conformance suites for adapters: `runStorageContract`, `runChannelDriverContract`.
-export {};
+export { runStorageContract } from './storage-contract.ts';
+export type { StorageContractOptions } from './storage-contract.ts';
+export { runChatHubStorageContract } from './chat-hub-contract.ts';
+export type { ChatHubStorageContractOptions } from './chat-hub-contract.ts';
+export { runCascadeStorageContract, type CascadeStorageContractOptions } from './cascade-contract.ts';

@@ -1,0 +1,51 @@
+import type { Engine } from '@spillway/core';
+import { toMicros } from '@spillway/core';
+import type { ServerConfig } from './config.ts';
+
+export interface BootstrapResult {
+  login: string;
+  /** Set when the server generated credentials for a first start without configuration. */
+  generated?: { password: string; key: string };
+}
+
+function randomSecret(bytes: number): string {
+  const buf = new Uint8Array(bytes);
+  crypto.getRandomValues(buf);
+  return Buffer.from(buf).toString('base64url');
+}
+
+/**
+ * Ensures the bootstrap account at every start (idempotent): the login and password, the API
+ * key, the approved alpha-names, and the balance topped up to at least the configured amount.
+ * Without configuration, a first start on an empty database creates a `demo` account with
+ * generated credentials, logged once, so that the server can be tried at once.
+ */
+export async function bootstrap(engine: Engine, config: ServerConfig): Promise<BootstrapResult | null> {
+  let login = config.SPILLWAY_BOOTSTRAP_LOGIN;
+  let password = config.SPILLWAY_BOOTSTRAP_PASSWORD;
+  let key = config.SPILLWAY_BOOTSTRAP_API_KEY;
+  let generated: BootstrapResult['generated'];
+  if (!login) {
+    if (await engine.accounts.getByLogin('demo')) return null;
+    if ((await engine.storage.getAccount(1)) !== null) return null;
+    login = 'demo';
+    password = randomSecret(12);
+    key = `sk_${randomSecret(24)}`;
+    generated = { password, key };
+  }
+  if (!password) throw new Error('SPILLWAY_BOOTSTRAP_PASSWORD is required with SPILLWAY_BOOTSTRAP_LOGIN');
+  const account = await engine.accounts.ensure({ login, password });
+  if (key) await engine.accounts.ensureKey(account.id, key);
+  const names = (config.SPILLWAY_BOOTSTRAP_ALPHA_NAMES ?? (generated ? 'Spillway' : ''))
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const name of names) await engine.accounts.approveAlphaName(account.id, name);
+  const target = config.SPILLWAY_BOOTSTRAP_BALANCE ?? (generated ? 100 : undefined);
+  if (target !== undefined) {
+    const balance = await engine.storage.getBalance(account.id);
+    const missing = toMicros(target) - balance;
+    if (missing > 0) await engine.accounts.topUp(account.id, missing / 1_000_000, 'bootstrap balance');
+  }
+  return { login, ...(generated ? { generated } : {}) };
+}

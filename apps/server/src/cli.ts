@@ -1,0 +1,121 @@
+#!/usr/bin/env -S npx tsx
+import { parseArgs } from 'node:util';
+import { CHANNELS } from '@spillway/core';
+import type { ChannelId, RateCategory } from '@spillway/core';
+import { readConfig } from './config.ts';
+import { createServer } from './create-server.ts';
+
+const USAGE = `spillway <command>
+
+  serve                                   start the reference server
+  accounts create --login L --password P [--name N] [--balance 100]
+  accounts topup --login L --amount 25
+  accounts rate-limit --login L --category messaging|data --rate 200/300   (--rate default resets)
+  keys create --login L [--label default]   prints a new API key once
+  keys list --login L
+  alphanames approve --login L --name Shop [--channels sms,chatapp,...]
+  alphanames list --login L
+
+Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      login: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      balance: { type: 'string' },
+      amount: { type: 'string' },
+      label: { type: 'string' },
+      channels: { type: 'string' },
+      category: { type: 'string' },
+      rate: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub] = positionals;
+  if (!command || values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const config = readConfig();
+  if (command === 'serve') {
+    const server = await createServer(config);
+    await server.listen();
+    const shutdown = () => {
+      server.logger.info('shutting down');
+      void server.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+    return;
+  }
+
+  const server = await createServer({ ...config, SPILLWAY_LOG_LEVEL: 'warn' });
+  const { engine } = server;
+  const need = (value: string | undefined, flag: string): string => {
+    if (!value) throw new Error(`--${flag} is required\n\n${USAGE}`);
+    return value;
+  };
+  const accountOf = async () => {
+    const login = need(values.login, 'login');
+    const account = await engine.accounts.getByLogin(login);
+    if (!account) throw new Error(`no account with login "${login}"`);
+    return account;
+  };
+  const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+  try {
+    switch (`${command} ${sub ?? ''}`.trim()) {
+      case 'accounts create': {
+        const account = await engine.accounts.create({
+          login: need(values.login, 'login'),
+          password: need(values.password, 'password'),
+          ...(values.name ? { name: values.name } : {}),
+          ...(values.balance ? { balance: Number(values.balance) } : {}),
+        });
+        print(account);
+        break;
+      }
+      case 'accounts topup':
+        print(await engine.accounts.topUp((await accountOf()).id, Number(need(values.amount, 'amount'))));
+        break;
+      case 'accounts rate-limit': {
+        const category = need(values.category, 'category') as RateCategory;
+        if (category !== 'messaging' && category !== 'data') throw new Error('--category is messaging or data');
+        const rate = need(values.rate, 'rate');
+        const m = /^(\d+)\/(\d+)$/.exec(rate);
+        if (rate !== 'default' && !m) throw new Error('--rate is perSecond/burst, e.g. 200/300, or default');
+        await engine.accounts.setRateLimit((await accountOf()).id, category, m ? { perSecond: Number(m[1]), burst: Number(m[2]) } : null);
+        print({ ok: true });
+        break;
+      }
+      case 'keys create':
+        print(await engine.accounts.createKey((await accountOf()).id, values.label));
+        break;
+      case 'keys list':
+        print(await engine.accounts.listKeys((await accountOf()).id));
+        break;
+      case 'alphanames approve': {
+        const channels = values.channels?.split(',').map((c) => c.trim()) as ChannelId[] | undefined;
+        const unknown = channels?.filter((c) => !(CHANNELS as readonly string[]).includes(c)) ?? [];
+        if (unknown.length) throw new Error(`unknown channel(s): ${unknown.join(', ')}; known: ${CHANNELS.join(', ')}`);
+        print(await engine.accounts.approveAlphaName((await accountOf()).id, need(values.name, 'name'), channels));
+        break;
+      }
+      case 'alphanames list':
+        print(await engine.accounts.listAlphaNames((await accountOf()).id));
+        break;
+      default:
+        throw new Error(`unknown command "${command} ${sub ?? ''}"\n\n${USAGE}`);
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { createEngine, parseRateCard, systemClock } from '@spillway/core';
+import type { Clock, Engine, Storage } from '@spillway/core';
+import { createSimulator } from '@spillway/channels';
+import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
+import { createSqliteStorage } from '@spillway/sqlite';
+import { bootstrap } from './bootstrap.ts';
+import type { ServerConfig } from './config.ts';
+
+export interface SpillwayServer {
+  engine: Engine;
+  storage: Storage;
+  fetch: (request: Request) => Response | Promise<Response>;
+  /** Listens on `config.PORT` (0 picks a free port) and answers the bound port. */
+  listen(): Promise<{ port: number; url: string }>;
+  close(): Promise<void>;
+  logger: Logger;
+}
+
+export interface CreateServerOptions {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+function openStorage(config: ServerConfig): Storage {
+  if (config.DATABASE_URL?.startsWith('postgres')) {
+    throw new Error('DATABASE_URL selects PostgreSQL, whose adapter (@spillway/postgres) is not part of this release yet; unset it to use SQLite');
+  }
+  if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
+  return createSqliteStorage({ filename: config.SPILLWAY_DB });
+}
+
+/** The reference server: SQLite storage, simulator channels, the whole HTTP API. */
+export async function createServer(config: ServerConfig, options: CreateServerOptions = {}): Promise<SpillwayServer> {
+  const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
+  const storage = openStorage(config);
+  await storage.migrate();
+  const engine = createEngine({
+    storage,
+    channels: [createSimulator({ latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS })],
+    hasher: createNodeHasher(),
+    clock: options.clock ?? systemClock,
+    ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
+    onError: (error) => logger.error({ err: error }, 'worker error'),
+  });
+  const boot = await bootstrap(engine, config);
+  if (boot?.generated) {
+    logger.warn(
+      { login: boot.login, password: boot.generated.password, apiKey: boot.generated.key, alphaName: 'Spillway' },
+      'created the demo account: keep these credentials, they are shown once',
+    );
+  }
+  const app = createHttpApp({
+    engine,
+    rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
+    logger,
+  });
+  let listening: { port: number; close(): Promise<void> } | null = null;
+
+  return {
+    engine,
+    storage,
+    logger,
+    fetch: app.fetch,
+    async listen() {
+      listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+      engine.start();
+      const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
+      logger.info({ url }, 'spillway is listening');
+      return { port: listening.port, url };
+    },
+    async close() {
+      await listening?.close();
+      await engine.stop();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, Receipt, SendResult } from '@spillway/core';
+import { CHANNELS } from '@spillway/core';
+
+export interface SimulatorOptions {
+  /**
+   * Delay before each delivery report, ms (and again before a read report).
+   * @default 200 (SPILLWAY_SIMULATOR_LATENCY_MS in the reference server)
+   */
+  latencyMs?: number;
+  /** Channels simulated. @default every channel */
+  channels?: readonly ChannelId[];
+}
+
+/** What a test number does on a channel; see the table in DESIGN.md and docs/simulator.md. */
+export type SimulatedOutcome = 'delivered' | 'undeliverable' | 'permanent' | 'silent' | 'read';
+
+const CHAT_CHANNELS: ReadonlySet<ChannelId> = new Set(['messenger', 'chatapp_bot', 'chatapp', 'rcs']);
+
+/**
+ * The outcome of sending to `to` on `channel`. Test numbers start with 999 and their last two
+ * digits choose the outcome; any other number is delivered.
+ */
+export function simulatedOutcome(to: string, channel: ChannelId): SimulatedOutcome {
+  const digits = to.replace(/^\+/, '');
+  if (!digits.startsWith('999')) return 'delivered';
+  switch (digits.slice(-2)) {
+    case '00':
+      return 'delivered';
+    case '01':
+      return channel === 'sms' ? 'delivered' : 'undeliverable';
+    case '02':
+      return 'undeliverable';
+    case '03':
+      return 'permanent';
+    case '04':
+      return 'silent';
+    case '05':
+      return CHAT_CHANNELS.has(channel) ? 'read' : 'delivered';
+    default:
+      return 'delivered';
+  }
+}
+
+/**
+ * The simulator: the default driver of every channel. It accepts every attempt at once and
+ * reports the outcome its test number asks for after `latencyMs` on the engine's clock, so tests
+ * drive it with a fake clock.
+ */
+export function createSimulator(options: SimulatorOptions = {}): ChannelDriver & { sent: OutboundAttempt[] } {
+  const latency = Math.max(0, options.latencyMs ?? 200);
+  const sent: OutboundAttempt[] = [];
+  const later = (ctx: ChannelContext, ms: number, receipt: Receipt) => ctx.clock.setTimeout(() => ctx.report(receipt), ms);
+
+  return {
+    name: 'simulator',
+    channels: options.channels ?? CHANNELS,
+    sent,
+    async send(attempt: OutboundAttempt, ctx: ChannelContext): Promise<SendResult> {
+      sent.push(attempt);
+      if (sent.length > 10_000) sent.splice(0, sent.length - 1000);
+      const { messageId, step } = attempt;
+      switch (simulatedOutcome(attempt.to, attempt.channel)) {
+        case 'delivered':
+          later(ctx, latency, { messageId, step, outcome: 'delivered' });
+          break;
+        case 'read':
+          later(ctx, latency, { messageId, step, outcome: 'delivered' });
+          later(ctx, latency * 2 + 1, { messageId, step, outcome: 'read' });
+          break;
+        case 'undeliverable':
+          later(ctx, latency, { messageId, step, outcome: 'failed', failure: 'undeliverable', error: 'recipient not reachable on this channel (simulator)' });
+          break;
+        case 'permanent':
+          later(ctx, latency, { messageId, step, outcome: 'failed', failure: 'permanent', error: 'permanent error (simulator)' });
+          break;
+        case 'silent':
+          break;
+      }
+      return { outcome: 'accepted', providerMessageId: `sim-${messageId}-${step}` };
+    },
+  };
+}

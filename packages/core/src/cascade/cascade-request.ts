@@ -1,0 +1,213 @@
+import { z } from 'zod';
+import { SpillwayError } from '../errors.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { variableItemSchema } from './variables.ts';
+import type { Variable } from './variables.ts';
+import { issuesToDetails } from './zod-details.ts';
+
+/** `messageType` of a cascade message (interface 2.6). */
+export const CASCADE_MESSAGE_TYPES = ['transaction', 'promo', 'chatapp_survey', 'flashcall'] as const;
+export type CascadeMessageType = (typeof CASCADE_MESSAGE_TYPES)[number];
+
+/** Most cascade messages in one request, as for `/bat/messagelist`. */
+export const MAX_CASCADE_MESSAGES = 5000;
+/** Longest ttl accepted, seconds (30 days). */
+export const MAX_CASCADE_TTL = 30 * 86400;
+/** Furthest ahead a cascade may be scheduled (one year). */
+const MAX_SCHEDULE_MS = 366 * 86400_000;
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const intLike = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.number().int());
+const stringLike = z.union([z.string(), z.number().transform(String)]);
+
+export const chatappMessageSchema = z.looseObject({
+  receiver: z.string().optional(),
+  minApiVersion: z.number().int().optional(),
+  type: z.string().optional(),
+  sender: z.looseObject({ name: z.string().optional(), avatar: httpUrl.optional() }).optional(),
+  text: z.string().max(4096).optional(),
+  media: httpUrl.optional(),
+  keyboard: z
+    .looseObject({
+      type: z.string().optional(),
+      defaultHeight: z.boolean().optional(),
+      buttons: z
+        .array(z.looseObject({ actionType: z.string().optional(), actionBody: z.string().optional(), text: z.string().optional(), textSize: z.string().optional() }))
+        .max(24)
+        .optional(),
+    })
+    .optional(),
+  fallbackText: z.string().max(4096).optional(),
+  ttl: z.number().int().positive().max(MAX_CASCADE_TTL).optional(),
+  // Survey options are free text, emoji included; ten is the most a chat-app poll shows.
+  survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(1).max(10) }).optional(),
+});
+
+export const messengerMessageSchema = z.looseObject({
+  text: z.string().max(4096).optional(),
+  photoUrl: httpUrl.optional(),
+  chatId: z.number().int().optional(),
+  buttons: z.array(z.looseObject({ action: z.string(), text: z.string() })).max(24).optional(),
+});
+
+/** One cascade message of the array shape (interface 2.6), plus Spillway's `text` and `variables`. */
+export const cascadeItemSchema = z
+  .object({
+    id: stringLike.pipe(z.string().min(1).max(100)).optional(),
+    fromName: z.string().trim().min(1).max(64).optional(),
+    toPhone: stringLike
+      .transform((s) => s.replace(/^\+/, ''))
+      .pipe(z.string().regex(/^[1-9]\d{6,14}$/, 'must be an E.164 number: 7 to 15 digits, country code first')),
+    messageType: z.enum(CASCADE_MESSAGE_TYPES).default('transaction'),
+    /** Spillway: the text for every channel without its own (`chatappMessage.text`, ...). */
+    text: z.string().max(4096).optional(),
+    ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).optional(),
+    sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
+    wheterCheckSession: z.boolean().optional(),
+    buttonText: z.string().trim().min(1).max(100).optional(),
+    buttonAction: httpUrl.optional(),
+    flashcallText: stringLike.pipe(z.string().regex(/^\d{1,10}$/, 'must be the code: 1 to 10 digits')).optional(),
+    customerData: z.looseObject({ type: z.string() }).optional(),
+    chatappMessage: chatappMessageSchema.optional(),
+    messengerMessage: messengerMessageSchema.optional(),
+    /** Spillway: values of this message's variables, before stored ones (the overview's `variables`). */
+    variables: z.array(variableItemSchema).max(100).optional(),
+  })
+  .superRefine((m, ctx) => {
+    const need = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (m.messageType === 'promo') {
+      if (!m.buttonText) need(['buttonText'], 'a promo message needs buttonText');
+      if (!m.buttonAction) need(['buttonAction'], 'a promo message needs buttonAction');
+    } else if (Boolean(m.buttonText) !== Boolean(m.buttonAction)) {
+      need([m.buttonText ? 'buttonAction' : 'buttonText'], 'buttonText and buttonAction go together');
+    }
+    if (m.messageType === 'chatapp_survey' && !m.chatappMessage?.survey) {
+      need(['chatappMessage', 'survey', 'options'], 'a chatapp_survey message needs chatappMessage.survey.options');
+    }
+    if (m.messageType === 'flashcall') {
+      if (!m.flashcallText) need(['flashcallText'], 'a flashcall message needs flashcallText');
+    } else {
+      const c = m.chatappMessage;
+      const content = m.text || c?.text || c?.media || c?.fallbackText || m.messengerMessage?.text || m.messengerMessage?.photoUrl;
+      if (!content) need(['text'], 'the message has no content: give text, chatappMessage.text or messengerMessage.text');
+    }
+  });
+
+export type CascadeItem = z.input<typeof cascadeItemSchema>;
+export type ChatappMessage = z.infer<typeof chatappMessageSchema>;
+export type MessengerMessage = z.infer<typeof messengerMessageSchema>;
+
+/** Top-level members of the overview shape, the defaults of its messages. */
+const overviewSchema = z.object({
+  fromName: z.string().trim().min(1).max(64).optional(),
+  messageType: z.enum(CASCADE_MESSAGE_TYPES).optional(),
+  ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).optional(),
+  sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
+  messages: z.array(z.looseObject({ recipient: stringLike, text: z.string().optional() })).min(1).max(MAX_CASCADE_MESSAGES),
+});
+
+/** A cascade message, validated and normalized. */
+export interface ValidatedCascade {
+  /** Index in the request. */
+  index: number;
+  /** Path of the item in the request (`[3]`, `messages[3]`), to address later errors. */
+  path: string;
+  /** The client's `id`, answered as `trackinId`. */
+  trackinId: string | null;
+  fromName: string;
+  /** Digits only, country code first. */
+  toPhone: string;
+  messageType: CascadeMessageType;
+  text: string | null;
+  /** Seconds. */
+  ttl: number | null;
+  /** `sheduledSent` in ms since the epoch. */
+  scheduledAt: number | null;
+  checkSession: boolean;
+  buttonText: string | null;
+  buttonAction: string | null;
+  flashcallText: string | null;
+  customerData: Record<string, unknown> | null;
+  chatappMessage: ChatappMessage | null;
+  messengerMessage: MessengerMessage | null;
+  /** Inline variables of this message; they win over the account's stored ones. */
+  variables: Variable[];
+}
+
+export interface ParseCascadeOptions {
+  /** Ms since the epoch: bounds `sheduledSent`. */
+  now: number;
+  /** Alpha-name for messages that name none (the engine passes the account's first one). */
+  defaultFromName?: string | undefined;
+}
+
+/**
+ * Validates a cascade request in either shape of interface 4.2: the array of cascade messages
+ * (a lone object is taken as an array of one), or the overview `{ messages: [{ recipient, text,
+ * variables }] }` whose top-level `fromName`, `messageType`, `ttl` and `sheduledSent` apply to
+ * every message (an item may carry any cascade member itself; `recipient` is its `toPhone`).
+ * @throws SpillwayError `validation_failed` listing every bad item (`[3].toPhone`, `messages[0].recipient`).
+ */
+export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions): ValidatedCascade[] {
+  const fail = (details: ErrorDetail[]) => new SpillwayError('validation_failed', 'The cascade request is invalid', details);
+  let items: { path: string; value: unknown; rename?: Record<string, string> }[];
+  if (Array.isArray(body) || (body !== null && typeof body === 'object' && !('messages' in body))) {
+    const list: unknown[] = Array.isArray(body) ? body : [body];
+    if (list.length === 0 || list.length > MAX_CASCADE_MESSAGES) {
+      throw fail([{ path: '(body)', message: `must hold 1 to ${MAX_CASCADE_MESSAGES} messages` }]);
+    }
+    items = list.map((value, i) => ({ path: `[${i}]`, value }));
+  } else {
+    const parsed = overviewSchema.safeParse(body);
+    if (!parsed.success) throw fail(issuesToDetails(parsed.error.issues));
+    const { messages, ...defaults } = parsed.data;
+    items = messages.map(({ recipient, ...rest }, i) => ({
+      path: `messages[${i}]`,
+      value: { ...defaults, ...rest, toPhone: recipient },
+      rename: { toPhone: 'recipient' },
+    }));
+  }
+
+  const errors: ErrorDetail[] = [];
+  const out: ValidatedCascade[] = [];
+  items.forEach((item, index) => {
+    const parsed = cascadeItemSchema.safeParse(item.value);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => {
+        const [head, ...tail] = issue.path;
+        const renamed = typeof head === 'string' ? item.rename?.[head] : undefined;
+        return renamed ? { ...issue, path: [renamed, ...tail] } : issue;
+      });
+      errors.push(...issuesToDetails(issues, item.path));
+      return;
+    }
+    const m = parsed.data;
+    const fromName = m.fromName ?? options.defaultFromName;
+    if (!fromName) errors.push({ path: `${item.path}.fromName`, message: 'fromName is required (the account has no alpha-name to default to)' });
+    const scheduledAt = m.sheduledSent ? Date.parse(m.sheduledSent) : null;
+    if (scheduledAt !== null && scheduledAt > options.now + MAX_SCHEDULE_MS) {
+      errors.push({ path: `${item.path}.sheduledSent`, message: 'must be at most one year ahead' });
+    }
+    out.push({
+      index,
+      path: item.path,
+      trackinId: m.id ?? null,
+      fromName: fromName ?? '',
+      toPhone: m.toPhone,
+      messageType: m.messageType,
+      text: m.text ?? null,
+      ttl: m.ttl ?? null,
+      scheduledAt,
+      checkSession: m.wheterCheckSession ?? false,
+      buttonText: m.buttonText ?? null,
+      buttonAction: m.buttonAction ?? null,
+      flashcallText: m.flashcallText ?? null,
+      customerData: m.customerData ?? null,
+      chatappMessage: m.chatappMessage ?? null,
+      messengerMessage: m.messengerMessage ?? null,
+      variables: m.variables ?? [],
+    });
+  });
+  if (errors.length > 0) throw fail(errors);
+  return out;
+}

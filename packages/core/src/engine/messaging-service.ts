@@ -1,0 +1,165 @@
+import type { Clock } from '../clock.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { messageMachine } from '../machines/message-machine.ts';
+import { parseSendRequest } from '../messages/send-request.ts';
+import type { ValidatedMessage } from '../messages/send-request.ts';
+import { priceAttempt } from '../pricing/price-attempt.ts';
+import type { RateCard } from '../pricing/rate-card.ts';
+import type { NewMessage } from '../ports/message-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { SendResponse, SentMessage } from '../types/api.ts';
+import type { StepSpec, StoredMessage } from '../types/message.ts';
+import type { MachineAdvancer } from './advance.ts';
+import type { MessagingService } from './engine-types.ts';
+import type { KindHandler } from './kind-handler.ts';
+import { buildStatusRecord } from './status-record.ts';
+import { checkAlphaNames } from './alpha-names.ts';
+import { fromMicros } from './money.ts';
+import { applyMessagePatch } from './message-patch.ts';
+
+const MACHINE_KEY = 'message';
+
+export interface MessagingDeps {
+  storage: Storage;
+  clock: Clock;
+  rateCard: RateCard;
+  advancer: MachineAdvancer;
+  /** Called after new work was stored, to wake the workers. */
+  notify: () => void;
+}
+
+/** How messaging API messages run: the message machine; fallbacks are charged when used. */
+export function messageKindHandler(storage: Storage, clock: Clock): KindHandler {
+  return {
+    machineFor: async () => ({ key: MACHINE_KEY, machine: messageMachine }),
+    async prepareSend(message, step) {
+      // The primary was charged at acceptance; a fallback is charged when it is used.
+      const cost = message.steps[step]?.cost ?? 0;
+      if (step === 0 || cost === 0) return {};
+      const tx = await storage.tryCharge(
+        { accountId: message.accountId, kind: 'charge', amount: -cost, messageId: message.id, description: `fallback ${step} of message ${message.id}` },
+        clock.now(),
+      );
+      if (tx) return { charged: cost };
+      return { instead: { type: 'SKIPPED', step, reason: 'insufficient funds for the fallback' } };
+    },
+  };
+}
+
+function sentMessage(id: number, steps: StepSpec[], customerMessageId: string | null, expiresAt: number | null): SentMessage {
+  const primary = steps[0]!;
+  return {
+    messageId: id,
+    from: primary.from,
+    to: primary.to,
+    text: primary.text,
+    dtExpire: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+    customerMessageId,
+    partsCount: primary.partsCount,
+    type: primary.type,
+  };
+}
+
+/** The messaging API: accept whole requests, read status, change or cancel scheduled messages. */
+export function createMessagingService(deps: MessagingDeps): MessagingService {
+  const { storage, clock, rateCard, advancer } = deps;
+
+  /** The stored form of a validated message: priced steps and its first machine steps. */
+  function build(v: ValidatedMessage, now: number): NewMessage {
+    const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(rateCard, a) }));
+    const dueAt = v.scheduledAt !== null && v.scheduledAt > now ? v.scheduledAt : now;
+    let step = advancer.initial(MACHINE_KEY, messageMachine, { attempts: steps.length });
+    const message: NewMessage = {
+      kind: 'message',
+      guid: null,
+      trackinId: null,
+      customerMessageId: v.customerMessageId,
+      content: v.content,
+      steps,
+      status: step.status,
+      snapshot: step.state,
+      routeRef: null,
+      dueAt,
+      expiresAt: v.ttl === null ? null : dueAt + v.ttl * 1000,
+      charge: steps[0]!.cost,
+      meta: null,
+      effects: [],
+      history: [],
+    };
+    if (dueAt > now) {
+      message.effects.push({ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt });
+    } else {
+      // Due now: take the first step at once so the send is in the outbox with the message.
+      step = advancer.next(MACHINE_KEY, messageMachine, step.state, { type: 'DUE' });
+      message.status = step.status;
+      message.snapshot = step.state;
+      message.effects.push({ kind: 'send', step: 0, event: null, dueAt: now });
+    }
+    return message;
+  }
+
+  async function load(accountId: number, messageId: number): Promise<StoredMessage> {
+    const message = Number.isSafeInteger(messageId) ? await storage.getMessage(messageId) : null;
+    // Another account's message is reported exactly like a missing one.
+    if (!message || message.accountId !== accountId || message.kind !== 'message') {
+      throw new SpillwayError('not_found', `message ${messageId} not found`);
+    }
+    return message;
+  }
+
+  async function currencyOf(accountId: number): Promise<string> {
+    return (await storage.getAccount(accountId))?.currency ?? rateCard.currency;
+  }
+
+  const service: MessagingService = {
+    async send(accountId, body) {
+      const now = clock.now();
+      const validated = parseSendRequest(body, { now });
+      await checkAlphaNames(storage, accountId, validated);
+      const batch = validated.map((v) => build(v, now));
+      const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
+      if (result.status === 'conflict') {
+        const details: ErrorDetail[] = result.indexes.map((i) => ({
+          path: `messages[${i}].customerMessageId`,
+          message: 'this customerMessageId was already used with other content',
+        }));
+        throw new SpillwayError('conflict', 'customerMessageId reused with other content', details);
+      }
+      if (result.status === 'insufficient_funds') {
+        throw new SpillwayError(
+          'payment_required',
+          `balance ${fromMicros(result.balance)} does not cover ${fromMicros(result.required)}`,
+        );
+      }
+      deps.notify();
+      const replays = new Set(result.replays);
+      const originals = replays.size
+        ? new Map((await storage.getMessages(result.replays.map((i) => result.ids[i]!))).map((m) => [m.id, m]))
+        : new Map<number, StoredMessage>();
+      const messages = batch.map((m, i) => {
+        const id = result.ids[i]!;
+        const original = replays.has(i) ? originals.get(id) : undefined;
+        return original
+          ? sentMessage(id, original.steps, original.customerMessageId, original.expiresAt)
+          : sentMessage(id, m.steps, m.customerMessageId, m.expiresAt);
+      });
+      // A request made only of replays answers the original campaign.
+      const allReplays = replays.size === batch.length ? originals.get(result.ids[0]!) : undefined;
+      const response: SendResponse = { messagelistId: allReplays?.listId ?? result.listId, messages };
+      return response;
+    },
+
+    async status(accountId, messageId) {
+      const message = await load(accountId, messageId);
+      return buildStatusRecord(message, await storage.history(message.id), await currencyOf(accountId));
+    },
+
+    async update(accountId, messageId, body) {
+      const message = await load(accountId, messageId);
+      await applyMessagePatch({ storage, clock, rateCard, advancer, notify: deps.notify }, message, body);
+      return service.status(accountId, messageId);
+    },
+  };
+  return service;
+}

@@ -1,0 +1,276 @@
+import type { Clock } from '../clock.ts';
+import type { MachineEvent } from '../machines/events.ts';
+import type { ChannelDriver, OutboundAttempt, Receipt } from '../ports/channel.ts';
+import type { Commit, MessageUpdate } from '../ports/message-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type { Effect, NewEffect } from '../types/effect.ts';
+import type { HistoryEntry, StoredMessage } from '../types/message.ts';
+import { isFinalStatus } from '../types/status.ts';
+import type { MachineAdvancer } from './advance.ts';
+import { historyOf } from './history.ts';
+import type { KindHandler } from './kind-handler.ts';
+
+/** A crashed worker's leased effects are handed out again after this long. */
+const LEASE_MS = 60_000;
+/** Longest wait between rounds, so work of other processes is picked up. */
+const POLL_MS = 500;
+
+interface Pending {
+  messageId: number;
+  event: MachineEvent;
+  at: number;
+  /** Human detail of a failure, kept out of the event so transitions stay memoizable. */
+  detail?: string;
+  effectId?: number;
+  charged?: number;
+}
+
+export interface WorkerDeps {
+  storage: Storage;
+  clock: Clock;
+  drivers: Map<ChannelId, ChannelDriver>;
+  advancer: MachineAdvancer;
+  kinds: Record<StoredMessage['kind'], KindHandler>;
+  defaultTtlSeconds: number;
+  batchSize: number;
+  onError: (error: unknown) => void;
+}
+
+function receiptEvent(r: Receipt): MachineEvent {
+  switch (r.outcome) {
+    case 'delivered':
+      return { type: 'DELIVERED', step: r.step };
+    case 'read':
+      return { type: 'READ', step: r.step };
+    case 'failed':
+      return { type: 'FAILED', step: r.step, failure: r.failure ?? 'undeliverable' };
+  }
+}
+
+/**
+ * The engine's worker: claims due effects from the outbox, hands sends to channel drivers, feeds
+ * outcomes, timers and receipts to the machines, and writes each round's snapshots and new
+ * effects in one commit. Rounds never overlap within a process.
+ */
+export function createWorker(deps: WorkerDeps) {
+  const { storage, clock, drivers, advancer } = deps;
+  const receipts: Pending[] = [];
+  let chain: Promise<number> = Promise.resolve(0);
+  let running = false;
+  let wake: (() => void) | null = null;
+  let loopDone: Promise<void> = Promise.resolve();
+
+  const context = {
+    clock,
+    report(receipt: Receipt) {
+      receipts.push({
+        messageId: receipt.messageId,
+        event: receiptEvent(receipt),
+        at: clock.now(),
+        ...(receipt.error ? { detail: receipt.error } : {}),
+      });
+      notify();
+    },
+  };
+
+  function notify(): void {
+    wake?.();
+  }
+
+  async function send(message: StoredMessage, effect: Effect, now: number): Promise<Pending> {
+    const base = { messageId: message.id, at: now, effectId: effect.id };
+    const spec = message.steps[effect.step];
+    if (!spec) return { ...base, event: { type: 'FAILED', step: effect.step, failure: 'permanent' }, detail: 'no such step' };
+    const prep = (await deps.kinds[message.kind].prepareSend?.(message, effect.step, now)) ?? {};
+    const charged = prep.charged ? { charged: prep.charged } : {};
+    if (prep.instead) return { ...base, ...charged, event: prep.instead };
+    const driver = drivers.get(spec.channel);
+    if (!driver) {
+      return { ...base, event: { type: 'FAILED', step: effect.step, failure: 'not_on_channel' }, detail: `no driver for ${spec.channel}` };
+    }
+    const attempt: OutboundAttempt = {
+      messageId: message.id,
+      step: effect.step,
+      channel: spec.channel,
+      type: spec.type,
+      from: spec.from,
+      to: spec.to,
+      text: spec.text,
+      messageData: spec.messageData,
+      ttl: spec.ttl ?? deps.defaultTtlSeconds,
+      ...prep.attempt,
+    };
+    try {
+      const result = await driver.send(attempt, context);
+      if (result.outcome === 'accepted') return { ...base, ...charged, event: { type: 'ACCEPTED', step: effect.step } };
+      return {
+        ...base,
+        ...charged,
+        event: {
+          type: 'FAILED',
+          step: effect.step,
+          failure: result.failure,
+          ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
+        },
+        detail: result.error,
+      };
+    } catch (error) {
+      deps.onError(error);
+      return { ...base, ...charged, event: { type: 'FAILED', step: effect.step, failure: 'temporary' }, detail: String(error) };
+    }
+  }
+
+  /** Whether a claimed send still belongs to where the message is (not superseded meanwhile). */
+  function isCurrentSend(message: StoredMessage, effect: Effect): boolean {
+    return !isFinalStatus(message.status) && message.snapshot.context['step'] === effect.step;
+  }
+
+  async function round(): Promise<number> {
+    const now = clock.now();
+    const fromReceipts = receipts.splice(0);
+    const effects = await storage.claimDueEffects(now, deps.batchSize, LEASE_MS);
+    if (fromReceipts.length === 0 && effects.length === 0) return 0;
+
+    const ids = [...new Set([...effects.map((e) => e.messageId), ...fromReceipts.map((r) => r.messageId)])];
+    const messages = new Map((await storage.getMessages(ids)).map((m) => [m.id, m]));
+    const doneEffects: number[] = [];
+    const pending: Pending[] = [];
+    await Promise.all(
+      effects.map(async (effect) => {
+        const message = messages.get(effect.messageId);
+        if (effect.kind === 'event' && effect.event) {
+          pending.push({ messageId: effect.messageId, event: effect.event, at: effect.dueAt, effectId: effect.id });
+        } else if (message && isCurrentSend(message, effect)) {
+          pending.push(await send(message, effect, now));
+        } else {
+          doneEffects.push(effect.id);
+        }
+      }),
+    );
+    pending.push(...fromReceipts);
+    pending.sort((a, b) => a.at - b.at);
+
+    const commit: Commit = { at: now, updates: [], history: [], doneEffects, newEffects: [], cancelTimers: [] };
+    const byMessage = new Map<number, Pending[]>();
+    for (const p of pending) {
+      if (p.effectId !== undefined) doneEffects.push(p.effectId);
+      const list = byMessage.get(p.messageId);
+      if (list) list.push(p);
+      else byMessage.set(p.messageId, [p]);
+    }
+    for (const [messageId, items] of byMessage) {
+      const message = messages.get(messageId);
+      if (!message) continue;
+      await advanceMessage(message, items, now, commit);
+    }
+    await storage.commit(commit);
+    return effects.length + fromReceipts.length;
+  }
+
+  async function advanceMessage(message: StoredMessage, items: Pending[], now: number, commit: Commit): Promise<void> {
+    const { key, machine } = await deps.kinds[message.kind].machineFor(message);
+    let state = message.snapshot;
+    let status = message.status;
+    let moved = false;
+    let addCost = 0;
+    for (const item of items) {
+      addCost += item.charged ?? 0;
+      const step = advancer.next(key, machine, state, item.event);
+      const stepIndex = 'step' in item.event ? item.event.step : Number(state.context['step'] ?? 0);
+      const entry = historyOf(item.event, step.changed, item.detail);
+      if (entry) commit.history.push(historyEntry(message, stepIndex, entry.status, item.at, entry.error));
+      if (!step.changed) continue;
+      moved = true;
+      state = step.state;
+      status = step.status;
+      for (const action of step.actions) {
+        switch (action.type) {
+          case 'send':
+            commit.newEffects.push({ messageId: message.id, kind: 'send', step: action.params.step, event: null, dueAt: now });
+            break;
+          case 'armTimer': {
+            const { timer, step: s, seconds } = action.params;
+            const ttl = seconds ?? message.steps[s]?.ttl ?? deps.defaultTtlSeconds;
+            const effect: NewEffect = {
+              messageId: message.id,
+              kind: 'event',
+              step: s,
+              event: { type: 'TIMER', step: s, timer },
+              dueAt: now + ttl * 1000,
+            };
+            commit.newEffects.push(effect);
+            break;
+          }
+          case 'cancelTimers':
+            commit.cancelTimers.push({ messageId: message.id, ...(action.params.step !== undefined ? { step: action.params.step } : {}) });
+            break;
+          case 'note':
+            commit.history.push(historyEntry(message, action.params.step, action.params.status, now, action.params.error ?? null));
+            break;
+        }
+      }
+    }
+    if (moved || addCost) {
+      const update: MessageUpdate = { id: message.id, status, snapshot: state, ...(addCost ? { addCost } : {}) };
+      commit.updates.push(update);
+    }
+  }
+
+  function historyEntry(message: StoredMessage, step: number, status: HistoryEntry['status'], at: number, error: string | null): HistoryEntry {
+    const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
+    return { messageId: message.id, step, channel, status, at, error };
+  }
+
+  /** Runs one round after the ones already queued; answers how much work it found. */
+  function tick(): Promise<number> {
+    chain = chain.then(round, round).catch((error: unknown) => {
+      deps.onError(error);
+      return 0;
+    });
+    return chain;
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      const found = await tick();
+      if (found > 0 || receipts.length > 0) continue;
+      const next = await storage.nextDueAt(clock.now()).catch(() => null);
+      const wait = Math.min(POLL_MS, next === null ? POLL_MS : Math.max(0, next - clock.now()));
+      if (wait === 0) continue;
+      await new Promise<void>((resolve) => {
+        const handle = clock.setTimeout(() => resolve(), wait);
+        wake = () => {
+          clock.clearTimeout(handle);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  }
+
+  return {
+    context,
+    tick,
+    notify,
+    pendingReceipts: () => receipts.length,
+    start() {
+      if (running) return;
+      running = true;
+      loopDone = loop();
+    },
+    async stop() {
+      running = false;
+      notify();
+      await loopDone;
+      await chain;
+    },
+    async drain() {
+      while ((await tick()) > 0) {
+        /* keep going until a round finds nothing due */
+      }
+    },
+  };
+}
+
+export type Worker = ReturnType<typeof createWorker>;

@@ -1,0 +1,136 @@
+import type * as z from 'zod';
+import { SpillwayError } from '../errors.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { channelOfType, MESSAGE_TYPES } from '../types/channel.ts';
+import type { StepSpec } from '../types/message.ts';
+import { countSegments } from '../sms/segments.ts';
+import { commonItemSchema, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
+import type { FallbackItem, MessageItem } from './message-item.ts';
+import { getOtpTemplate, renderOtpTemplate } from './otp-templates.ts';
+
+export { sendRequestSchema, messageItemSchema, fallbackSchema, MAX_MESSAGES, MAX_FALLBACKS, MAX_TTL_SECONDS } from './message-item.ts';
+export type { SendRequest, SendRequestInput, MessageItem, FallbackItem } from './message-item.ts';
+
+/** Furthest a message can be scheduled ahead: 30 days. */
+export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+
+/** One channel attempt of a message before pricing: the primary item or a fallback. */
+export type AttemptDraft = Omit<StepSpec, 'cost' | 'rate'>;
+
+/** A message item that passed validation, with what the engine needs to accept it. */
+export interface ValidatedMessage {
+  /** Position in the request's `messages` array. */
+  index: number;
+  /** The item, normalized. */
+  item: MessageItem;
+  customerMessageId: string | null;
+  /** When to send, ms since the epoch; null to send now (also for a time already past). */
+  scheduledAt: number | null;
+  /** The item's ttl in seconds, null for the engine default. */
+  ttl: number | null;
+  /** The primary attempt first, then one per fallback. */
+  attempts: AttemptDraft[];
+  /**
+   * Canonical JSON of the normalized item, compared on `customerMessageId` replays. Canonical
+   * because the parser builds every object in its schema's key order (and OTP params in template
+   * order), whatever order the client sent: cheaper than sorting keys, and as stable.
+   */
+  content: string;
+}
+
+/**
+ * Validates a send request body and answers its messages normalized, or throws a
+ * `validation_failed` SpillwayError listing every bad path (`messages[3].to`,
+ * `messages[2].fallbacks[0].type`). The size limit is checked before any item is looked at.
+ *
+ * @example
+ * parseSendRequest({ messages: [{ from: 'Acme', to: '+999000000100', type: 'sms', text: 'Hi' }] }, { now: Date.now() })
+ */
+export function parseSendRequest(body: unknown, opts: { now: number }): ValidatedMessage[] {
+  const messages = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { messages?: unknown }).messages : undefined;
+  if (!Array.isArray(messages)) {
+    const message = 'The body must be a JSON object with a messages array';
+    throw new SpillwayError('validation_failed', message, [{ path: 'messages', message }]);
+  }
+  if (messages.length === 0 || messages.length > MAX_MESSAGES) {
+    const message = `A request carries 1 to ${MAX_MESSAGES} messages; this one has ${messages.length}`;
+    throw new SpillwayError('validation_failed', message, [{ path: 'messages', message }]);
+  }
+  const out: ValidatedMessage[] = [];
+  const details: ErrorDetail[] = [];
+  let invalid = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const raw: unknown = messages[index];
+    const prefix = `messages[${index}]`;
+    const result = messageItemSchema.safeParse(raw);
+    if (!result.success) {
+      invalid++;
+      addIssues(details, prefix, result.error.issues);
+      // With no usable type only `type` is reported by the union; report the shared members too.
+      if (result.error.issues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'type')) {
+        const common = commonItemSchema.safeParse(raw);
+        if (!common.success) addIssues(details, prefix, common.error.issues);
+      }
+      continue;
+    }
+    const item = result.data;
+    let scheduledAt: number | null = null;
+    if (item.scheduledAt !== null) {
+      const at = Date.parse(item.scheduledAt);
+      if (at - opts.now > MAX_SCHEDULE_AHEAD_MS) {
+        invalid++;
+        details.push({ path: `${prefix}.scheduledAt`, message: 'scheduledAt is at most 30 days ahead' });
+        continue;
+      }
+      if (at > opts.now) scheduledAt = at;
+    }
+    if (invalid > 0) continue; // the request fails anyway: skip building what will be thrown away
+    const attempts: AttemptDraft[] = [draftOf(item)];
+    for (const fallback of item.fallbacks) attempts.push(draftOf(fallback));
+    out.push({ index, item, customerMessageId: item.customerMessageId, scheduledAt, ttl: item.ttl, attempts, content: JSON.stringify(item) });
+  }
+  if (invalid > 0) {
+    throw new SpillwayError('validation_failed', `${invalid} of ${messages.length} messages are invalid`, details);
+  }
+  return out;
+}
+
+/** The attempt of one item or fallback: its channel, its text as sent and its SMS parts. */
+function draftOf(item: MessageItem | FallbackItem): AttemptDraft {
+  let text = item.text;
+  if (item.type === 'chatapp_otp') {
+    // The template decides what is delivered; the English rendering stands for it in records.
+    text = renderOtpTemplate(getOtpTemplate(item.messageData.templateId)!, item.messageData.templateParams);
+  }
+  const draft: AttemptDraft = {
+    channel: channelOfType(item.type),
+    type: item.type,
+    from: item.from,
+    to: item.to,
+    text,
+    ttl: item.ttl,
+    partsCount: item.type === 'sms' ? countSegments(text).parts : 1,
+  };
+  if (item.messageData !== undefined) draft.messageData = item.messageData as Record<string, unknown>;
+  return draft;
+}
+
+/** Converts zod issues to details with the interface's paths (`messages[3].fallbacks[0].to`). */
+function addIssues(details: ErrorDetail[], prefix: string, issues: readonly z.core.$ZodIssue[]): void {
+  for (const issue of issues) {
+    const path = pathOf(prefix, issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) details.push({ path: `${path}.${key}`, message: 'Unknown field' });
+    } else if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator === 'type') {
+      details.push({ path, message: `type must be one of ${MESSAGE_TYPES.join(', ')}` });
+    } else {
+      details.push({ path, message: issue.message });
+    }
+  }
+}
+
+function pathOf(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  return out;
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { createFakeClock } from '../clock.ts';
+import { createRateLimiter } from './token-bucket.ts';
+
+const defaults = { messaging: { perSecond: 100, burst: 150 }, data: { perSecond: 50, burst: 75 } };
+
+describe('createRateLimiter', () => {
+  it('lets a full burst through, then refuses with a retry delay', () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults });
+    const limit = { perSecond: 2, burst: 3 };
+    const decisions = [1, 2, 3].map(() => limiter.take('a', limit));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true]);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0]);
+    const refused = limiter.take('a', limit);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, limit: 3, retryAfterSeconds: 1 });
+    expect(refused.resetSeconds).toBe(2); // 3 tokens at 2/s
+  });
+
+  it('refills at perSecond from the clock', async () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults });
+    const limit = { perSecond: 10, burst: 10 };
+    for (let i = 0; i < 10; i++) expect(limiter.take('k', limit).allowed).toBe(true);
+    expect(limiter.take('k', limit).allowed).toBe(false);
+    await clock.advance(99);
+    expect(limiter.take('k', limit).allowed).toBe(false);
+    await clock.advance(101); // 200 ms after exhaustion: 2 tokens
+    expect(limiter.take('k', limit).allowed).toBe(true);
+    expect(limiter.take('k', limit).allowed).toBe(true);
+    expect(limiter.take('k', limit).allowed).toBe(false);
+  });
+
+  it('sustains exactly perSecond over time', async () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults });
+    const limit = { perSecond: 100, burst: 150 };
+    let allowed = 0;
+    for (let ms = 0; ms < 10_000; ms += 5) {
+      // 200 attempts a second against a 100/s limit
+      if (limiter.take('k', limit).allowed) allowed++;
+      await clock.advance(5);
+    }
+    // burst of 150 plus 100/s for 10 s, give or take one token of rounding
+    expect(allowed).toBeGreaterThanOrEqual(1149);
+    expect(allowed).toBeLessThanOrEqual(1151);
+  });
+
+  it('reports retryAfter of at least one second and longer for slow buckets', () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults });
+    const slow = { perSecond: 0.2, burst: 1 };
+    expect(limiter.take('s', slow).allowed).toBe(true);
+    expect(limiter.take('s', slow)).toMatchObject({ allowed: false, retryAfterSeconds: 5 });
+  });
+
+  it('keeps keys apart', () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults });
+    const limit = { perSecond: 1, burst: 1 };
+    expect(limiter.take('a', limit).allowed).toBe(true);
+    expect(limiter.take('a', limit).allowed).toBe(false);
+    expect(limiter.take('b', limit).allowed).toBe(true);
+  });
+
+  it('drops idle buckets once they are full again', async () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults });
+    const limit = { perSecond: 10, burst: 10 };
+    for (let i = 0; i < 100; i++) limiter.take(`key-${i}`, limit);
+    expect(limiter.size()).toBe(100);
+    await clock.advance(1000);
+    limiter.take('fresh', limit);
+    expect(limiter.size()).toBe(1);
+  });
+
+  it('never holds more than maxBuckets', () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults, maxBuckets: 50 });
+    for (let i = 0; i < 1000; i++) limiter.take(`key-${i}`, { perSecond: 1, burst: 5 });
+    expect(limiter.size()).toBe(50);
+  });
+
+  it('uses the account override when set, else the default', () => {
+    const limiter = createRateLimiter({ clock: createFakeClock(), defaults });
+    expect(limiter.limitFor('data')).toEqual(defaults.data);
+    expect(limiter.limitFor('messaging', { data: { perSecond: 1, burst: 1 } })).toEqual(defaults.messaging);
+    expect(limiter.limitFor('data', { data: { perSecond: 1, burst: 2 } })).toEqual({ perSecond: 1, burst: 2 });
+  });
+});

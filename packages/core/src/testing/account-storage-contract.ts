@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { createFundedAccount, type StorageRef } from './storage-contract-fixtures.ts';
+
+/** The AccountStorage half of {@link runStorageContract}. */
+export function describeAccountStorage(storage: StorageRef): void {
+  describe('accounts', () => {
+    it('creates an account and reads it back by id and by login', async () => {
+      const created = await storage().createAccount({ login: 'alice', name: 'Alice', passwordHash: 'h1', currency: 'EUR' }, 1234);
+      expect(created).toEqual({ id: expect.any(Number), login: 'alice', name: 'Alice', currency: 'EUR', rateLimits: {}, createdAt: 1234 });
+      expect(await storage().getAccount(created.id)).toEqual(created);
+      expect(await storage().findAccountByLogin('alice')).toEqual({ account: created, passwordHash: 'h1' });
+      expect(await storage().getAccount(created.id + 1000)).toBeNull();
+      expect(await storage().findAccountByLogin('bob')).toBeNull();
+    });
+
+    it('refuses a taken login with a conflict error', async () => {
+      await storage().createAccount({ login: 'alice', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
+      await expect(storage().createAccount({ login: 'alice', name: 'B', passwordHash: 'h', currency: 'USD' }, 2)).rejects.toMatchObject({
+        name: 'SpillwayError',
+        code: 'conflict',
+        status: 409,
+      });
+    });
+
+    it('changes the password hash', async () => {
+      const account = await createFundedAccount(storage());
+      await storage().setPasswordHash(account.id, 'new-hash');
+      expect((await storage().findAccountByLogin(account.login))?.passwordHash).toBe('new-hash');
+    });
+
+    it('sets and clears per-category rate limits', async () => {
+      const account = await createFundedAccount(storage());
+      await storage().setRateLimit(account.id, 'messaging', { perSecond: 10, burst: 20 });
+      await storage().setRateLimit(account.id, 'data', { perSecond: 5, burst: 6 });
+      await storage().setRateLimit(account.id, 'messaging', null);
+      expect((await storage().getAccount(account.id))?.rateLimits).toEqual({ data: { perSecond: 5, burst: 6 } });
+    });
+  });
+
+  describe('API keys', () => {
+    it('finds the account by key hash, lists and revokes keys', async () => {
+      const account = await createFundedAccount(storage());
+      const other = await createFundedAccount(storage());
+      const key = await storage().createApiKey({ accountId: account.id, keyHash: 'hash-1', prefix: 'sk_ab', label: 'ci' }, 50);
+      expect(key).toEqual({ id: expect.any(Number), accountId: account.id, label: 'ci', prefix: 'sk_ab', createdAt: 50 });
+      const second = await storage().createApiKey({ accountId: account.id, keyHash: 'hash-2', prefix: 'sk_cd', label: '' }, 60);
+
+      expect((await storage().findAccountByKeyHash('hash-1'))?.id).toBe(account.id);
+      expect(await storage().findAccountByKeyHash('unknown')).toBeNull();
+      expect(await storage().listApiKeys(account.id)).toEqual([key, second]);
+      expect(await storage().listApiKeys(other.id)).toEqual([]);
+
+      expect(await storage().revokeApiKey(other.id, key.id)).toBe(false);
+      expect(await storage().revokeApiKey(account.id, key.id)).toBe(true);
+      expect(await storage().revokeApiKey(account.id, key.id)).toBe(false);
+      expect(await storage().findAccountByKeyHash('hash-1')).toBeNull();
+      expect((await storage().findAccountByKeyHash('hash-2'))?.id).toBe(account.id);
+      expect(await storage().listApiKeys(account.id)).toEqual([second]);
+    });
+  });
+
+  describe('alpha-names', () => {
+    it('upserts, lists by name, and sets the callback', async () => {
+      const account = await createFundedAccount(storage());
+      const other = await createFundedAccount(storage());
+      const zed = await storage().upsertAlphaName({ accountId: account.id, name: 'Zed', channels: ['sms'] });
+      expect(zed).toEqual({ accountId: account.id, name: 'Zed', channels: ['sms'], callbackUrl: null });
+      await storage().upsertAlphaName({ accountId: account.id, name: 'Acme', channels: ['sms', 'chatapp'] });
+      await storage().upsertAlphaName({ accountId: other.id, name: 'Other', channels: ['rcs'] });
+
+      const withUrl = await storage().setAlphaNameCallback(account.id, 'Zed', 'https://example.com/hook');
+      expect(withUrl?.callbackUrl).toBe('https://example.com/hook');
+      // Upserting replaces the channels and keeps the callback.
+      const replaced = await storage().upsertAlphaName({ accountId: account.id, name: 'Zed', channels: ['messenger', 'sms'] });
+      expect(replaced).toEqual({ accountId: account.id, name: 'Zed', channels: ['messenger', 'sms'], callbackUrl: 'https://example.com/hook' });
+
+      expect((await storage().listAlphaNames(account.id)).map((a) => a.name)).toEqual(['Acme', 'Zed']);
+      expect(await storage().getAlphaName(account.id, 'Zed')).toEqual(replaced);
+      expect(await storage().getAlphaName(account.id, 'Other')).toBeNull();
+      expect(await storage().setAlphaNameCallback(account.id, 'Missing', 'https://x.test')).toBeNull();
+      expect((await storage().setAlphaNameCallback(account.id, 'Zed', null))?.callbackUrl).toBeNull();
+    });
+  });
+
+  describe('wallet', () => {
+    it('answers 0 for an account without transactions', async () => {
+      const account = await createFundedAccount(storage());
+      expect(await storage().getBalance(account.id)).toBe(0);
+    });
+
+    it('moves the balance and records balanceAfter, below zero too', async () => {
+      const account = await createFundedAccount(storage());
+      const topup = await storage().addWalletTransaction({ accountId: account.id, kind: 'topup', amount: 3_000_000, messageId: null, description: 'top' }, 10);
+      expect(topup).toEqual({
+        id: expect.any(Number),
+        accountId: account.id,
+        kind: 'topup',
+        amount: 3_000_000,
+        balanceAfter: 3_000_000,
+        messageId: null,
+        description: 'top',
+        createdAt: 10,
+      });
+      const adjustment = await storage().addWalletTransaction({ accountId: account.id, kind: 'adjustment', amount: -5_000_000, messageId: null, description: 'fix' }, 11);
+      expect(adjustment.balanceAfter).toBe(-2_000_000);
+      expect(await storage().getBalance(account.id)).toBe(-2_000_000);
+    });
+
+    it('tryCharge refuses when the balance is short and charges otherwise', async () => {
+      const account = await createFundedAccount(storage(), 100);
+      expect(await storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -101, messageId: null, description: 'too much' }, 20)).toBeNull();
+      expect(await storage().getBalance(account.id)).toBe(100);
+      expect((await storage().listWalletTransactions(account.id, { page: 1, pageSize: 10 })).total).toBe(1);
+
+      const exact = await storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -100, messageId: null, description: 'all' }, 21);
+      expect(exact).toMatchObject({ kind: 'charge', amount: -100, balanceAfter: 0, createdAt: 21 });
+      expect(await storage().getBalance(account.id)).toBe(0);
+    });
+
+    it('tryCharge is atomic: of two charges the balance covers once, one succeeds', async () => {
+      const account = await createFundedAccount(storage(), 150);
+      const charge = () => storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -100, messageId: null, description: 'x' }, 30);
+      const results = await Promise.all([charge(), charge()]);
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      expect(await storage().getBalance(account.id)).toBe(50);
+    });
+
+    it('lists transactions newest first, filtered by kind, paged, with the total', async () => {
+      const account = await createFundedAccount(storage());
+      const kinds = ['topup', 'charge', 'charge', 'refund', 'charge', 'adjustment'] as const;
+      for (const [i, kind] of kinds.entries()) {
+        await storage().addWalletTransaction({ accountId: account.id, kind, amount: kind === 'charge' ? -1 : 10, messageId: null, description: `t${i}` }, 100 + i);
+      }
+      const all = await storage().listWalletTransactions(account.id, { page: 1, pageSize: 100 });
+      expect(all.total).toBe(6);
+      expect(all.items.map((t) => t.description)).toEqual(['t5', 't4', 't3', 't2', 't1', 't0']);
+
+      const charges = await storage().listWalletTransactions(account.id, { kinds: ['charge', 'refund'], page: 2, pageSize: 2 });
+      expect(charges.total).toBe(4);
+      expect(charges.items.map((t) => t.description)).toEqual(['t2', 't1']);
+      const beyond = await storage().listWalletTransactions(account.id, { kinds: ['charge'], page: 3, pageSize: 2 });
+      expect(beyond).toEqual({ items: [], total: 3 });
+    });
+  });
+
+  describe('settings', () => {
+    it('gets, sets, and keeps an existing value on setSettingIfAbsent', async () => {
+      expect(await storage().getSetting('secret')).toBeNull();
+      expect(await storage().setSettingIfAbsent('secret', 'first')).toBe('first');
+      expect(await storage().setSettingIfAbsent('secret', 'second')).toBe('first');
+      expect(await storage().getSetting('secret')).toBe('first');
+      await storage().setSetting('secret', 'third');
+      expect(await storage().getSetting('secret')).toBe('third');
+    });
+  });
+}

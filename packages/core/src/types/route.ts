@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { CHANNELS } from './channel.ts';
+
+/** Outcomes of a step that an edge can be taken on. */
+export const ROUTE_OUTCOMES = ['undeliverable', 'permanenterror', 'expired', 'not_read'] as const;
+export type RouteOutcome = (typeof ROUTE_OUTCOMES)[number];
+
+/** Most steps a route may have: a cascade is a handful of channels, never a workflow engine. */
+export const MAX_ROUTE_STEPS = 32;
+
+/**
+ * Step ids become state names of the compiled machine (`{ processing: { sms: 'awaiting' } }`),
+ * so they are restricted to characters XState never reads as path syntax.
+ */
+const stepId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
+
+export const routeStepSchema = z.object({
+  id: stepId,
+  channel: z.enum(CHANNELS),
+  /** Seconds this step may take before its `expired` outcome; absent: its share of the ttl. */
+  timeoutSeconds: z.number().int().positive().max(30 * 86400).optional(),
+  /** Chat-app steps: send only when the recipient has an open session (`wheterCheckSession`). */
+  requireSession: z.boolean().optional(),
+  label: z.string().max(200).optional(),
+  /** Where the designer draws the step. */
+  position: z.object({ x: z.number(), y: z.number() }).optional(),
+});
+
+export const routeEdgeSchema = z.object({
+  from: stepId,
+  to: stepId,
+  on: z.enum(ROUTE_OUTCOMES),
+  /** `not_read` edges: seconds to wait for a read after delivery. */
+  afterSeconds: z.number().int().positive().max(30 * 86400).optional(),
+});
+
+/**
+ * A cascade route as data: channel steps and the edges taken on their outcomes. Validate the
+ * graph with `validateRoute` and compile it with `compileRoute`.
+ */
+export const routeSchema = z.object({
+  id: z.string().min(1).max(100).optional(),
+  name: z.string().trim().min(1).max(200),
+  revision: z.number().int().positive().optional(),
+  start: stepId,
+  steps: z.array(routeStepSchema).min(1).max(MAX_ROUTE_STEPS),
+  edges: z.array(routeEdgeSchema).max(MAX_ROUTE_STEPS * ROUTE_OUTCOMES.length),
+});
+
+export type RouteStep = z.infer<typeof routeStepSchema>;
+export type RouteEdge = z.infer<typeof routeEdgeSchema>;
+export type Route = z.infer<typeof routeSchema>;

@@ -1,0 +1,108 @@
+import { createRateLimiter } from '@spillway/core';
+import type { Engine, RateLimit } from '@spillway/core';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import type { Registry } from 'prom-client';
+import { createAuthCache } from './auth-cache.ts';
+import type { Env, HttpLogger } from './env.ts';
+import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './error-handler.ts';
+import { SpillwayError } from '@spillway/core';
+import { createHttpMetrics } from './metrics.ts';
+import type { OpenApiInfo } from './openapi.ts';
+import { registerMessagingRoutes } from './routes/messaging.ts';
+import { registerSystemRoutes } from './routes/system.ts';
+
+/** Options of {@link createHttpApp}. */
+export interface HttpOptions {
+  engine: Engine;
+  /**
+   * Default rate limits per account; an account's own `rateLimits` override them.
+   * @default { messaging: { perSecond: 100, burst: 150 }, data: { perSecond: 50, burst: 75 } }
+   */
+  rateLimits?: { messaging?: RateLimit; data?: RateLimit };
+  /**
+   * Largest request body in bytes, checked on Content-Length and enforced while reading.
+   * @default 16 MiB
+   */
+  maxBodyBytes?: number;
+  /** @default console */
+  logger?: HttpLogger;
+  /** Route modules mounted on the app after the built-in ones (chat hub, cascade, ...). */
+  extraRoutes?: Array<(app: Hono<Env>) => void>;
+  /** Registry of `/metrics`; pass one to add the engine's own metrics. @default a new Registry */
+  metricsRegistry?: Registry;
+  /** Collect process metrics (`collectDefaultMetrics`) on the registry. @default true */
+  defaultMetrics?: boolean;
+  /** Successful authentications kept to spare a scrypt per request. @default { maxEntries: 1000, ttlMs: 30000 } */
+  authCache?: { maxEntries?: number; ttlMs?: number };
+  /** Title and version of `/openapi.json`. */
+  openApiInfo?: OpenApiInfo;
+}
+
+export const DEFAULT_RATE_LIMITS = {
+  messaging: { perSecond: 100, burst: 150 },
+  data: { perSecond: 50, burst: 75 },
+} as const satisfies Record<'messaging' | 'data', RateLimit>;
+
+/** @default 16 MiB */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Creates the Hono app serving every Spillway endpoint over `engine`: authentication, rate
+ * limits, JSON errors, metrics and the OpenAPI document.
+ *
+ * @example
+ * const app = createHttpApp({ engine });
+ * const res = await app.request('/health');
+ */
+export function createHttpApp(options: HttpOptions): Hono<Env> {
+  const { engine } = options;
+  const logger = options.logger ?? console;
+  const rateLimiter = createRateLimiter({
+    clock: engine.clock,
+    defaults: {
+      messaging: options.rateLimits?.messaging ?? DEFAULT_RATE_LIMITS.messaging,
+      data: options.rateLimits?.data ?? DEFAULT_RATE_LIMITS.data,
+    },
+  });
+  const authCache = createAuthCache({ clock: engine.clock, ...options.authCache });
+  const metrics = createHttpMetrics(options.metricsRegistry, { defaultMetrics: options.defaultMetrics ?? true });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  const app = new Hono<Env>();
+  app.use(async (c, next) => {
+    c.set('engine', engine);
+    c.set('rateLimiter', rateLimiter);
+    c.set('authCache', authCache);
+    c.set('logger', logger);
+    await next();
+  });
+  app.use(metrics.middleware);
+  app.use(methodNotAllowed<Env>({ app, onMethodNotAllowed: methodNotAllowedResponse }));
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new SpillwayError('payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`);
+      },
+    }),
+  );
+
+  registerSystemRoutes(app, { registry: metrics.registry, ...(options.openApiInfo ? { openApiInfo: options.openApiInfo } : {}) });
+  registerMessagingRoutes(app);
+  for (const register of options.extraRoutes ?? []) register(app);
+
+  app.notFound(notFoundHandler);
+  app.onError(createErrorHandler(logger));
+  return app;
+}
+
+/**
+ * A web-standard fetch handler over {@link createHttpApp}: mount it in any runtime or framework
+ * that speaks `Request`/`Response`.
+ */
+export function createFetchHandler(options: HttpOptions): (req: Request) => Promise<Response> {
+  const app = createHttpApp(options);
+  return async (req) => app.fetch(req);
+}

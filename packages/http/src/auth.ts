@@ -1,0 +1,76 @@
+import { SpillwayError } from '@spillway/core';
+import type { Account, Engine } from '@spillway/core';
+import type { MiddlewareHandler } from 'hono';
+import { digestHex } from './auth-cache.ts';
+import type { Env } from './env.ts';
+
+export type { Env } from './env.ts';
+
+/** The challenge sent with every 401 of the messaging API. */
+export const BASIC_CHALLENGE = 'Basic realm="spillway", charset="UTF-8"';
+
+/** Credentials found in a request, before they are checked. */
+export type Credentials = { kind: 'password'; login: string; password: string } | { kind: 'key'; key: string };
+
+/**
+ * Reads the credentials of interface 5.1: `X-Authorization-Key: <key>`, `Authorization: Basic`
+ * with login and password, or Basic with login `@` and the key as password. The key header wins
+ * when both are sent (it is the primary method of the cascade API). Null when none is usable.
+ */
+export function readCredentials(headers: Headers): Credentials | null {
+  const key = headers.get('x-authorization-key')?.trim();
+  if (key) return { kind: 'key', key };
+  const authorization = headers.get('authorization');
+  const match = authorization ? /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(authorization) : null;
+  if (!match?.[1]) return null;
+  let decoded: string;
+  try {
+    const binary = atob(match[1]);
+    decoded = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  const login = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  if (!password) return null;
+  if (login === '@') return { kind: 'key', key: password };
+  if (!login) return null;
+  return { kind: 'password', login, password };
+}
+
+async function verify(engine: Engine, credentials: Credentials): Promise<Account | null> {
+  return credentials.kind === 'key'
+    ? engine.accounts.authenticateKey(credentials.key)
+    : engine.accounts.authenticatePassword(credentials.login, credentials.password);
+}
+
+/**
+ * Middleware authenticating an account by any of the three methods of interface 5.1 and setting
+ * it as `c.var.account`. Missing or wrong credentials answer 401 with a Basic challenge.
+ * Successful checks are cached briefly (see `createAuthCache`), keyed by a SHA-256 of the
+ * credential headers so that no clear secret is kept as a map key.
+ */
+export function authenticate(): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const credentials = readCredentials(c.req.raw.headers);
+    if (!credentials) {
+      c.header('WWW-Authenticate', BASIC_CHALLENGE);
+      throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
+    }
+    const cache = c.var.authCache;
+    const cacheKey = await digestHex(credentials.kind === 'key' ? `k\0${credentials.key}` : `p\0${credentials.login}\0${credentials.password}`);
+    let account = cache.get(cacheKey);
+    if (!account) {
+      account = (await verify(c.var.engine, credentials)) ?? undefined;
+      if (!account) {
+        c.header('WWW-Authenticate', BASIC_CHALLENGE);
+        throw new SpillwayError('unauthorized', 'Invalid credentials');
+      }
+      cache.set(cacheKey, account);
+    }
+    c.set('account', account);
+    await next();
+  };
+}

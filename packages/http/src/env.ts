@@ -1,0 +1,26 @@
+import type { Account, Engine, RateLimiter } from '@spillway/core';
+import type { AuthCache } from './auth-cache.ts';
+
+/** Where the HTTP adapter writes what it has to say. `console` fits. */
+export interface HttpLogger {
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+  error(message: string, meta?: Record<string, unknown>): void;
+}
+
+/**
+ * The Hono environment of every Spillway route. The app sets `engine`, `rateLimiter`,
+ * `authCache` and `logger` on each request, so route modules mounted through `extraRoutes`
+ * need no closure over the options; `account` is set by the `authenticate` middleware.
+ */
+export interface Env {
+  Variables: {
+    account: Account;
+    engine: Engine;
+    rateLimiter: RateLimiter;
+    authCache: AuthCache;
+    logger: HttpLogger;
+    /** `METHOD /path/:pattern` of the matched route, set by `defineRoute` (metrics label). */
+    routeId: string;
+  };
+}

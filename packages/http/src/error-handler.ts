@@ -1,0 +1,66 @@
+import { isSpillwayError } from '@spillway/core';
+import type { SpillwayErrorCode } from '@spillway/core';
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Env, HttpLogger } from './env.ts';
+
+/** The JSON error body of every failed request: `{ error, message, status, details? }`. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  status: number;
+  details?: Array<{ path: string; message: string }>;
+}
+
+const CODE_OF_STATUS: Partial<Record<number, SpillwayErrorCode>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  402: 'payment_required',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+/** Answers an error body with its status (headers set on `c` before, like `Retry-After`, are kept). */
+export function errorResponse(c: Context, body: ErrorBody): Response {
+  return c.json(body, body.status as ContentfulStatusCode);
+}
+
+/**
+ * The one place errors become HTTP answers: a SpillwayError keeps its code, status and details;
+ * a Hono HTTPException keeps its status; anything else is logged and answered as a bare 500,
+ * never with its message or stack (they may hold internals).
+ */
+export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
+  return (err, c) => {
+    if (isSpillwayError(err)) return errorResponse(c, err.toJSON());
+    if (err instanceof HTTPException && err.status < 500) {
+      const status = err.status;
+      return errorResponse(c, { error: CODE_OF_STATUS[status] ?? 'bad_request', message: err.message || 'Bad request', status });
+    }
+    logger.error('unhandled error in request', {
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+    });
+    return errorResponse(c, { error: 'internal', message: 'Internal server error', status: 500 });
+  };
+}
+
+/** JSON 404 for unknown routes. */
+export const notFoundHandler: NotFoundHandler<Env> = (c) =>
+  errorResponse(c, { error: 'not_found', message: `No route for ${c.req.method} ${c.req.path}`, status: 404 });
+
+/** JSON 405 with `Allow`, for a known path asked with another method. */
+export function methodNotAllowedResponse(c: Context, methods: string[]): Response {
+  c.header('Allow', methods.join(', '));
+  return errorResponse(c, {
+    error: 'method_not_allowed',
+    message: `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`,
+    status: 405,
+  });
+}

@@ -1,0 +1,46 @@
+import type { MiddlewareHandler } from 'hono';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Env } from './env.ts';
+
+/** Prometheus metrics of one app, on its own registry (never prom-client's global one). */
+export interface HttpMetrics {
+  registry: Registry;
+  /** Counts and times every request by method, route pattern and status. */
+  middleware: MiddlewareHandler<Env>;
+}
+
+/**
+ * Creates the request counter and duration histogram on `registry` (a new one by default) and
+ * the process metrics of `collectDefaultMetrics`. Routes are labelled by their pattern
+ * (`/bat/message/:messageId`), unmatched requests as `unmatched`, so label cardinality stays bounded.
+ */
+export function createHttpMetrics(registry: Registry = new Registry(), options: { defaultMetrics?: boolean } = {}): HttpMetrics {
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'spillway_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'spillway_http_request_duration_seconds',
+    help: 'HTTP request duration in seconds, by method, route and status',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  const middleware: MiddlewareHandler<Env> = async (c, next) => {
+    // Wall time, not the engine clock: a fake clock would make every duration zero.
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const labels = { method: c.req.method, route: c.get('routeId') ?? 'unmatched', status: String(c.res.status) };
+      requests.inc(labels);
+      duration.observe(labels, (performance.now() - started) / 1000);
+    }
+  };
+  return { registry, middleware };
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { createHttpApp } from './app.ts';
+import { isJsonContentType } from './read-json.ts';
+import { FAKE_KEY, createFakeEngine } from './testing/fake-engine.ts';
+
+const quiet = { info() {}, warn() {}, error() {} };
+
+function setup(maxBodyBytes?: number) {
+  const engine = createFakeEngine();
+  const app = createHttpApp({ engine, defaultMetrics: false, logger: quiet, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
+  return { engine, app };
+}
+
+const send = (app: ReturnType<typeof setup>['app'], body: BodyInit, contentType?: string, extra: Record<string, string> = {}) =>
+  app.request('/bat/messagelist', {
+    method: 'POST',
+    body,
+    headers: { 'X-Authorization-Key': FAKE_KEY, ...(contentType ? { 'Content-Type': contentType } : {}), ...extra },
+  });
+
+describe('request bodies', () => {
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json-patch+json',
+    'text/json',
+    'text/json;charset=UTF-8',
+    'application/vnd.spillway+json',
+    'APPLICATION/JSON',
+  ])('accepts %s', async (type) => {
+    const { app, engine } = setup();
+    const res = await send(app, JSON.stringify({ messages: [] }), type);
+    expect(res.status).toBe(200);
+    expect(engine.calls.sends).toEqual([{ accountId: 7, body: { messages: [] } }]);
+  });
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x', undefined])(
+    'answers 415 for %s',
+    async (type) => {
+      const { app, engine } = setup();
+      const res = await send(app, JSON.stringify({ messages: [] }), type);
+      expect(res.status).toBe(415);
+      expect(await res.json()).toMatchObject({ error: 'unsupported_media_type', status: 415 });
+      expect(engine.calls.sends).toHaveLength(0);
+    },
+  );
+
+  it.each([['{"messages": ['], ['not json'], ['']])('answers 400 bad_request for the malformed body %j', async (body) => {
+    const { app } = setup();
+    const res = await send(app, body, 'application/json');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'bad_request', status: 400 });
+  });
+
+  it('answers 413 when Content-Length is over the limit, before reading', async () => {
+    const { app, engine } = setup(100);
+    const body = JSON.stringify({ messages: [{ text: 'x'.repeat(200) }] });
+    const res = await send(app, body, 'application/json', { 'Content-Length': String(body.length) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'payload_too_large', status: 413 });
+    expect(engine.calls.sends).toHaveLength(0);
+  });
+
+  it('answers 413 for a streamed body without Content-Length that grows over the limit', async () => {
+    const { app, engine } = setup(1000);
+    const chunk = new TextEncoder().encode('x'.repeat(300));
+    let pushed = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pushed++ < 10) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const req = new Request('http://localhost/bat/messagelist', {
+      method: 'POST',
+      body: stream,
+      headers: { 'X-Authorization-Key': FAKE_KEY, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      duplex: 'half',
+    } as RequestInit);
+    const res = await app.request(req);
+    expect(res.status).toBe(413);
+    expect(engine.calls.sends).toHaveLength(0);
+  });
+
+  it('passes a body just under the limit', async () => {
+    const { app } = setup(1000);
+    const body = JSON.stringify({ messages: [], pad: 'x'.repeat(900) });
+    expect((await send(app, body, 'application/json')).status).toBe(200);
+  });
+});
+
+describe('isJsonContentType', () => {
+  it('rejects look-alikes', () => {
+    expect(isJsonContentType('application/json+xml')).toBe(false);
+    expect(isJsonContentType('application/+json')).toBe(false);
+    expect(isJsonContentType(null)).toBe(false);
+  });
+});

@@ -1,0 +1,33 @@
+import { SpillwayError } from '@spillway/core';
+import type { Context } from 'hono';
+
+// The request content types of interface section 4: application/json, application/json-patch+json,
+// text/json and any application/*+json, each with optional parameters (charset).
+const JSON_CONTENT_TYPE = /^\s*(?:application\/json|text\/json|application\/[a-z0-9!#$&^_.-]+\+json)\s*(?:;.*)?$/i;
+
+/** Whether a `Content-Type` header names one of the accepted JSON media types. */
+export function isJsonContentType(contentType: string | null | undefined): boolean {
+  return !!contentType && JSON_CONTENT_TYPE.test(contentType);
+}
+
+/**
+ * Reads the request body as JSON. Every route with a body uses it, so the answers are the same
+ * everywhere: 415 `unsupported_media_type` for another content type, 400 `bad_request` for an
+ * empty or malformed body. (The size limit is enforced earlier, by the app's body-limit middleware.)
+ */
+export async function readJson(c: Context): Promise<unknown> {
+  const contentType = c.req.header('content-type');
+  if (!isJsonContentType(contentType)) {
+    throw new SpillwayError(
+      'unsupported_media_type',
+      `Content-Type must be application/json (or text/json, application/*+json); got ${contentType ? `'${contentType}'` : 'none'}`,
+    );
+  }
+  const text = await c.req.text();
+  if (!text.trim()) throw new SpillwayError('bad_request', 'Request body is empty; a JSON document is required');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
+  }
+}

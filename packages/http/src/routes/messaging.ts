@@ -1,0 +1,182 @@
+// The body schemas document the routes; the engine validates bodies with the same schemas.
+import { fromMicros, messagePatchSchema, sendRequestSchema } from '@spillway/core';
+import type { WalletTransaction } from '@spillway/core';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import {
+  alphaNameCallbackRequestSchema,
+  alphaNameSchema,
+  balanceSchema,
+  messageStatusSchema,
+  sendResponseSchema,
+  walletHistorySchema,
+} from '../schemas.ts';
+import { parseOrThrow } from '../validate.ts';
+
+
+const messageIdParam = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer');
+
+function messageIdOf(raw: string | undefined): number {
+  const text = parseOrThrow(messageIdParam, raw, 'messageId', 'messageId');
+  const id = Number(text);
+  return parseOrThrow(z.number().int().positive().max(Number.MAX_SAFE_INTEGER), id, 'messageId', 'messageId');
+}
+
+const TRANSACTION_TYPES = ['topup', 'charge', 'refund', 'adjustment'] as const;
+
+const walletQuerySchema = z.object({
+  ExternalAlphaName: z.string().optional().meta({ description: 'Accepted for compatibility; wallets are per account' }),
+  TransactionTypes: z.array(z.enum(TRANSACTION_TYPES)).optional(),
+  Page: z.coerce.number().int().min(1).default(1).meta({ description: '1-based' }),
+  PageSize: z.coerce.number().int().min(1).max(1000).default(50),
+});
+
+function walletItem(t: WalletTransaction, currency: string) {
+  return {
+    id: t.id,
+    transactionType: t.kind,
+    amount: fromMicros(t.amount),
+    balanceAfter: fromMicros(t.balanceAfter),
+    currency,
+    messageId: t.messageId,
+    description: t.description,
+    dt: new Date(t.createdAt).toISOString(),
+  };
+}
+
+/** Registers the messaging API of interface 4.1 plus balance, wallet history and alpha-name callback. */
+export function registerMessagingRoutes(app: Hono<Env>): void {
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/bat/messagelist',
+      summary: 'Send messages (one campaign; at most 5000 items)',
+      description: 'Accepts the whole request or rejects it whole: a 400 lists every invalid item by path.',
+      tags: ['messaging'],
+      auth: 'basic-or-key',
+      rateLimit: 'messaging',
+      body: sendRequestSchema,
+      responses: {
+        200: { description: 'The campaign and one record per message', schema: sendResponseSchema },
+        402: { description: 'Balance too low' },
+        409: { description: 'customerMessageId reused with other content' },
+      },
+    },
+    async (c) => {
+      const body = await readJson(c);
+      return c.json(await c.var.engine.messages.send(c.var.account.id, body));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/bat/message/:messageId',
+      summary: 'Status of a message',
+      tags: ['messaging'],
+      auth: 'basic-or-key',
+      params: { messageId: z.int().positive() },
+      responses: {
+        200: { description: 'The message status record', schema: messageStatusSchema },
+        404: { description: 'No such message on this account' },
+      },
+    },
+    async (c) => c.json(await c.var.engine.messages.status(c.var.account.id, messageIdOf(c.req.param('messageId')))),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'patch',
+      path: '/bat/message/:messageId',
+      summary: 'Change or cancel a message while it is scheduled',
+      tags: ['messaging'],
+      auth: 'basic-or-key',
+      params: { messageId: z.int().positive() },
+      body: messagePatchSchema,
+      responses: {
+        200: { description: 'The updated status record', schema: messageStatusSchema },
+        404: { description: 'No such message on this account' },
+        409: { description: 'The message is no longer scheduled' },
+      },
+    },
+    async (c) => {
+      const id = messageIdOf(c.req.param('messageId'));
+      const body = await readJson(c);
+      return c.json(await c.var.engine.messages.update(c.var.account.id, id, body));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/bat/balance',
+      summary: 'Balance of the account',
+      tags: ['messaging'],
+      auth: 'basic-or-key',
+      responses: { 200: { description: 'Balance in currency units', schema: balanceSchema } },
+    },
+    async (c) => c.json(await c.var.engine.accounts.balance(c.var.account.id)),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/AlphaName/wallet/info',
+      summary: 'Wallet history',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      query: walletQuerySchema,
+      responses: { 200: { description: 'One page of wallet transactions, newest first', schema: walletHistorySchema } },
+    },
+    async (c) => {
+      // TransactionTypes is repeatable (?TransactionTypes=a&TransactionTypes=b); a comma list works too.
+      const types = (c.req.queries('TransactionTypes') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean);
+      const query = parseOrThrow(
+        walletQuerySchema,
+        {
+          ExternalAlphaName: c.req.query('ExternalAlphaName'),
+          TransactionTypes: types.length ? types : undefined,
+          Page: c.req.query('Page') || undefined,
+          PageSize: c.req.query('PageSize') || undefined,
+        },
+        'query',
+      );
+      const account = c.var.account;
+      const { items, total } = await c.var.engine.accounts.walletHistory(account.id, {
+        ...(query.TransactionTypes ? { kinds: query.TransactionTypes } : {}),
+        page: query.Page,
+        pageSize: query.PageSize,
+      });
+      return c.json({ items: items.map((t) => walletItem(t, account.currency)), total, page: query.Page, pageSize: query.PageSize });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'put',
+      path: '/api/AlphaName/callback',
+      summary: 'Set (or remove with url null) the callback URL of incoming chat-app messages of an alpha-name',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      body: alphaNameCallbackRequestSchema,
+      responses: {
+        200: { description: 'The alpha-name with its callback', schema: alphaNameSchema },
+        404: { description: 'The account has no such alpha-name' },
+      },
+    },
+    async (c) => {
+      const body = parseOrThrow(alphaNameCallbackRequestSchema, await readJson(c), 'request body');
+      const alpha = await c.var.engine.accounts.setAlphaNameCallback(c.var.account.id, body.alphaName, body.url);
+      return c.json({ alphaName: alpha.name, channels: alpha.channels, callbackUrl: alpha.callbackUrl });
+    },
+  );
+}

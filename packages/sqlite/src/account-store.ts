@@ -1,0 +1,202 @@
+import type Database from 'better-sqlite3';
+import { SpillwayError } from '@spillway/core';
+import type { AccountStorage, NewWalletTransaction, RateLimit, WalletTransaction } from '@spillway/core';
+import {
+  toAccount,
+  toAlphaName,
+  toApiKey,
+  toWalletTransaction,
+  type AccountRow,
+  type AlphaNameRow,
+  type ApiKeyRow,
+  type WalletTransactionRow,
+} from './rows.ts';
+import { isUniqueViolation, lazy } from './sqlite-util.ts';
+
+function prepare(db: Database.Database) {
+  return {
+    insertAccount: db.prepare<[string, string, string, string, number], AccountRow>(
+      `INSERT INTO accounts (login, name, password_hash, currency, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    accountById: db.prepare<[number], AccountRow>(`SELECT * FROM accounts WHERE id = ?`),
+    accountByLogin: db.prepare<[string], AccountRow>(`SELECT * FROM accounts WHERE login = ?`),
+    setPasswordHash: db.prepare<[string, number]>(`UPDATE accounts SET password_hash = ? WHERE id = ?`),
+    setRateLimits: db.prepare<[string, number]>(`UPDATE accounts SET rate_limits = ? WHERE id = ?`),
+
+    insertKey: db.prepare<[number, string, string, string, number], ApiKeyRow>(
+      `INSERT INTO api_keys (account_id, key_hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    accountByKeyHash: db.prepare<[string], AccountRow>(
+      `SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    ),
+    listKeys: db.prepare<[number], ApiKeyRow>(`SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY id`),
+    revokeKey: db.prepare<[number, number, number]>(
+      `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL`,
+    ),
+
+    upsertAlphaName: db.prepare<[number, string, string], AlphaNameRow>(
+      `INSERT INTO alpha_names (account_id, name, channels) VALUES (?, ?, ?)
+       ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
+    ),
+    alphaName: db.prepare<[number, string], AlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? AND name = ?`),
+    listAlphaNames: db.prepare<[number], AlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? ORDER BY name`),
+    setCallback: db.prepare<[string | null, number, string], AlphaNameRow>(
+      `UPDATE alpha_names SET callback_url = ? WHERE account_id = ? AND name = ? RETURNING *`,
+    ),
+
+    balance: db.prepare<[number], { balance: number }>(`SELECT balance FROM accounts WHERE id = ?`),
+    moveBalance: db.prepare<[number, number], { balance: number }>(
+      `UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance`,
+    ),
+    // The balance covers the charge exactly when it does not go below zero.
+    moveBalanceIfCovered: db.prepare<[number, number, number], { balance: number }>(
+      `UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance`,
+    ),
+    insertTransaction: db.prepare<[number, string, number, number, number | null, string, number], WalletTransactionRow>(
+      `INSERT INTO wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    // kinds is a JSON array, or NULL for every kind: one statement for both cases.
+    listTransactions: db.prepare<[number, string | null, string | null, number, number], WalletTransactionRow>(
+      `SELECT * FROM wallet_transactions
+       WHERE account_id = ? AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))
+       ORDER BY id DESC LIMIT ? OFFSET ?`,
+    ),
+    countTransactions: db.prepare<[number, string | null, string | null], { total: number }>(
+      `SELECT COUNT(*) AS total FROM wallet_transactions
+       WHERE account_id = ? AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))`,
+    ),
+
+    getSetting: db.prepare<[string], { value: string }>(`SELECT value FROM settings WHERE key = ?`),
+    insertSettingIfAbsent: db.prepare<[string, string]>(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`),
+    setSetting: db.prepare<[string, string]>(
+      `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ),
+  };
+}
+
+/** Accounts, keys, alpha-names, wallets and settings over one better-sqlite3 handle. */
+export function createAccountStore(db: Database.Database): AccountStorage {
+  // Prepared on first use: the tables exist only once migrate() has run.
+  const st = lazy(() => prepare(db));
+
+  const addTransaction = (tx: NewWalletTransaction, at: number, requireCover: boolean): WalletTransaction | null => {
+    const s = st();
+    const moved = requireCover
+      ? s.moveBalanceIfCovered.get(tx.amount, tx.accountId, tx.amount)
+      : s.moveBalance.get(tx.amount, tx.accountId);
+    if (!moved) {
+      if (requireCover && s.balance.get(tx.accountId)) return null;
+      throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
+    }
+    const row = s.insertTransaction.get(tx.accountId, tx.kind, tx.amount, moved.balance, tx.messageId, tx.description, at);
+    return toWalletTransaction(row!);
+  };
+  const addTransactionTx = db.transaction(addTransaction);
+
+  const setRateLimitTx = db.transaction((accountId: number, category: string, limit: RateLimit | null) => {
+    const row = st().accountById.get(accountId);
+    if (!row) throw new SpillwayError('not_found', `account ${accountId} does not exist`);
+    const limits = JSON.parse(row.rate_limits) as Record<string, RateLimit>;
+    if (limit) limits[category] = { perSecond: limit.perSecond, burst: limit.burst };
+    else delete limits[category];
+    st().setRateLimits.run(JSON.stringify(limits), accountId);
+  });
+
+  // One read transaction, so that the page and the total agree.
+  const listTransactionsTx = db.transaction((accountId: number, kinds: string | null, pageSize: number, offset: number) => ({
+    items: st().listTransactions.all(accountId, kinds, kinds, pageSize, offset).map(toWalletTransaction),
+    total: st().countTransactions.get(accountId, kinds, kinds)!.total,
+  }));
+
+  const setSettingIfAbsentTx = db.transaction((key: string, value: string): string => {
+    st().insertSettingIfAbsent.run(key, value);
+    return st().getSetting.get(key)!.value;
+  });
+
+  return {
+    async createAccount(input, at) {
+      try {
+        return toAccount(st().insertAccount.get(input.login, input.name, input.passwordHash, input.currency, at)!);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new SpillwayError('conflict', `login ${input.login} is taken`);
+        throw error;
+      }
+    },
+    async getAccount(id) {
+      const row = st().accountById.get(id);
+      return row ? toAccount(row) : null;
+    },
+    async findAccountByLogin(login) {
+      const row = st().accountByLogin.get(login);
+      return row ? { account: toAccount(row), passwordHash: row.password_hash } : null;
+    },
+    async setPasswordHash(accountId, passwordHash) {
+      st().setPasswordHash.run(passwordHash, accountId);
+    },
+    async setRateLimit(accountId, category, limit) {
+      setRateLimitTx.immediate(accountId, category, limit);
+    },
+
+    async createApiKey(input, at) {
+      try {
+        return toApiKey(st().insertKey.get(input.accountId, input.keyHash, input.prefix, input.label, at)!);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new SpillwayError('conflict', 'this API key is already registered');
+        throw error;
+      }
+    },
+    async findAccountByKeyHash(keyHash) {
+      const row = st().accountByKeyHash.get(keyHash);
+      return row ? toAccount(row) : null;
+    },
+    async listApiKeys(accountId) {
+      return st().listKeys.all(accountId).map(toApiKey);
+    },
+    async revokeApiKey(accountId, keyId) {
+      // The storage has no clock; the revocation time only documents the row.
+      return st().revokeKey.run(Date.now(), accountId, keyId).changes > 0;
+    },
+
+    async upsertAlphaName(input) {
+      return toAlphaName(st().upsertAlphaName.get(input.accountId, input.name, JSON.stringify(input.channels))!);
+    },
+    async getAlphaName(accountId, name) {
+      const row = st().alphaName.get(accountId, name);
+      return row ? toAlphaName(row) : null;
+    },
+    async listAlphaNames(accountId) {
+      return st().listAlphaNames.all(accountId).map(toAlphaName);
+    },
+    async setAlphaNameCallback(accountId, name, url) {
+      const row = st().setCallback.get(url, accountId, name);
+      return row ? toAlphaName(row) : null;
+    },
+
+    async getBalance(accountId) {
+      return st().balance.get(accountId)?.balance ?? 0;
+    },
+    async addWalletTransaction(tx, at) {
+      return addTransactionTx.immediate(tx, at, false)!;
+    },
+    async tryCharge(tx, at) {
+      return addTransactionTx.immediate(tx, at, true);
+    },
+    async listWalletTransactions(accountId, query) {
+      const kinds = query.kinds && query.kinds.length > 0 ? JSON.stringify(query.kinds) : null;
+      const pageSize = Math.max(1, Math.floor(query.pageSize));
+      const offset = (Math.max(1, Math.floor(query.page)) - 1) * pageSize;
+      return listTransactionsTx(accountId, kinds, pageSize, offset);
+    },
+
+    async getSetting(key) {
+      return st().getSetting.get(key)?.value ?? null;
+    },
+    async setSettingIfAbsent(key, value) {
+      return setSettingIfAbsentTx.immediate(key, value);
+    },
+    async setSetting(key, value) {
+      st().setSetting.run(key, value);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import type Database from 'better-sqlite3';
+import type { Commit, HistoryEntry, MessageStorage } from '@spillway/core';
+import { createBatchInserter } from './batch-insert.ts';
+import { createIngest, EFFECT_COLUMNS, HISTORY_COLUMNS } from './ingest.ts';
+import { toEffect, toHistoryEntry, toStoredMessage, type EffectRow, type HistoryRow, type MessageRow } from './rows.ts';
+import { lazy } from './sqlite-util.ts';
+
+function prepare(db: Database.Database) {
+  return {
+    byId: db.prepare<[number], MessageRow>(`SELECT * FROM messages WHERE id = ?`),
+    byGuid: db.prepare<[string], MessageRow>(`SELECT * FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`),
+    byTrackinId: db.prepare<[number, string], MessageRow>(
+      `SELECT * FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
+    ),
+    // ids as one JSON array: one prepared statement for any number of ids.
+    byIds: db.prepare<[string], MessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
+    history: db.prepare<[number], HistoryRow>(
+      `SELECT message_id, step, channel, status, at, error FROM history WHERE message_id = ? ORDER BY seq`,
+    ),
+    insertHistory: createBatchInserter(db, 'history', HISTORY_COLUMNS),
+    insertEffects: createBatchInserter(db, 'effects', EFFECT_COLUMNS),
+    updateMessage: db.prepare<[string, string, number, number, number]>(
+      `UPDATE messages SET status = ?, snapshot = ?, cost = cost + ?, updated_at = ? WHERE id = ?`,
+    ),
+    deleteEffect: db.prepare<[number]>(`DELETE FROM effects WHERE id = ?`),
+    // A null step cancels the timers of every step of the message.
+    cancelTimers: db.prepare<[number, number | null, number | null]>(
+      `DELETE FROM effects WHERE message_id = ? AND kind = 'event' AND event_type = 'TIMER' AND (? IS NULL OR step = ?)`,
+    ),
+    claim: db.prepare<[number, number, number, number], EffectRow>(
+      `UPDATE effects SET lease_until = ?
+       WHERE id IN (SELECT id FROM effects WHERE due_at <= ? AND lease_until <= ? ORDER BY due_at, id LIMIT ?)
+       RETURNING id, message_id, kind, step, event, due_at`,
+    ),
+    nextDue: db.prepare<[number], { due: number | null }>(`SELECT MIN(due_at) AS due FROM effects WHERE lease_until <= ?`),
+    updateSteps: db.prepare<[string, number, string, number]>(`UPDATE messages SET steps = ?, due_at = ?, content = ? WHERE id = ?`),
+    rescheduleDue: db.prepare<[number, number]>(
+      `UPDATE effects SET due_at = ? WHERE message_id = ? AND kind = 'event' AND event_type = 'DUE'`,
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+function historyValues(entries: readonly HistoryEntry[]): unknown[] {
+  const values: unknown[] = [];
+  for (const h of entries) values.push(h.messageId, h.step, h.channel, h.status, h.at, h.error);
+  return values;
+}
+
+function commitIn(s: Statements, commit: Commit): void {
+  for (const u of commit.updates) {
+    s.updateMessage.run(u.status, JSON.stringify(u.snapshot), u.addCost ?? 0, commit.at, u.id);
+  }
+  s.insertHistory.insert(historyValues(commit.history));
+  for (const id of commit.doneEffects) s.deleteEffect.run(id);
+  // Cancel before inserting: a step that cancels and re-arms a timer keeps the new one.
+  for (const c of commit.cancelTimers) s.cancelTimers.run(c.messageId, c.step ?? null, c.step ?? null);
+  const effects: unknown[] = [];
+  for (const e of commit.newEffects) {
+    effects.push(e.messageId, e.kind, e.step, e.event === null ? null : JSON.stringify(e.event), e.event?.type ?? null, e.dueAt);
+  }
+  s.insertEffects.insert(effects);
+}
+
+/** Messages, history and the effect outbox over one better-sqlite3 handle. */
+export function createMessageStore(db: Database.Database): MessageStorage {
+  // Prepared on first use: the tables exist only once migrate() has run.
+  const st = lazy(() => prepare(db));
+  const ingest = createIngest(db);
+  const commitTx = db.transaction((commit: Commit) => commitIn(st(), commit));
+  const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyValues(entries)));
+  const claimTx = db.transaction((now: number, limit: number, leaseMs: number) =>
+    st().claim.all(now + leaseMs, now, now, limit).map(toEffect),
+  );
+
+  return {
+    async ingest(batch) {
+      return ingest(batch);
+    },
+    async getMessage(id) {
+      const row = st().byId.get(id);
+      return row ? toStoredMessage(row) : null;
+    },
+    async getMessageByGuid(guid) {
+      const row = st().byGuid.get(guid);
+      return row ? toStoredMessage(row) : null;
+    },
+    async getMessageByTrackinId(accountId, trackinId) {
+      const row = st().byTrackinId.get(accountId, trackinId);
+      return row ? toStoredMessage(row) : null;
+    },
+    async getMessages(ids) {
+      if (ids.length === 0) return [];
+      const byId = new Map(st().byIds.all(JSON.stringify(ids)).map((row) => [row.id, row]));
+      // Answer in the order asked; unknown ids are left out.
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [toStoredMessage(row)] : [];
+      });
+    },
+    async history(messageId) {
+      return st().history.all(messageId).map(toHistoryEntry);
+    },
+    async appendHistory(entries) {
+      if (entries.length > 0) appendHistoryTx.immediate(entries);
+    },
+    async commit(commit) {
+      commitTx.immediate(commit);
+    },
+    async claimDueEffects(now, limit, leaseMs) {
+      if (limit <= 0) return [];
+      // RETURNING does not promise an order: restore the claim order.
+      return claimTx.immediate(now, limit, leaseMs).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id);
+    },
+    async nextDueAt(now) {
+      return st().nextDue.get(now)?.due ?? null;
+    },
+    async updateSteps(id, steps, dueAt, content) {
+      st().updateSteps.run(JSON.stringify(steps), dueAt, content, id);
+    },
+    async rescheduleDue(messageId, dueAt) {
+      st().rescheduleDue.run(dueAt, messageId);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import type Database from 'better-sqlite3';
+import { CASCADE_SCHEMA } from './cascade-store.ts';
+import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
+
+/**
+ * Schema versions of the accounts and messages tables, applied in order; `PRAGMA user_version`
+ * records how many have run. Append new versions, never edit an applied one.
+ *
+ * Amounts are integer micro-units, times integer milliseconds, JSON columns TEXT.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id            INTEGER PRIMARY KEY,
+    login         TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    currency      TEXT NOT NULL,
+    rate_limits   TEXT NOT NULL DEFAULT '{}',
+    -- Denormalised running balance: the sum of the wallet, kept in step by every write to it.
+    balance       INTEGER NOT NULL DEFAULT 0,
+    created_at    INTEGER NOT NULL
+  );
+
+  CREATE TABLE api_keys (
+    id         INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    key_hash   TEXT NOT NULL UNIQUE,
+    prefix     TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_account ON api_keys(account_id);
+
+  CREATE TABLE alpha_names (
+    account_id   INTEGER NOT NULL REFERENCES accounts(id),
+    name         TEXT NOT NULL,
+    channels     TEXT NOT NULL,
+    callback_url TEXT,
+    PRIMARY KEY (account_id, name)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE message_lists (
+    id         INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE messages (
+    id                  INTEGER PRIMARY KEY,
+    list_id             INTEGER NOT NULL REFERENCES message_lists(id),
+    account_id          INTEGER NOT NULL REFERENCES accounts(id),
+    kind                TEXT NOT NULL,
+    guid                TEXT,
+    trackin_id          TEXT,
+    customer_message_id TEXT,
+    content             TEXT NOT NULL,
+    steps               TEXT NOT NULL,
+    status              TEXT NOT NULL,
+    snapshot            TEXT NOT NULL,
+    route_ref           TEXT,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL,
+    due_at              INTEGER NOT NULL,
+    expires_at          INTEGER,
+    cost                INTEGER NOT NULL DEFAULT 0,
+    meta                TEXT
+  );
+  -- Partial indexes: most messages have none of these ids, and they then cost nothing at ingest.
+  CREATE UNIQUE INDEX messages_customer_id ON messages(account_id, customer_message_id)
+    WHERE customer_message_id IS NOT NULL;
+  CREATE INDEX messages_guid ON messages(guid) WHERE guid IS NOT NULL;
+  CREATE INDEX messages_trackin ON messages(account_id, trackin_id) WHERE trackin_id IS NOT NULL;
+
+  CREATE TABLE wallet_transactions (
+    id            INTEGER PRIMARY KEY,
+    account_id    INTEGER NOT NULL REFERENCES accounts(id),
+    kind          TEXT NOT NULL,
+    amount        INTEGER NOT NULL,
+    balance_after INTEGER NOT NULL,
+    message_id    INTEGER REFERENCES messages(id),
+    description   TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+  );
+  CREATE INDEX wallet_transactions_account ON wallet_transactions(account_id);
+
+  -- The outbox. lease_until > now means a worker holds the effect.
+  CREATE TABLE effects (
+    id          INTEGER PRIMARY KEY,
+    message_id  INTEGER NOT NULL REFERENCES messages(id),
+    kind        TEXT NOT NULL,
+    step        INTEGER NOT NULL,
+    event       TEXT,
+    -- event.type, so that timer cancellation and DUE rescheduling need not parse JSON.
+    event_type  TEXT,
+    due_at      INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX effects_due ON effects(due_at, id);
+  CREATE INDEX effects_message ON effects(message_id);
+
+  -- seq is the rowid: it orders a message's entries in insertion order.
+  CREATE TABLE history (
+    seq        INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages(id),
+    step       INTEGER NOT NULL,
+    channel    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    error      TEXT
+  );
+  CREATE INDEX history_message ON history(message_id, seq);
+  `,
+];
+
+/** Number of schema versions this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas
+ * (written with `IF NOT EXISTS`, so they are safe to run at every start). Idempotent.
+ */
+export function migrate(db: Database.Database): void {
+  const apply = db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let version = current; version < MIGRATIONS.length; version++) {
+      db.exec(MIGRATIONS[version] ?? '');
+    }
+    if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    if (CHAT_HUB_SCHEMA) db.exec(CHAT_HUB_SCHEMA);
+    if (CASCADE_SCHEMA) db.exec(CASCADE_SCHEMA);
+  });
+  // IMMEDIATE: two processes starting on one file must not both read version 0 and race.
+  apply.immediate();
+}

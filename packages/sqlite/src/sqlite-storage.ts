@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Storage } from '@spillway/core';
+import { createAccountStore } from './account-store.ts';
+import { createCascadeStore } from './cascade-store.ts';
+import { createChatHubStore } from './chat-hub-store.ts';
+import { createMessageStore } from './message-store.ts';
+import { migrate } from './schema.ts';
+
+/** Options of {@link createSqliteStorage}. */
+export interface SqliteStorageOptions {
+  /**
+   * Database file; `:memory:` keeps everything in memory (tests). Ignored when `database` is given.
+   * @default ':memory:'
+   */
+  filename?: string;
+  /**
+   * An open better-sqlite3 handle to use instead of opening `filename`. The storage sets its
+   * pragmas but does not close it: the handle stays the caller's.
+   */
+  database?: Database.Database;
+  /**
+   * How long a statement waits for another process's write lock, in ms.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+}
+
+function openDatabase(filename: string): Database.Database {
+  // The default server database is ./data/spillway.db: its folder may not exist on first start.
+  if (filename !== ':memory:' && filename !== '') mkdirSync(dirname(filename), { recursive: true });
+  return new Database(filename);
+}
+
+/** The SQLite storage, with its database handle for tools and tests. */
+export type SqliteStorage = Storage & { readonly db: Database.Database };
+
+/**
+ * The embedded default storage: one SQLite file in WAL mode, on better-sqlite3. Opening it
+ * creates or upgrades the schema; `migrate()` may be called again at any time.
+ *
+ * @example
+ * const storage = createSqliteStorage({ filename: './data/spillway.db' });
+ * await storage.migrate();
+ */
+export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteStorage {
+  const owned = !options.database;
+  const db = options.database ?? openDatabase(options.filename ?? ':memory:');
+  // WAL lets readers run beside the writer; NORMAL syncs at checkpoints only, which in WAL mode
+  // cannot corrupt the database (a power cut may lose the last commits, never the file).
+  if (!db.memory) db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  // The composed stores prepare their statements when created, so the tables must exist first.
+  migrate(db);
+
+  const own = {
+    name: 'sqlite',
+    db,
+    async migrate() {
+      migrate(db);
+    },
+    async close() {
+      if (owned && db.open) db.close();
+    },
+  };
+  // The parts are plain objects of closures over `db`: spreading them keeps every method working.
+  return {
+    ...createChatHubStore(db),
+    ...createCascadeStore(db),
+    ...createAccountStore(db),
+    ...createMessageStore(db),
+    ...own,
+  };
+}

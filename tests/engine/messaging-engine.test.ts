@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpillwayError } from '@spillway/core';
+import { engineFixture } from '../support/engine-fixture.ts';
+
+type Fixture = Awaited<ReturnType<typeof engineFixture>>;
+let f: Fixture;
+afterEach(() => f?.close());
+
+const sms = (to: string, extra: Record<string, unknown> = {}) => ({ from: 'Shop', to, text: 'Hello', type: 'sms', ...extra });
+
+describe('messaging engine with a fake clock', () => {
+  it('accepts a message, sends it, and is delivered only when the receipt arrives', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000')] });
+    const id = res.messages[0]!.messageId;
+    expect(res.messages[0]).toMatchObject({ from: 'Shop', to: '99900000000', partsCount: 1, type: 'sms', customerMessageId: null });
+    await f.engine.drain();
+    expect((await f.engine.messages.status(f.account.id, id)).deliverystatus).toBe('processing');
+    await f.advance(200);
+    const status = await f.engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('delivered');
+    expect(status.extendedStatuses.map((s) => s.status)).toEqual(['Sent', 'Delivered']);
+    expect(status.cost).toBeGreaterThan(0);
+  });
+
+  it('falls back to SMS when the chat-app attempt is undeliverable (test number 01)', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: [{ from: 'Shop', to: '99900000001', text: 'Hi', type: 'chatapp_service', fallbacks: [sms('99900000001')] }],
+    });
+    const id = res.messages[0]!.messageId;
+    await f.advance(200);
+    await f.advance(200);
+    const status = await f.engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('delivered');
+    expect(status.fallbacks?.[0]?.deliverystatus).toBe('delivered');
+    expect(status.extendedStatuses.map((s) => [s.status, s.channel])).toEqual([
+      ['Sent', 'chatapp'],
+      ['Failed', 'chatapp'],
+      ['Sent', 'sms'],
+      ['Delivered', 'sms'],
+    ]);
+  });
+
+  it('expires an attempt at its ttl and falls back (test number 04), ending undeliverable', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: [{ ...sms('99900000004'), ttl: '60', fallbacks: [{ ...sms('99900000004'), ttl: 30 }] }],
+    });
+    const id = res.messages[0]!.messageId;
+    await f.advance(59_000);
+    expect((await f.engine.messages.status(f.account.id, id)).fallbacks?.[0]?.deliverystatus).toBeNull();
+    await f.advance(1_000);
+    expect((await f.engine.messages.status(f.account.id, id)).fallbacks?.[0]?.deliverystatus).toBe('processing');
+    await f.advance(30_000);
+    const status = await f.engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('undeliverable');
+    expect(status.extendedStatuses.map((s) => s.status)).toEqual(['Sent', 'Expired', 'Sent', 'Expired']);
+  });
+
+  it('ends in permanenterror on test number 03', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000003')] });
+    await f.advance(200);
+    expect((await f.engine.messages.status(f.account.id, res.messages[0]!.messageId)).deliverystatus).toBe('permanenterror');
+  });
+
+  it('keeps a scheduled message scheduled until its time, and it can be cancelled with a refund', async () => {
+    f = await engineFixture();
+    const at = new Date(f.clock.now() + 3_600_000).toISOString();
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { scheduledAt: at }), sms('99900000000', { scheduledAt: at })] });
+    const [a, b] = res.messages.map((m) => m.messageId) as [number, number];
+    const before = (await f.engine.accounts.balance(f.account.id)).balance;
+    await f.advance(3_599_000);
+    expect((await f.engine.messages.status(f.account.id, a)).deliverystatus).toBe('scheduled');
+    const cancelled = await f.engine.messages.update(f.account.id, b, { cancel: true });
+    expect(cancelled.deliverystatus).toBe('cancelled');
+    expect((await f.engine.accounts.balance(f.account.id)).balance).toBeGreaterThan(before);
+    await f.advance(1_000);
+    await f.advance(200);
+    expect((await f.engine.messages.status(f.account.id, a)).deliverystatus).toBe('delivered');
+    expect((await f.engine.messages.status(f.account.id, b)).deliverystatus).toBe('cancelled');
+    await expect(f.engine.messages.update(f.account.id, a, { cancel: true })).rejects.toMatchObject({ status: 409 });
+  });
+
+  it('changes the text of a scheduled message and charges the difference', async () => {
+    f = await engineFixture();
+    const at = new Date(f.clock.now() + 60_000).toISOString();
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { scheduledAt: at })] });
+    const id = res.messages[0]!.messageId;
+    const updated = await f.engine.messages.update(f.account.id, id, { text: 'x'.repeat(200) });
+    expect(updated.partsCount).toBe(2);
+    expect(updated.cost).toBeCloseTo(2 * (await f.engine.messages.status(f.account.id, id)).rate);
+  });
+
+  it('replays an identical customerMessageId and rejects reuse with other content', async () => {
+    f = await engineFixture();
+    const first = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1' })] });
+    const again = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1' })] });
+    expect(again).toEqual(first);
+    const err = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1', text: 'Other' })] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpillwayError);
+    expect((err as SpillwayError).status).toBe(409);
+    expect((err as SpillwayError).details?.[0]?.path).toBe('messages[0].customerMessageId');
+  });
+
+  it('rejects a sender that is not an approved alpha-name, storing nothing', async () => {
+    f = await engineFixture();
+    const err = await f.engine.messages
+      .send(f.account.id, { messages: [sms('99900000000'), { ...sms('99900000000'), from: 'Stranger' }] })
+      .catch((e: unknown) => e);
+    expect((err as SpillwayError).status).toBe(400);
+    expect((err as SpillwayError).details).toEqual([expect.objectContaining({ path: 'messages[1].from' })]);
+    expect((await f.engine.accounts.walletHistory(f.account.id, {})).items.filter((t) => t.kind === 'charge')).toEqual([]);
+  });
+
+  it('refuses a request the balance cannot cover with 402, storing nothing', async () => {
+    f = await engineFixture({ balance: 0.01 });
+    const err = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000')] }).catch((e: unknown) => e);
+    expect((err as SpillwayError).status).toBe(402);
+  });
+
+  it('hides other accounts\' messages as not found', async () => {
+    f = await engineFixture();
+    const other = await f.engine.accounts.create({ login: 'other', password: 'another password' });
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000')] });
+    await expect(f.engine.messages.status(other.id, res.messages[0]!.messageId)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('resumes after a restart: a new engine over the same storage finishes the work', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000004', { ttl: 10 }), sms('99900000000')] });
+    // The first engine dies before sending anything; the outbox holds the sends.
+    const { createEngine } = await import('@spillway/core');
+    const { createNodeHasher } = await import('@spillway/http');
+    const second = createEngine({ storage: f.storage, channels: [f.simulator], hasher: createNodeHasher(), clock: f.clock });
+    await second.drain();
+    await f.clock.advance(10_000);
+    await second.drain();
+    const [a, b] = res.messages.map((m) => m.messageId) as [number, number];
+    expect((await second.messages.status(f.account.id, a)).deliverystatus).toBe('undeliverable');
+    expect((await second.messages.status(f.account.id, b)).deliverystatus).toBe('delivered');
+  });
+});
