@@ -59,3 +59,4 @@ export { normalizePhoneNumber, isTestNumber, countryOfNumber } from './messages/
 export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-card.ts';
 export { priceAttempt } from './pricing/price-attempt.ts';
 export type { AttemptPrice } from './pricing/price-attempt.ts';
+export type { InboundStorage } from './ports/inbound-storage.ts';

@@ -1,3 +1,4 @@
+import { INBOUND_SCHEMA } from './inbound-store.ts';
 import type Database from 'better-sqlite3';
 import { CASCADE_SCHEMA } from './cascade-store.ts';
 import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
@@ -135,6 +136,7 @@ export function migrate(db: Database.Database): void {
     if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
     if (CHAT_HUB_SCHEMA) db.exec(CHAT_HUB_SCHEMA);
     if (CASCADE_SCHEMA) db.exec(CASCADE_SCHEMA);
+    if (INBOUND_SCHEMA) db.exec(INBOUND_SCHEMA);
   });
   // IMMEDIATE: two processes starting on one file must not both read version 0 and race.
   apply.immediate();

@@ -5,6 +5,7 @@ import type { Storage } from '@spillway/core';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';
+import { createInboundStore } from './inbound-store.ts';
 import { createMessageStore } from './message-store.ts';
 import { migrate } from './schema.ts';
 
@@ -70,6 +71,7 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
   return {
     ...createChatHubStore(db),
     ...createCascadeStore(db),
+    ...createInboundStore(db),
     ...createAccountStore(db),
     ...createMessageStore(db),
     ...own,

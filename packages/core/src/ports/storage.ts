@@ -1,6 +1,7 @@
 import type { AccountStorage } from './account-storage.ts';
 import type { CascadeStorage } from './cascade-storage.ts';
 import type { ChatHubStorage } from './chat-hub-storage.ts';
+import type { InboundStorage } from './inbound-storage.ts';
 import type { MessageStorage } from './message-storage.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { MessageStorage } from './message-storage.ts';
  * passes `runStorageContract` from `@spillway/core/testing`. Asynchronous even where the driver
  * is synchronous, so that adapters are interchangeable.
  */
-export interface Storage extends AccountStorage, MessageStorage, ChatHubStorage, CascadeStorage {
+export interface Storage extends AccountStorage, MessageStorage, ChatHubStorage, CascadeStorage, InboundStorage {
   readonly name: string;
   /** Creates or upgrades the schema; idempotent. */
   migrate(): Promise<void>;
