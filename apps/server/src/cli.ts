@@ -15,6 +15,9 @@ const USAGE = `spillway <command>
   keys list --login L
   alphanames approve --login L --name Shop [--channels sms,chatapp,...]
   alphanames list --login L
+  tokens keys                             list the JWT signing keys
+  tokens rotate                           sign new tokens with a new key (old tokens stay valid)
+  tokens retire --kid K                   stop accepting tokens signed by key K
 
 Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
 
@@ -30,6 +33,7 @@ async function main(argv: string[]): Promise<void> {
       amount: { type: 'string' },
       label: { type: 'string' },
       channels: { type: 'string' },
+      kid: { type: 'string' },
       category: { type: 'string' },
       rate: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -106,6 +110,15 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'alphanames list':
         print(await engine.accounts.listAlphaNames((await accountOf()).id));
+        break;
+      case 'tokens keys':
+        print(await server.tokens.listKeys());
+        break;
+      case 'tokens rotate':
+        print(await server.tokens.rotate());
+        break;
+      case 'tokens retire':
+        print({ retired: await server.tokens.retire(need(values.kid, 'kid')) });
         break;
       default:
         throw new Error(`unknown command "${command} ${sub ?? ''}"\n\n${USAGE}`);

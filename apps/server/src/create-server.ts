@@ -5,13 +5,16 @@ import type { Logger } from 'pino';
 import { createEngine, parseRateCard, systemClock } from '@spillway/core';
 import type { Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
+import { createChatHubRoutes, createHttpApp, createNodeHasher, createTokenService, mountRoutes, serve } from '@spillway/http';
+import type { TokenService } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
 
 export interface SpillwayServer {
   engine: Engine;
+  /** Chat hub and client token issuing, verification, key rotation. */
+  tokens: TokenService;
   storage: Storage;
   fetch: (request: Request) => Response | Promise<Response>;
   /** Listens on `config.PORT` (0 picks a free port) and answers the bound port. */
@@ -53,15 +56,25 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       'created the demo account: keep these credentials, they are shown once',
     );
   }
+  const clock = engine.clock;
+  const tokens = createTokenService({ storage, clock, ...(config.SPILLWAY_JWT_SECRET ? { secret: config.SPILLWAY_JWT_SECRET } : {}) });
+  // Generates and persists the signing key on the first start.
+  await tokens.ready();
   const app = createHttpApp({
     engine,
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
-    logger,
+    logger: {
+      info: (message, meta) => logger.info(meta ?? {}, message),
+      warn: (message, meta) => logger.warn(meta ?? {}, message),
+      error: (message, meta) => logger.error(meta ?? {}, message),
+    },
+    extraRoutes: [(root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))],
   });
   let listening: { port: number; close(): Promise<void> } | null = null;
 
   return {
     engine,
+    tokens,
     storage,
     logger,
     fetch: app.fetch,

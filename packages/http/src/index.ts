@@ -16,3 +16,4 @@ export { createNodeListener, serve } from './node.ts';
 export type { ServeOptions, RunningServer } from './node.ts';
 export { createNodeHasher } from './node-hasher.ts';
 export type { NodeHasherOptions } from './node-hasher.ts';
+export * from './chat-hub/index.ts';

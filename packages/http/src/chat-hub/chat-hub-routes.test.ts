@@ -311,7 +311,7 @@ describe('POST /api/auth and requireClientToken', () => {
 
   it('issues a client token the client-management endpoints accept, as Bearer or X-Authorization-Key', async () => {
     const app = clientApp();
-    const res = await app.request('/api/auth', { method: 'POST', body: JSON.stringify({ login: 'globex', password: 'globex-pass' }) });
+    const res = await app.request('/api/auth', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'globex', password: 'globex-pass' }) });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { token: string; expiresAt: string; tokenType: string; expiresIn: number };
     expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 3600, expiresAt: new Date(h.clock.now() + HOUR).toISOString() });
@@ -327,7 +327,7 @@ describe('POST /api/auth and requireClientToken', () => {
 
   it('answers 401 to wrong credentials and no token, 403 to a company token', async () => {
     const app = clientApp();
-    expect((await app.request('/api/auth', { method: 'POST', body: JSON.stringify({ login: 'globex', password: 'x' }) })).status).toBe(401);
+    expect((await app.request('/api/auth', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'globex', password: 'x' }) })).status).toBe(401);
     expect((await app.request('/api/clientsenders')).status).toBe(401);
     const company = await companyToken();
     expect((await app.request('/api/clientsenders', { headers: { authorization: `Bearer ${company}` } })).status).toBe(403);

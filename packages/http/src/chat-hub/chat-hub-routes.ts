@@ -3,7 +3,10 @@ import type { MiddlewareHandler } from 'hono';
 import { SpillwayError } from '@spillway/core';
 import type { Account, ChatHubOperator, Clock, Engine } from '@spillway/core';
 import { z } from 'zod';
-import { readBody } from './read-body.ts';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import { parseOrThrow } from '../validate.ts';
 import { accountOf, authenticateToken, readToken } from './token-auth.ts';
 import type { TokenClaims, TokenService } from './token-service.ts';
 
@@ -14,9 +17,9 @@ export interface ChatHubRoutesDeps {
   clock: Clock;
 }
 
-/** Hono variables of the chat hub routes, set by their token middlewares. */
+/** Hono variables of the chat hub routes: the app's, plus what the token middlewares set. */
 export interface ChatHubEnv {
-  Variables: { account: Account; claims: TokenClaims; token: string };
+  Variables: Env['Variables'] & { claims: TokenClaims; token: string };
 }
 
 /** Operator tokens live at most this long (interface section 8.4). */
@@ -30,21 +33,61 @@ const dateTimeSchema = z.iso
   .transform((s) => Date.parse(/(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(s) ? s : `${s}Z`));
 const operatorTokenSchema = z.object({ id: z.number().int().positive(), expiresAt: dateTimeSchema });
 const tokenSchema = z.object({ token: z.string().min(1) });
-const revokeSchema = z.object({ token: z.string().min(1).optional() }).optional();
+const revokeSchema = z.object({ token: z.string().min(1).optional() });
 const idParamSchema = z.coerce.number().int().positive();
 
+const jwtString = z.string().meta({ description: 'A JWT, as a JSON string' });
+const operatorView = z.object({ id: z.number().int(), name: z.string() });
+const organizationView = z.object({
+  id: z.number().int(),
+  clientId: z.number().int(),
+  login: z.string(),
+  name: z.string(),
+  currency: z.string(),
+  createdAt: z.string().nullable(),
+});
+const validateView = z.object({
+  isValid: z.boolean(),
+  operatorId: z.number().int().nullable(),
+  clientId: z.number().int().nullable(),
+  expiresAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-/** The operator record of the interface's design: `{ id, name }`. */
-const operatorView = (o: ChatHubOperator) => ({ id: o.id, name: o.name });
+const viewOf = (o: ChatHubOperator) => ({ id: o.id, name: o.name });
+
+async function body<S extends z.ZodType>(c: Parameters<MiddlewareHandler>[0], schema: S, optional = false): Promise<z.output<S>> {
+  // Hono caches the body text, so peeking at it does not consume it for readJson.
+  const empty = optional && !(await c.req.text()).trim();
+  return parseOrThrow(schema, empty ? {} : await readJson(c), 'request body');
+}
 
 /**
  * The chat hub API (interface 4.4) plus operator management, token revocation and the
- * client-management `POST /api/auth`. Mount at the root of `{chat_url}`.
+ * client-management `POST /api/auth`. Mount at the root of `{chat_url}` with `mountRoutes`.
  */
 export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
   const { engine, tokens, clock } = deps;
   const storage = engine.storage;
   const app = new Hono<ChatHubEnv>();
+
+  /** Applies the data-category limit of section 8 to the account behind a token. */
+  const limited: MiddlewareHandler<ChatHubEnv> = async (c, next) => {
+    const limiter = c.var.rateLimiter;
+    if (!limiter) return next();
+    const account = c.var.account;
+    const limit = limiter.limitFor('data', account.rateLimits);
+    const decision = limiter.take(`data:${account.id}`, limit);
+    c.header('RateLimit-Limit', String(decision.limit));
+    c.header('RateLimit-Remaining', String(decision.remaining));
+    c.header('RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.allowed) {
+      c.header('Retry-After', String(Math.max(1, decision.retryAfterSeconds)));
+      throw new SpillwayError('rate_limited', `Rate limit exceeded for data requests: ${limit.perSecond} per second, burst ${limit.burst}`);
+    }
+    await next();
+  };
 
   const requireToken =
     (type: 'company' | 'operator'): MiddlewareHandler<ChatHubEnv> =>
@@ -57,8 +100,8 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       c.set('token', token);
       await next();
     };
-  const company = requireToken('company');
-  const operator = requireToken('operator');
+  const company = [requireToken('company'), limited];
+  const operator = [requireToken('operator'), limited];
 
   /** The operator of the caller's company, 404 when there is none, 403 when another company's. */
   const ownOperator = async (accountId: number, id: number): Promise<ChatHubOperator> => {
@@ -68,93 +111,233 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     return found;
   };
 
-  const login = async (body: z.infer<typeof credentialsSchema>): Promise<Account> => {
-    const account = await engine.accounts.authenticatePassword(body.login, body.password);
+  const login = async (input: z.infer<typeof credentialsSchema>): Promise<Account> => {
+    const account = await engine.accounts.authenticatePassword(input.login, input.password);
     if (!account) throw new SpillwayError('unauthorized', 'wrong login or password');
     return account;
   };
 
-  app.post('/api/company/get-token', async (c) => {
-    const account = await login(await readBody(c, credentialsSchema));
-    return c.json(await tokens.issueCompanyToken(account.id));
-  });
+  const tags = ['chat hub'];
+  const unauthorized = { 401: { description: 'Missing, malformed, expired or forged token' } };
+  const forbidden = { 403: { description: 'A token of the other type, or a revoked token' } };
 
-  app.get('/api/company/organization', company, (c) => {
-    const a = c.var.account;
-    return c.json({ id: a.id, clientId: a.id, login: a.login, name: a.name, currency: a.currency, createdAt: iso(a.createdAt) });
-  });
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/company/get-token',
+      summary: 'Company token from login and password',
+      tags,
+      auth: 'none',
+      body: credentialsSchema,
+      responses: { 200: { description: 'The company JWT as a JSON string', schema: jwtString }, 401: { description: 'Wrong credentials' } },
+    },
+    async (c) => {
+      const account = await login(await body(c, credentialsSchema));
+      return c.json(await tokens.issueCompanyToken(account.id));
+    },
+  );
 
-  app.post('/api/company/operators', company, async (c) => {
-    const body = await readBody(c, operatorSchema);
-    const created = await storage.createOperator({ accountId: c.var.account.id, name: body.name }, clock.now());
-    return c.json(operatorView(created));
-  });
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/company/organization',
+      summary: 'The organization of the company token',
+      tags,
+      auth: 'company-token',
+      responses: { 200: { description: 'Organization', schema: organizationView }, ...unauthorized, ...forbidden },
+    },
+    ...company,
+    (c) => {
+      const a = c.var.account;
+      return c.json({ id: a.id, clientId: a.id, login: a.login, name: a.name, currency: a.currency, createdAt: iso(a.createdAt) });
+    },
+  );
 
-  app.get('/api/company/operators', company, async (c) => {
-    return c.json((await storage.listOperators(c.var.account.id)).map(operatorView));
-  });
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/company/operators',
+      summary: 'Create an operator',
+      tags,
+      auth: 'company-token',
+      body: operatorSchema,
+      responses: { 200: { description: 'The operator', schema: operatorView }, ...unauthorized, ...forbidden },
+    },
+    ...company,
+    async (c) => {
+      const input = await body(c, operatorSchema);
+      return c.json(viewOf(await storage.createOperator({ accountId: c.var.account.id, name: input.name }, clock.now())));
+    },
+  );
 
-  app.delete('/api/company/operators/:id', company, async (c) => {
-    const id = idParamSchema.safeParse(c.req.param('id'));
-    if (!id.success) throw new SpillwayError('validation_failed', 'invalid operator id', [{ path: 'id', message: 'must be a positive integer' }]);
-    await ownOperator(c.var.account.id, id.data);
-    await storage.deleteOperator(c.var.account.id, id.data);
-    return c.body(null, 204);
-  });
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/company/operators',
+      summary: "List the company's operators",
+      tags,
+      auth: 'company-token',
+      responses: { 200: { description: 'Operators', schema: z.array(operatorView) }, ...unauthorized, ...forbidden },
+    },
+    ...company,
+    async (c) => c.json((await storage.listOperators(c.var.account.id)).map(viewOf)),
+  );
 
-  app.post('/api/company/revoke-token', company, async (c) => {
-    const body = await readBody(c, revokeSchema);
-    const target = body?.token ?? c.var.token;
-    const result = await tokens.verify(target);
-    const claims = result.ok ? result.claims : result.claims;
-    if (!claims) throw new SpillwayError('bad_request', `token cannot be revoked: ${result.ok ? '' : result.message}`);
-    if (claims.accountId !== c.var.account.id) throw new SpillwayError('forbidden', 'token belongs to another company');
-    await tokens.revoke(claims);
-    return c.json({ revoked: true, type: claims.type, jti: claims.jti });
-  });
+  defineRoute(
+    app,
+    {
+      method: 'delete',
+      path: '/api/company/operators/:id',
+      summary: 'Remove an operator (its tokens stop working)',
+      tags,
+      auth: 'company-token',
+      responses: { 204: { description: 'Removed' }, 404: { description: 'No such operator' }, ...unauthorized, ...forbidden },
+    },
+    ...company,
+    async (c) => {
+      const id = parseOrThrow(idParamSchema, c.req.param('id'), 'operator id', 'id');
+      await ownOperator(c.var.account.id, id);
+      await storage.deleteOperator(c.var.account.id, id);
+      return c.body(null, 204);
+    },
+  );
 
-  app.post('/api/operator/get-token', company, async (c) => {
-    const body = await readBody(c, operatorTokenSchema);
-    const now = clock.now();
-    if (body.expiresAt <= now) {
-      throw new SpillwayError('validation_failed', 'expiresAt must be in the future', [{ path: 'expiresAt', message: 'is in the past' }]);
-    }
-    if (body.expiresAt > now + MAX_OPERATOR_TOKEN_MS) {
-      throw new SpillwayError('validation_failed', 'expiresAt must be at most 24 hours in the future', [
-        { path: 'expiresAt', message: 'is more than 24 hours in the future' },
-      ]);
-    }
-    const op = await ownOperator(c.var.account.id, body.id);
-    return c.json(await tokens.issueOperatorToken({ accountId: op.accountId, operatorId: op.id, expiresAt: body.expiresAt }));
-  });
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/company/revoke-token',
+      summary: "Revoke a token of the company (the caller's own company token when none is given)",
+      tags,
+      auth: 'company-token',
+      body: revokeSchema,
+      responses: {
+        200: { description: 'Revoked', schema: z.object({ revoked: z.boolean(), type: z.string(), jti: z.string() }) },
+        ...unauthorized,
+        ...forbidden,
+      },
+    },
+    ...company,
+    async (c) => {
+      const input = await body(c, revokeSchema, true);
+      const result = await tokens.verify(input.token ?? c.var.token);
+      const claims = result.claims;
+      if (!claims) throw new SpillwayError('bad_request', `token cannot be revoked: ${result.ok ? '' : result.message}`);
+      if (claims.accountId !== c.var.account.id) throw new SpillwayError('forbidden', 'token belongs to another company');
+      await tokens.revoke(claims);
+      return c.json({ revoked: true, type: claims.type, jti: claims.jti });
+    },
+  );
 
-  app.post('/api/operator/validate-token', company, async (c) => {
-    const body = await readBody(c, tokenSchema);
-    const result = await tokens.verify(body.token, 'operator');
-    const claims = result.ok ? result.claims : result.claims;
-    // Another company's token is not described at all: validating must not leak who it is.
-    const own = claims !== undefined && claims.accountId === c.var.account.id;
-    const error = result.ok ? (own ? null : 'token belongs to another company') : result.message;
-    return c.json({
-      isValid: result.ok && own,
-      operatorId: own ? claims.operatorId : null,
-      clientId: own ? claims.accountId : null,
-      expiresAt: own ? iso(claims.expiresAt) : null,
-      error,
-    });
-  });
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/operator/get-token',
+      summary: 'Operator token valid until expiresAt (at most 24 hours ahead)',
+      tags,
+      auth: 'company-token',
+      body: z.object({ id: z.number().int().positive(), expiresAt: z.string() }),
+      responses: { 200: { description: 'The operator JWT as a JSON string', schema: jwtString }, ...unauthorized, ...forbidden },
+    },
+    ...company,
+    async (c) => {
+      const input = await body(c, operatorTokenSchema);
+      const now = clock.now();
+      if (input.expiresAt <= now) {
+        throw new SpillwayError('validation_failed', 'expiresAt must be in the future', [{ path: 'expiresAt', message: 'is in the past' }]);
+      }
+      if (input.expiresAt > now + MAX_OPERATOR_TOKEN_MS) {
+        throw new SpillwayError('validation_failed', 'expiresAt must be at most 24 hours in the future', [
+          { path: 'expiresAt', message: 'is more than 24 hours in the future' },
+        ]);
+      }
+      const op = await ownOperator(c.var.account.id, input.id);
+      return c.json(await tokens.issueOperatorToken({ accountId: op.accountId, operatorId: op.id, expiresAt: input.expiresAt }));
+    },
+  );
 
-  app.get('/api/operator', operator, async (c) => {
-    const claims = c.var.claims;
-    const op = await ownOperator(claims.accountId, claims.operatorId ?? 0);
-    return c.json({ id: op.id, name: op.name, clientId: op.accountId, expiresAt: iso(claims.expiresAt) });
-  });
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/operator/validate-token',
+      summary: 'Validate an operator token',
+      tags,
+      auth: 'company-token',
+      body: tokenSchema,
+      responses: { 200: { description: 'Validation result', schema: validateView }, ...unauthorized, ...forbidden },
+    },
+    ...company,
+    async (c) => {
+      const input = await body(c, tokenSchema);
+      const result = await tokens.verify(input.token, 'operator');
+      const claims = result.claims;
+      // Another company's token is not described at all: validating must not leak who it is.
+      const own = claims !== undefined && claims.accountId === c.var.account.id;
+      const error = result.ok ? (own ? null : 'token belongs to another company') : result.message;
+      return c.json({
+        isValid: result.ok && own,
+        operatorId: own ? claims.operatorId : null,
+        clientId: own ? claims.accountId : null,
+        expiresAt: own ? iso(claims.expiresAt) : null,
+        error,
+      });
+    },
+  );
 
-  app.post('/api/auth', async (c) => {
-    const account = await login(await readBody(c, credentialsSchema));
-    const { token, expiresAt } = await tokens.issueClientToken(account.id);
-    return c.json({ token, tokenType: 'Bearer', expiresAt: iso(expiresAt), expiresIn: Math.round((expiresAt - clock.now()) / 1000) });
-  });
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/operator',
+      summary: 'The operator of the operator token',
+      tags,
+      auth: 'operator-token',
+      responses: {
+        200: {
+          description: 'Operator',
+          schema: z.object({ id: z.number().int(), name: z.string(), clientId: z.number().int(), expiresAt: z.string().nullable() }),
+        },
+        ...unauthorized,
+        ...forbidden,
+      },
+    },
+    ...operator,
+    async (c) => {
+      const claims = c.var.claims;
+      const op = await ownOperator(claims.accountId, claims.operatorId ?? 0);
+      return c.json({ id: op.id, name: op.name, clientId: op.accountId, expiresAt: iso(claims.expiresAt) });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/auth',
+      summary: 'Client-management token from login and password',
+      tags: ['client management'],
+      auth: 'none',
+      body: credentialsSchema,
+      responses: {
+        200: {
+          description: 'Client token',
+          schema: z.object({ token: z.string(), tokenType: z.literal('Bearer'), expiresAt: z.string().nullable(), expiresIn: z.number().int() }),
+        },
+        401: { description: 'Wrong credentials' },
+      },
+    },
+    async (c) => {
+      const account = await login(await body(c, credentialsSchema));
+      const { token, expiresAt } = await tokens.issueClientToken(account.id);
+      return c.json({ token, tokenType: 'Bearer', expiresAt: iso(expiresAt), expiresIn: Math.round((expiresAt - clock.now()) / 1000) });
+    },
+  );
 
   return app;
 }
