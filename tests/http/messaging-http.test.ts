@@ -23,7 +23,8 @@ describe('authentication (interface 5.1)', () => {
   });
 
   it('answers 401 with the JSON error body otherwise', async () => {
-    for (const headers of [{}, { 'x-authorization-key': 'sk_wrong' }, { authorization: `Basic ${Buffer.from(`${LOGIN}:nope`).toString('base64')}` }]) {
+    const cases: Record<string, string>[] = [{}, { 'x-authorization-key': 'sk_wrong' }, { authorization: `Basic ${Buffer.from(`${LOGIN}:nope`).toString('base64')}` }];
+    for (const headers of cases) {
       const res = await s.call('/bat/balance', { auth: 'none', headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain('Basic');

@@ -65,12 +65,22 @@ function sentMessage(id: number, steps: StepSpec[], customerMessageId: string | 
 export function createMessagingService(deps: MessagingDeps): MessagingService {
   const { storage, clock, rateCard, advancer } = deps;
 
+  /**
+   * The first machine steps of a message with `attempts` attempts: its initial state, and the step
+   * its DUE event takes. Pure, so computed once per attempt count and shared by a whole request.
+   */
+  function firstSteps(attempts: number) {
+    const initial = advancer.initial(MACHINE_KEY, messageMachine, { attempts });
+    return { initial, due: advancer.next(MACHINE_KEY, messageMachine, initial.state, { type: 'DUE' }) };
+  }
+
   /** The stored form of a validated message: priced steps and its first machine steps. */
-  function build(v: ValidatedMessage, now: number): NewMessage {
+  function build(v: ValidatedMessage, now: number, machine: ReturnType<typeof firstSteps>): NewMessage {
     const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(rateCard, a) }));
     const dueAt = v.scheduledAt !== null && v.scheduledAt > now ? v.scheduledAt : now;
-    let step = advancer.initial(MACHINE_KEY, messageMachine, { attempts: steps.length });
-    const message: NewMessage = {
+    // Due now: take the first step at once so the send is in the outbox with the message.
+    const step = dueAt > now ? machine.initial : machine.due;
+    return {
       kind: 'message',
       guid: null,
       trackinId: null,
@@ -84,19 +94,13 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       expiresAt: v.ttl === null ? null : dueAt + v.ttl * 1000,
       charge: steps[0]!.cost,
       meta: null,
-      effects: [],
+      effects: [
+        dueAt > now
+          ? { kind: 'event', step: 0, event: { type: 'DUE' }, dueAt }
+          : { kind: 'send', step: 0, event: null, dueAt: now },
+      ],
       history: [],
     };
-    if (dueAt > now) {
-      message.effects.push({ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt });
-    } else {
-      // Due now: take the first step at once so the send is in the outbox with the message.
-      step = advancer.next(MACHINE_KEY, messageMachine, step.state, { type: 'DUE' });
-      message.status = step.status;
-      message.snapshot = step.state;
-      message.effects.push({ kind: 'send', step: 0, event: null, dueAt: now });
-    }
-    return message;
   }
 
   async function load(accountId: number, messageId: number): Promise<StoredMessage> {
@@ -117,7 +121,12 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       const now = clock.now();
       const validated = parseSendRequest(body, { now });
       await checkAlphaNames(storage, accountId, validated);
-      const batch = validated.map((v) => build(v, now));
+      const machines = new Map<number, ReturnType<typeof firstSteps>>();
+      const batch = validated.map((v) => {
+        let machine = machines.get(v.attempts.length);
+        if (!machine) machines.set(v.attempts.length, (machine = firstSteps(v.attempts.length)));
+        return build(v, now, machine);
+      });
       const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
       if (result.status === 'conflict') {
         const details: ErrorDetail[] = result.indexes.map((i) => ({

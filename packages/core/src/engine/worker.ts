@@ -15,6 +15,8 @@ import type { KindHandler } from './kind-handler.ts';
 const LEASE_MS = 60_000;
 /** Longest wait between rounds, so work of other processes is picked up. */
 const POLL_MS = 500;
+/** How long a round waits for more work to gather once some has arrived. */
+const GATHER_MS = 2;
 
 interface Pending {
   messageId: number;
@@ -231,21 +233,31 @@ export function createWorker(deps: WorkerDeps) {
     return chain;
   }
 
+  async function sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const handle = clock.setTimeout(() => resolve(), ms);
+      wake = () => {
+        clock.clearTimeout(handle);
+        resolve();
+      };
+    });
+    wake = null;
+  }
+
   async function loop(): Promise<void> {
     while (running) {
       const found = await tick();
-      if (found > 0 || receipts.length > 0) continue;
+      // A full batch means a backlog: go on at once. Otherwise let receipts and new work gather
+      // for a moment, so that a round handles many messages rather than one.
+      if (found >= deps.batchSize) continue;
+      if (found > 0 || receipts.length > 0) {
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, GATHER_MS));
+        continue;
+      }
       const next = await storage.nextDueAt(clock.now()).catch(() => null);
       const wait = Math.min(POLL_MS, next === null ? POLL_MS : Math.max(0, next - clock.now()));
-      if (wait === 0) continue;
-      await new Promise<void>((resolve) => {
-        const handle = clock.setTimeout(() => resolve(), wait);
-        wake = () => {
-          clock.clearTimeout(handle);
-          resolve();
-        };
-      });
-      wake = null;
+      if (wait > 0) await sleep(wait);
+      if (running) await new Promise<void>((resolve) => clock.setTimeout(resolve, GATHER_MS));
     }
   }
 

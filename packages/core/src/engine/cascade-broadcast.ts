@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { MAX_CASCADE_MESSAGES } from '../cascade/cascade-request.ts';
+import { variableItemSchema } from '../cascade/variables.ts';
+import { issuesToDetails } from '../cascade/zod-details.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ErrorDetail } from '../errors.ts';
+
+const stringLike = z.union([z.string(), z.number().transform(String)]);
+
+/** A recipient of a broadcast: a number, or a number with its own id and variables. */
+export const broadcastRecipientSchema = z.union([
+  stringLike,
+  z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: z.array(variableItemSchema).max(100).optional() }),
+]);
+
+/**
+ * BroadcastCreateDTO (`POST /api/CascadeMessage/broadcast`): every member of a cascade message
+ * (interface 2.6: `fromName`, `messageType`, `text`, `ttl`, `sheduledSent`, `chatappMessage`, ...)
+ * once, as the template, and `recipients`, each a number or `{ toPhone, id?, variables? }` (a
+ * recipient's `id` becomes its trackinId; its variables fill the template's `%name=...%`).
+ */
+export const broadcastSchema = z.looseObject({
+  recipients: z.array(broadcastRecipientSchema).min(1).max(MAX_CASCADE_MESSAGES),
+});
+
+const PER_RECIPIENT = new Set(['toPhone', 'id', 'variables']);
+
+/** Expands a broadcast into the array shape of a cascade request. */
+export function expandBroadcast(body: unknown): unknown[] {
+  const parsed = broadcastSchema.safeParse(body);
+  if (!parsed.success) throw new SpillwayError('validation_failed', 'The broadcast is invalid', issuesToDetails(parsed.error.issues));
+  const { recipients, ...template } = parsed.data;
+  delete (template as Record<string, unknown>)['toPhone'];
+  delete (template as Record<string, unknown>)['id'];
+  return recipients.map((r) => ({ ...template, ...(typeof r === 'string' ? { toPhone: r } : r) }));
+}
+
+/**
+ * Addresses the errors of the expanded request in the broadcast: `[3].toPhone` becomes
+ * `recipients[3].toPhone`, and an error of a template member is reported once, at its own path.
+ */
+export function broadcastDetails(details: ErrorDetail[]): ErrorDetail[] {
+  const out = new Map<string, ErrorDetail>();
+  for (const d of details) {
+    const m = /^\[(\d+)\]\.?(.*)$/.exec(d.path);
+    if (!m) {
+      out.set(`${d.path}\u0000${d.message}`, d);
+      continue;
+    }
+    const field = m[2] ?? '';
+    const head = field.split(/[.[]/)[0] ?? '';
+    const path = PER_RECIPIENT.has(head) || field === '' ? `recipients[${m[1]}]${field ? `.${field}` : ''}` : field;
+    out.set(`${path}\u0000${d.message}`, { path, message: d.message });
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,118 @@
+import type { Clock } from '../clock.ts';
+import { newShortCode } from '../cascade/short-code.ts';
+import { findVariables, resolveVariables } from '../cascade/variables.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { StoredMessage } from '../types/message.ts';
+import { cascadeMetaOf } from './cascade-meta.ts';
+import type { KindHandler, SendPreparation } from './kind-handler.ts';
+import type { RouteLoader } from './route-loader.ts';
+
+/** A chat-app session is open this long after the recipient's last inbound message. */
+export const SESSION_WINDOW_MS = 24 * 3600_000;
+/**
+ * Slack of the deadline check: a step due exactly at its share of the ttl arrives a few ms late
+ * on a real clock, and skipping the last step for that would defeat the budget.
+ */
+const DEADLINE_GRACE_MS = 1_000;
+
+export interface CascadeHandlerDeps {
+  storage: Storage;
+  clock: Clock;
+  routes: RouteLoader;
+  /** Base of short links, `${publicBaseUrl}/s/{code}`. */
+  publicBaseUrl: string;
+  defaultTtlSeconds: number;
+}
+
+const skip = (step: number, reason: string): SendPreparation => ({ instead: { type: 'SKIPPED', step, reason } });
+
+/**
+ * How cascade messages run: the machine compiled from the route revision the message keeps
+ * (`routeRef`), and the checks right before a step is sent, in order: time left before the
+ * cascade's ttl, the alpha-name's approval on the channel, an open session where one is
+ * required, the client's bot credentials on bot steps, content, the charge; then variables are
+ * resolved (short links made). A failed check skips the step (`SKIPPED`, recorded in history)
+ * and the route moves on as if it were undeliverable.
+ */
+export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
+  const { storage, clock } = deps;
+
+  async function resolveText(message: StoredMessage, text: string, inline: { id: string; value: string }[]): Promise<string> {
+    const refs = findVariables(text);
+    if (refs.length === 0) return text;
+    const values = new Map<string, string>();
+    const missing = [...new Set(refs.map((r) => r.id))].filter((id) => !inline.some((v) => v.id === id));
+    for (const v of missing.length ? await storage.getVariables(message.accountId, missing) : []) values.set(v.id, v.value);
+    for (const v of inline) values.set(v.id, v.value);
+    const links = new Map<string, string>();
+    for (const ref of refs) {
+      const url = values.get(ref.id);
+      if (ref.kind !== 'short_url' || url === undefined || links.has(url)) continue;
+      const link = await storage.createShortLink({ code: newShortCode(), accountId: message.accountId, messageId: message.id, url }, clock.now());
+      links.set(url, `${deps.publicBaseUrl}/s/${link.code}`);
+    }
+    return resolveVariables(text, (kind, id) => {
+      const value = values.get(id);
+      return kind === 'short_url' && value !== undefined ? links.get(value) : value;
+    });
+  }
+
+  return {
+    async machineFor(message) {
+      const ref = message.routeRef ?? 'default@1';
+      return { key: `cascade:${ref}`, machine: await deps.routes.machine(ref) };
+    },
+
+    async prepareSend(message, step, now) {
+      const spec = message.steps[step];
+      if (!spec) return skip(step, 'no such step');
+      const meta = cascadeMetaOf(message.meta);
+      const ttl = spec.ttl ?? deps.defaultTtlSeconds;
+      if (message.expiresAt !== null && message.expiresAt - now + DEADLINE_GRACE_MS < ttl * 1000) {
+        const left = Math.max(0, Math.floor((message.expiresAt - now) / 1000));
+        return skip(step, `deadline: ${left} s left of the ttl, the step needs ${ttl} s`);
+      }
+      const isBot = spec.channel === 'messenger' || spec.channel === 'chatapp_bot';
+      if (!isBot) {
+        const alpha = await storage.getAlphaName(message.accountId, spec.from);
+        if (!alpha?.channels.includes(spec.channel)) return skip(step, `alpha-name "${spec.from}" is not approved on ${spec.channel}`);
+      }
+      const isChat = spec.channel === 'chatapp' || spec.channel === 'chatapp_bot';
+      if (spec.messageData?.['checkSession'] === true || (isChat && meta.checkSession)) {
+        const last = await storage.lastInboundAt(message.accountId, spec.from, spec.to);
+        if (last === null || now - last > SESSION_WINDOW_MS) return skip(step, 'no open session');
+      }
+      const botToken =
+        spec.channel === 'messenger' ? meta.credentials?.messengerBotToken : spec.channel === 'chatapp_bot' ? meta.credentials?.chatappBotToken : undefined;
+      if (isBot && !botToken) {
+        const header = spec.channel === 'messenger' ? 'X-Tg-Bot-Key' : 'X-Viber-Auth-Token';
+        return skip(step, `no bot credentials (send ${header})`);
+      }
+      if (!spec.text && !spec.messageData?.['img'] && !spec.messageData?.['photoUrl']) {
+        return skip(step, spec.channel === 'flashcall' ? 'no flash-call code (flashcallText)' : 'nothing to send on this channel');
+      }
+      // A retry of the same step (throttled, temporary) is not charged again.
+      const firstTry = Number(message.snapshot.context['retries'] ?? 0) === 0;
+      let charged = 0;
+      if (spec.cost > 0 && firstTry) {
+        const tx = await storage.tryCharge(
+          {
+            accountId: message.accountId,
+            kind: 'charge',
+            amount: -spec.cost,
+            messageId: message.id,
+            description: `cascade ${message.guid ?? message.id} step ${step} (${spec.channel})`,
+          },
+          clock.now(),
+        );
+        if (!tx) return skip(step, 'insufficient funds');
+        charged = spec.cost;
+      }
+      const text = await resolveText(message, spec.text, meta.variables);
+      return {
+        ...(charged ? { charged } : {}),
+        attempt: { text, ...(botToken ? { credentials: { botToken } } : {}) },
+      };
+    },
+  };
+}

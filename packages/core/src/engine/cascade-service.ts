@@ -1,0 +1,208 @@
+import type { Clock } from '../clock.ts';
+import { parseCascadeRequest } from '../cascade/cascade-request.ts';
+import type { ValidatedCascade } from '../cascade/cascade-request.ts';
+import { cascadeVariableRefs, checkCascadeVariables } from '../cascade/cascade-variables.ts';
+import { planCascade } from '../cascade/plan-cascade.ts';
+import { parseVariableUpload } from '../cascade/variables.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { priceAttempt } from '../pricing/price-attempt.ts';
+import type { RateCard } from '../pricing/rate-card.ts';
+import type { Commit, NewMessage } from '../ports/message-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import { flashcallRoute, routeRef } from '../routes/builtin-routes.ts';
+import type { StepSpec, StoredMessage } from '../types/message.ts';
+import type { Route } from '../types/route.ts';
+import type { MachineAdvancer } from './advance.ts';
+import { broadcastDetails, expandBroadcast } from './cascade-broadcast.ts';
+import { cascadeKindHandler } from './cascade-kind-handler.ts';
+import type { CascadeMeta } from './cascade-meta.ts';
+import { buildCascadeStatus } from './cascade-status.ts';
+import type { CascadeAccepted, CascadeSendOptions, CascadeService } from './cascade-types.ts';
+import { createFirstStepWaiter } from './first-step-waiter.ts';
+import type { KindHandler } from './kind-handler.ts';
+import { fromMicros } from './money.ts';
+import { createRouteLoader } from './route-loader.ts';
+import { createRouteService } from './route-service.ts';
+
+/** Longest wait of the synchronous legacy endpoints for the first step to be handed over. */
+const FIRST_STEP_TIMEOUT_MS = 10_000;
+
+export interface CascadeDeps {
+  storage: Storage;
+  clock: Clock;
+  rateCard: RateCard;
+  advancer: MachineAdvancer;
+  notify: () => void;
+  defaultTtlSeconds: number;
+  maxRetries?: number | undefined;
+  /** Base of short links. @default 'http://127.0.0.1:8080' */
+  publicBaseUrl?: string | undefined;
+}
+
+/**
+ * The cascade API over the engine: acceptance (one transaction per request, nothing charged
+ * until a step is sent), status, broadcast, routes, variables and short links; plus the
+ * {@link KindHandler} that runs cascade messages and `observe`, to be fed the worker's commits.
+ */
+export function createCascadeService(deps: CascadeDeps): { service: CascadeService; handler: KindHandler; observe: (commit: Commit) => void } {
+  const { storage, clock, rateCard, advancer } = deps;
+  const loader = createRouteLoader(storage, { maxRetries: deps.maxRetries });
+  const routes = createRouteService(storage, clock);
+  const waiter = createFirstStepWaiter(clock);
+  const handler = cascadeKindHandler({
+    storage,
+    clock,
+    routes: loader,
+    publicBaseUrl: (deps.publicBaseUrl ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    defaultTtlSeconds: deps.defaultTtlSeconds,
+  });
+
+  /** Alpha-names must be the account's; every variable must be known (400 listing every path). */
+  async function check(accountId: number, validated: ValidatedCascade[]): Promise<void> {
+    const names = new Set((await storage.listAlphaNames(accountId)).map((a) => a.name));
+    const details: ErrorDetail[] = validated
+      .filter((v) => !names.has(v.fromName))
+      .map((v) => ({ path: `${v.path}.fromName`, message: `alpha-name "${v.fromName}" is not an approved alpha-name of this account` }));
+    const ids = [...new Set(validated.flatMap((v) => cascadeVariableRefs(v).map((r) => r.id)))];
+    const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));
+    details.push(...checkCascadeVariables(validated, stored));
+    if (details.length > 0) throw new SpillwayError('validation_failed', 'The cascade request is invalid', details);
+  }
+
+  async function build(v: ValidatedCascade, route: Route, now: number, options: CascadeSendOptions): Promise<NewMessage> {
+    const plan = planCascade(v, route, { now, defaultStepTimeoutSeconds: deps.defaultTtlSeconds });
+    const steps: StepSpec[] = plan.steps.map((d) => ({ ...d, ...priceAttempt(rateCard, d) }));
+    const ref = routeRef(route);
+    const key = `cascade:${ref}`;
+    const machine = await loader.machine(ref);
+    let step = advancer.initial(key, machine, undefined);
+    const guid = globalThis.crypto.randomUUID();
+    const credentials = options.credentials && (options.credentials.chatappBotToken || options.credentials.messengerBotToken) ? options.credentials : null;
+    const meta: CascadeMeta = {
+      messageType: v.messageType,
+      endpoint: options.endpoint ?? 'default',
+      referralGuid: options.referralGuid ?? null,
+      customerData: v.customerData,
+      checkSession: v.checkSession,
+      credentials,
+      variables: v.variables,
+    };
+    const message: NewMessage = {
+      kind: 'cascade',
+      guid,
+      trackinId: v.trackinId ?? guid,
+      customerMessageId: null,
+      content: JSON.stringify({ ...v, index: undefined, path: undefined }),
+      steps,
+      status: step.status,
+      snapshot: step.state,
+      routeRef: ref,
+      dueAt: plan.dueAt,
+      expiresAt: plan.expiresAt,
+      charge: 0,
+      meta: meta as unknown as Record<string, unknown>,
+      effects: [],
+      history: [],
+    };
+    if (plan.dueAt > now) {
+      message.effects.push({ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: plan.dueAt });
+    } else {
+      // Due now: take the first step at once so the send is in the outbox with the message.
+      step = advancer.next(key, machine, step.state, { type: 'DUE' });
+      message.status = step.status;
+      message.snapshot = step.state;
+      for (const a of step.actions) if (a.type === 'send') message.effects.push({ kind: 'send', step: a.params.step, event: null, dueAt: now });
+    }
+    return message;
+  }
+
+  async function load(accountId: number, message: StoredMessage | null, what: string): Promise<ReturnType<typeof buildCascadeStatus>> {
+    // Another account's message is reported exactly like a missing one.
+    if (!message || message.accountId !== accountId || message.kind !== 'cascade') throw new SpillwayError('not_found', `cascade message ${what} not found`);
+    const route = message.routeRef ? await loader.route(message.routeRef).catch(() => null) : null;
+    const currency = (await storage.getAccount(accountId))?.currency ?? rateCard.currency;
+    return buildCascadeStatus(message, route, await storage.history(message.id), currency);
+  }
+
+  const service: CascadeService = {
+    async send(accountId, body, options = {}) {
+      const now = clock.now();
+      const alphaNames = await storage.listAlphaNames(accountId);
+      const validated = parseCascadeRequest(body, { now, defaultFromName: alphaNames[0]?.name });
+      await check(accountId, validated);
+      const resolved = new Map<string, Route>();
+      const batch: NewMessage[] = [];
+      let required = 0;
+      for (const v of validated) {
+        let route = resolved.get(v.fromName);
+        if (!route) {
+          route = await routes.resolve(accountId, v.fromName, options.endpoint ?? 'default');
+          resolved.set(v.fromName, route);
+        }
+        // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS.
+        const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
+        const message = await build(v, own, now, options);
+        const start = own.steps.findIndex((s) => s.id === own.start);
+        required += message.steps[start]?.cost ?? 0;
+        batch.push(message);
+      }
+      const balance = await storage.getBalance(accountId);
+      if (balance < required) {
+        throw new SpillwayError('payment_required', `balance ${fromMicros(balance)} does not cover the first steps (${fromMicros(required)})`);
+      }
+      const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'cascade' });
+      if (result.status !== 'accepted') throw new SpillwayError('internal', `cascade ingest answered ${result.status}`);
+      const done = options.waitForFirstStep ? waiter.wait(result.ids, FIRST_STEP_TIMEOUT_MS) : null;
+      deps.notify();
+      if (done) await done;
+      return batch.map((m): CascadeAccepted => ({ messageId: m.guid as string, trackinId: m.trackinId as string }));
+    },
+
+    async broadcast(accountId, body, options) {
+      const items = expandBroadcast(body);
+      try {
+        const accepted = await service.send(accountId, items, options);
+        return {
+          count: accepted.length,
+          messages: accepted.map((a, i) => ({ ...a, toPhone: String((items[i] as { toPhone: unknown }).toPhone).replace(/^\+/, '') })),
+        };
+      } catch (error) {
+        if (error instanceof SpillwayError && error.details) throw new SpillwayError(error.code, error.message, broadcastDetails(error.details));
+        throw error;
+      }
+    },
+
+    statusByGuid: async (accountId, guid) => load(accountId, await storage.getMessageByGuid(guid), guid),
+    statusByTrackinId: async (accountId, trackinId) => load(accountId, await storage.getMessageByTrackinId(accountId, trackinId), trackinId),
+
+    listRoutes: (accountId) => routes.list(accountId),
+    getRoute: (accountId, id) => routes.get(accountId, id),
+    createRoute: (accountId, body) => routes.create(accountId, body),
+    updateRoute: (accountId, id, body) => routes.update(accountId, id, body),
+    deleteRoute: (accountId, id) => routes.remove(accountId, id),
+    bindRoute: (accountId, id, alphaName) => routes.bind(accountId, id, alphaName),
+    listBindings: (accountId) => routes.bindings(accountId),
+
+    async uploadVariables(accountId, body) {
+      const variables = parseVariableUpload(body);
+      await storage.upsertVariables(accountId, variables, clock.now());
+      return { stored: variables.length };
+    },
+
+    async resolveShortLink(code) {
+      const link = /^[A-Za-z0-9]{1,32}$/.test(code) ? await storage.recordClick(code) : null;
+      if (!link) throw new SpillwayError('not_found', 'no such short link');
+      const message = await storage.getMessage(link.messageId);
+      if (message) {
+        // The click belongs to the step that carried the link: the last one handed to a channel.
+        const sent = (await storage.history(message.id)).filter((h) => h.status === 'Sent').pop();
+        const step = sent?.step ?? Number(message.snapshot.context['step'] ?? 0);
+        const channel = sent?.channel ?? message.steps[step]?.channel ?? 'sms';
+        await storage.appendHistory([{ messageId: message.id, step, channel, status: 'Clicked', at: clock.now(), error: null }]);
+      }
+      return link.url;
+    },
+  };
+  return { service, handler, observe: (commit) => waiter.observe(commit) };
+}

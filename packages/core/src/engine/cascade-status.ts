@@ -1,0 +1,69 @@
+import type { Route } from '../types/route.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type { HistoryEntry, StoredMessage } from '../types/message.ts';
+import { cascadeMetaOf } from './cascade-meta.ts';
+import type { CascadeStatusRecord, CascadeStepStatus } from './cascade-types.ts';
+import { fromMicros } from './money.ts';
+import { attemptStatus } from './status-record.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A step's status from its own history; a step that was only skipped is `skipped`. */
+function stepStatus(entries: HistoryEntry[]): CascadeStepStatus['status'] {
+  const own = entries.filter((e) => e.status !== 'Clicked' && e.status !== 'Superseded');
+  if (own.length > 0 && own.every((e) => e.status === 'Skipped')) return 'skipped';
+  return attemptStatus(own);
+}
+
+/** The channel that delivered, else the one tried last (skips and clicks do not count as tries). */
+function channelOf(message: StoredMessage, history: HistoryEntry[]): ChannelId | null {
+  const delivered = history.filter((e) => e.status === 'Delivered' || e.status === 'Read');
+  if (message.status === 'delivered' && delivered.length > 0) return delivered[0]!.channel;
+  const tried = history.filter((e) => e.status === 'Sent' || e.status === 'Failed' || e.status === 'Expired');
+  const last = tried[tried.length - 1] ?? history.filter((e) => e.status !== 'Clicked').pop();
+  return last?.channel ?? null;
+}
+
+/**
+ * The cascade status record (DESIGN.md: `status_guid` / `status_id`): the overall status, the
+ * channel that delivered or was tried last, every route step with its status, time, error and
+ * cost, and the ordered history. Never shows the stored bot credentials.
+ */
+export function buildCascadeStatus(message: StoredMessage, route: Route | null, history: HistoryEntry[], currency: string): CascadeStatusRecord {
+  const meta = cascadeMetaOf(message.meta);
+  const first = message.steps[0];
+  const steps = message.steps.map((spec, i): CascadeStepStatus => {
+    const entries = history.filter((e) => e.step === i);
+    const last = entries.filter((e) => e.status !== 'Clicked').pop();
+    const errored = [...entries].reverse().find((e) => e.error !== null && e.status !== 'Clicked');
+    const billed = entries.some((e) => e.status === 'Sent' || e.status === 'Failed');
+    return {
+      step: i,
+      id: route?.steps[i]?.id ?? spec.channel,
+      channel: spec.channel,
+      status: stepStatus(entries),
+      dt: last ? iso(last.at) : null,
+      error: errored?.error ?? null,
+      cost: billed ? fromMicros(spec.cost) : 0,
+    };
+  });
+  return {
+    messageId: message.guid ?? '',
+    trackinId: message.trackinId ?? '',
+    status: message.status,
+    channel: channelOf(message, history),
+    route: message.routeRef,
+    messageType: meta.messageType,
+    toPhone: first?.to ?? '',
+    fromName: first?.from ?? '',
+    createdAt: iso(message.createdAt),
+    sheduledSent: iso(message.dueAt),
+    expiresAt: message.expiresAt === null ? null : iso(message.expiresAt),
+    referralGuid: meta.referralGuid,
+    customerData: meta.customerData,
+    cost: fromMicros(message.cost),
+    currency,
+    steps,
+    history: history.map((e) => ({ step: e.step, channel: e.channel, status: e.status, dt: iso(e.at), error: e.error })),
+  };
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.ts';
+import { SpillwayError } from '../errors.ts';
+import type { RouteBinding, RouteDefinition, StoredRoute } from '../ports/cascade-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import { BUILTIN_ROUTES, defaultRoute, messengerFirstRoute } from '../routes/builtin-routes.ts';
+import { assertValidRoute } from '../routes/validate-route.ts';
+import type { Route } from '../types/route.ts';
+import type { CascadeEndpoint, RouteView } from './cascade-types.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function storedView(r: StoredRoute): RouteView {
+  const { accountId: _a, createdAt, updatedAt, ...rest } = r;
+  return { ...rest, builtin: false, createdAt: iso(createdAt), updatedAt: iso(updatedAt) };
+}
+
+function builtinView(r: Route): RouteView {
+  return { ...(r as Required<Pick<Route, 'id' | 'revision'>> & Route), builtin: true, createdAt: null, updatedAt: null };
+}
+
+/** The graph of a route body: id and revision are the server's. */
+function definitionOf(body: unknown): RouteDefinition {
+  const { id: _id, revision: _rev, ...input } = (body ?? {}) as Record<string, unknown>;
+  const { id: _i, revision: _r, ...definition } = assertValidRoute(input);
+  return definition;
+}
+
+const revisionSchema = z.object({ revision: z.number().int().positive() });
+
+/** Routes of accounts over HTTP: stored revisions, the read-only built-ins, bindings, resolution. */
+export function createRouteService(storage: Storage, clock: Clock) {
+  async function load(accountId: number, id: string): Promise<StoredRoute> {
+    const route = await storage.getRoute(accountId, id);
+    if (!route) throw new SpillwayError('not_found', `route ${id} not found`);
+    return route;
+  }
+  const readOnly = (id: string) => {
+    if (BUILTIN_ROUTES[id]) throw new SpillwayError('forbidden', `route ${id} is built in and read-only; create a route of your own`);
+  };
+
+  return {
+    async list(accountId: number): Promise<RouteView[]> {
+      return [...Object.values(BUILTIN_ROUTES).map(builtinView), ...(await storage.listRoutes(accountId)).map(storedView)];
+    },
+    async get(accountId: number, id: string): Promise<RouteView> {
+      const builtin = BUILTIN_ROUTES[id];
+      return builtin ? builtinView(builtin) : storedView(await load(accountId, id));
+    },
+    async create(accountId: number, body: unknown): Promise<RouteView> {
+      const definition = definitionOf(body);
+      // Ids are unique across accounts, so the server picks them: a client's choice could collide.
+      const id = `rt_${globalThis.crypto.randomUUID()}`;
+      return storedView(await storage.createRoute(accountId, id, definition, clock.now()));
+    },
+    async update(accountId: number, id: string, body: unknown): Promise<RouteView> {
+      readOnly(id);
+      const parsed = revisionSchema.safeParse(body);
+      if (!parsed.success) {
+        throw new SpillwayError('validation_failed', 'The route is invalid', [{ path: 'revision', message: 'the revision being replaced is required (optimistic locking)' }]);
+      }
+      const definition = definitionOf(body);
+      const updated = await storage.updateRoute(accountId, id, parsed.data.revision, definition, clock.now());
+      if (!updated) throw new SpillwayError('not_found', `route ${id} not found`);
+      return storedView(updated);
+    },
+    async remove(accountId: number, id: string): Promise<void> {
+      readOnly(id);
+      if (!(await storage.deleteRoute(accountId, id, clock.now()))) throw new SpillwayError('not_found', `route ${id} not found`);
+    },
+    async bind(accountId: number, id: string, alphaName: string | null): Promise<RouteBinding> {
+      if (alphaName !== null && !(await storage.getAlphaName(accountId, alphaName))) {
+        throw new SpillwayError('validation_failed', 'Unknown alpha-name', [{ path: 'alphaName', message: `"${alphaName}" is not an alpha-name of this account` }]);
+      }
+      if (BUILTIN_ROUTES[id]) {
+        // Binding a built-in means: no route of the account's own there.
+        await storage.unbindRoute(accountId, alphaName);
+        return { alphaName, routeId: id };
+      }
+      if (!(await storage.bindRoute(accountId, id, alphaName))) throw new SpillwayError('not_found', `route ${id} not found`);
+      return { alphaName, routeId: id };
+    },
+    bindings: (accountId: number) => storage.listRouteBindings(accountId),
+
+    /**
+     * The route a new message runs on: the alpha-name's binding, else the account default, else
+     * the built-in default. The `messenger-first` endpoints keep a bound route that starts with
+     * the messenger bot and otherwise take the built-in messenger-first route.
+     */
+    async resolve(accountId: number, alphaName: string, endpoint: CascadeEndpoint): Promise<Route> {
+      const stored = await storage.resolveRoute(accountId, alphaName);
+      const route: Route | null = stored ? { ...stored } : null;
+      if (endpoint === 'messenger-first') {
+        const start = route?.steps.find((s) => s.id === route.start);
+        return route && start?.channel === 'messenger' ? route : messengerFirstRoute;
+      }
+      return route ?? defaultRoute;
+    },
+  };
+}
+
+export type RouteService = ReturnType<typeof createRouteService>;
