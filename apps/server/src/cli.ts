@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
 
-  const server = await createServer({ ...config, SPILLWAY_LOG_LEVEL: 'warn' });
+  const server = await createServer({ ...config, SPILLWAY_LOG_LEVEL: 'warn' }, { demoAccount: false });
   const { engine } = server;
   const need = (value: string | undefined, flag: string): string => {
     if (!value) throw new Error(`--${flag} is required\n\n${USAGE}`);

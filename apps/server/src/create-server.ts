@@ -5,8 +5,9 @@ import type { Logger } from 'pino';
 import { createEngine, parseRateCard, systemClock } from '@spillway/core';
 import type { Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createChatHubRoutes, createHttpApp, createNodeHasher, createTokenService, mountRoutes, serve } from '@spillway/http';
+import { createChatHubRoutes, createHttpApp, createNodeHasher, createTokenService, createWebhookDeliveryWorker, mountRoutes, serve } from '@spillway/http';
 import type { TokenService } from '@spillway/http';
+import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
@@ -25,13 +26,13 @@ export interface SpillwayServer {
 
 export interface CreateServerOptions {
   clock?: Clock;
+  /** Create the `demo` account on a first start without bootstrap configuration. @default true */
+  demoAccount?: boolean;
   logger?: Logger;
 }
 
 function openStorage(config: ServerConfig): Storage {
-  if (config.DATABASE_URL?.startsWith('postgres')) {
-    throw new Error('DATABASE_URL selects PostgreSQL, whose adapter (@spillway/postgres) is not part of this release yet; unset it to use SQLite');
-  }
+  if (config.DATABASE_URL?.startsWith('postgres')) return createPostgresStorage({ connectionString: config.DATABASE_URL });
   if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
   return createSqliteStorage({ filename: config.SPILLWAY_DB });
 }
@@ -49,7 +50,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
-  const boot = await bootstrap(engine, config);
+  const boot = await bootstrap(engine, config, { demo: options.demoAccount ?? true });
   if (boot?.generated) {
     logger.warn(
       { login: boot.login, password: boot.generated.password, apiKey: boot.generated.key, alphaName: 'Spillway' },
@@ -57,6 +58,14 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     );
   }
   const clock = engine.clock;
+  // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
+  const webhooks = createWebhookDeliveryWorker({
+    storage,
+    clock,
+    allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
+    pollMs: 250,
+    onError: (error) => logger.error({ err: error }, 'webhook delivery error'),
+  });
   const tokens = createTokenService({ storage, clock, ...(config.SPILLWAY_JWT_SECRET ? { secret: config.SPILLWAY_JWT_SECRET } : {}) });
   // Generates and persists the signing key on the first start.
   await tokens.ready();
@@ -81,6 +90,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     async listen() {
       listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
       engine.start();
+      webhooks.start();
       const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
       logger.info({ url }, 'spillway is listening');
       return { port: listening.port, url };
@@ -88,6 +98,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     async close() {
       await listening?.close();
       await engine.stop();
+      await webhooks.stop();
       await storage.close();
     },
   };
