@@ -1,0 +1,179 @@
+import type pg from 'pg';
+import { SpillwayError } from '@spillway/core';
+import type { AccountStorage, NewWalletTransaction, WalletTransaction } from '@spillway/core';
+import { toAccount, toAlphaName, toApiKey, toWalletTransaction, type AccountRow, type AlphaNameRow, type ApiKeyRow, type WalletTransactionRow } from './rows.ts';
+import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+
+/** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
+export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
+  /**
+   * Moves the balance and records the transaction in one statement, so that it is atomic without
+   * an explicit transaction; with `requireCover` the UPDATE only matches while the balance covers
+   * the charge, which makes concurrent charges safe (the row lock serialises them).
+   */
+  const addTransaction = async (tx: NewWalletTransaction, at: number, requireCover: boolean): Promise<WalletTransaction | null> => {
+    const inserted = await row<WalletTransactionRow>(
+      pool,
+      `WITH moved AS (
+         UPDATE ${x}accounts SET balance = balance + $3 WHERE id = $1 ${requireCover ? 'AND balance + $3 >= 0' : ''} RETURNING balance
+       )
+       INSERT INTO ${x}wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
+       SELECT $1, $2, $3, moved.balance, $4, $5, $6 FROM moved RETURNING *`,
+      [tx.accountId, tx.kind, tx.amount, tx.messageId, tx.description, at],
+    );
+    if (inserted) return toWalletTransaction(inserted);
+    if (requireCover && (await row(pool, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;
+    throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
+  };
+
+  return {
+    async createAccount(input, at) {
+      try {
+        const created = await row<AccountRow>(
+          pool,
+          `INSERT INTO ${x}accounts (login, name, password_hash, currency, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+          [input.login, input.name, input.passwordHash, input.currency, at],
+        );
+        return toAccount(created!);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new SpillwayError('conflict', `login ${input.login} is taken`);
+        throw error;
+      }
+    },
+    async getAccount(id) {
+      const found = await row<AccountRow>(pool, `SELECT * FROM ${x}accounts WHERE id = $1`, [id]);
+      return found ? toAccount(found) : null;
+    },
+    async findAccountByLogin(login) {
+      const found = await row<AccountRow>(pool, `SELECT * FROM ${x}accounts WHERE login = $1`, [login]);
+      return found ? { account: toAccount(found), passwordHash: found.password_hash } : null;
+    },
+    async setPasswordHash(accountId, passwordHash) {
+      await run(pool, `UPDATE ${x}accounts SET password_hash = $1 WHERE id = $2`, [passwordHash, accountId]);
+    },
+    async setRateLimit(accountId, category, limit) {
+      // One statement edits the JSONB in place: no read-modify-write race between processes.
+      const changed = await run(
+        pool,
+        `UPDATE ${x}accounts SET rate_limits = CASE WHEN $3::jsonb IS NULL THEN rate_limits - $2::text
+           ELSE rate_limits || jsonb_build_object($2::text, $3::jsonb) END
+         WHERE id = $1`,
+        [accountId, category, limit ? JSON.stringify({ perSecond: limit.perSecond, burst: limit.burst }) : null],
+      );
+      if (changed === 0) throw new SpillwayError('not_found', `account ${accountId} does not exist`);
+    },
+
+    async createApiKey(input, at) {
+      try {
+        const created = await row<ApiKeyRow>(
+          pool,
+          `INSERT INTO ${x}api_keys (account_id, key_hash, prefix, label, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+          [input.accountId, input.keyHash, input.prefix, input.label, at],
+        );
+        return toApiKey(created!);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new SpillwayError('conflict', 'this API key is already registered');
+        throw error;
+      }
+    },
+    async findAccountByKeyHash(keyHash) {
+      const found = await row<AccountRow>(
+        pool,
+        `SELECT a.* FROM ${x}api_keys k JOIN ${x}accounts a ON a.id = k.account_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        [keyHash],
+      );
+      return found ? toAccount(found) : null;
+    },
+    async listApiKeys(accountId) {
+      return (await rows<ApiKeyRow>(pool, `SELECT * FROM ${x}api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, [accountId])).map(
+        toApiKey,
+      );
+    },
+    async revokeApiKey(accountId, keyId) {
+      // The storage has no clock; the revocation time only documents the row.
+      return (
+        (await run(pool, `UPDATE ${x}api_keys SET revoked_at = $1 WHERE account_id = $2 AND id = $3 AND revoked_at IS NULL`, [
+          Date.now(),
+          accountId,
+          keyId,
+        ])) > 0
+      );
+    },
+
+    async upsertAlphaName(input) {
+      const upserted = await row<AlphaNameRow>(
+        pool,
+        `INSERT INTO ${x}alpha_names (account_id, name, channels) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
+        [input.accountId, input.name, JSON.stringify(input.channels)],
+      );
+      return toAlphaName(upserted!);
+    },
+    async getAlphaName(accountId, name) {
+      const found = await row<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 AND name = $2`, [accountId, name]);
+      return found ? toAlphaName(found) : null;
+    },
+    async listAlphaNames(accountId) {
+      // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
+      return (await rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId])).map(
+        toAlphaName,
+      );
+    },
+    async setAlphaNameCallback(accountId, name, url) {
+      const updated = await row<AlphaNameRow>(
+        pool,
+        `UPDATE ${x}alpha_names SET callback_url = $1 WHERE account_id = $2 AND name = $3 RETURNING *`,
+        [url, accountId, name],
+      );
+      return updated ? toAlphaName(updated) : null;
+    },
+
+    async getBalance(accountId) {
+      return (await row<{ balance: number }>(pool, `SELECT balance FROM ${x}accounts WHERE id = $1`, [accountId]))?.balance ?? 0;
+    },
+    async addWalletTransaction(tx, at) {
+      return (await addTransaction(tx, at, false))!;
+    },
+    async tryCharge(tx, at) {
+      return addTransaction(tx, at, true);
+    },
+    async listWalletTransactions(accountId, query) {
+      const kinds = query.kinds && query.kinds.length > 0 ? query.kinds : null;
+      const pageSize = Math.max(1, Math.floor(query.pageSize));
+      const offset = (Math.max(1, Math.floor(query.page)) - 1) * pageSize;
+      const where = `account_id = $1 AND ($2::text[] IS NULL OR kind = ANY($2::text[]))`;
+      // One snapshot, so that the page and the total agree.
+      return transaction(
+        pool,
+        async (client) => ({
+          items: (
+            await rows<WalletTransactionRow>(client, `SELECT * FROM ${x}wallet_transactions WHERE ${where} ORDER BY id DESC LIMIT $3 OFFSET $4`, [
+              accountId,
+              kinds,
+              pageSize,
+              offset,
+            ])
+          ).map(toWalletTransaction),
+          total: (await row<{ total: number }>(client, `SELECT COUNT(*) AS total FROM ${x}wallet_transactions WHERE ${where}`, [accountId, kinds]))!
+            .total,
+        }),
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+      );
+    },
+
+    async getSetting(key) {
+      return (await row<{ value: string }>(pool, `SELECT value FROM ${x}settings WHERE key = $1`, [key]))?.value ?? null;
+    },
+    async setSettingIfAbsent(key, value) {
+      await run(pool, `INSERT INTO ${x}settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [key, value]);
+      // A separate statement: its snapshot sees the row, whichever process inserted it.
+      return (await row<{ value: string }>(pool, `SELECT value FROM ${x}settings WHERE key = $1`, [key]))!.value;
+    },
+    async setSetting(key, value) {
+      await run(pool, `INSERT INTO ${x}settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+        key,
+        value,
+      ]);
+    },
+  };
+}

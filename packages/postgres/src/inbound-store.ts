@@ -1,0 +1,138 @@
+import type pg from 'pg';
+import { SpillwayError } from '@spillway/core';
+import type { ClaimedDelivery, InboundMessage, InboundStorage, WebhookDelivery, WebhookDeliveryStatus } from '@spillway/core';
+import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+
+interface InboundRow {
+  id: string;
+  account_id: number;
+  alpha_name: string;
+  phone_number: string;
+  text: string;
+  received_at: number;
+}
+
+interface DeliveryRow {
+  id: number;
+  inbound_id: string;
+  account_id: number;
+  url: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  due_at: number;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+type ClaimedRow = DeliveryRow & Omit<InboundRow, 'id' | 'account_id'> & { m_id: string; m_account_id: number };
+
+const DELIVERY_COLUMNS = 'id, inbound_id, account_id, url, status, attempts, last_error, due_at, created_at, delivered_at';
+
+function inboundOf(r: InboundRow): InboundMessage {
+  return { idUuid: r.id, accountId: r.account_id, alphaName: r.alpha_name, phoneNumber: r.phone_number, text: r.text, receivedAt: r.received_at };
+}
+
+function deliveryOf(r: DeliveryRow): WebhookDelivery {
+  return {
+    id: r.id,
+    inboundId: r.inbound_id,
+    accountId: r.account_id,
+    url: r.url,
+    status: r.status as WebhookDeliveryStatus,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    dueAt: r.due_at,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+/** The inbound part of the PostgreSQL storage, in the tables of `x` (the schema prefix). */
+export function createInboundStore(pool: pg.Pool, x: string): InboundStorage {
+  const complete = (id: number, status: string, error: string | null, dueAt: number | null, deliveredAt: number | null) =>
+    run(
+      pool,
+      `UPDATE ${x}webhook_deliveries
+       SET status = $2, attempts = attempts + 1, last_error = $3, lease_until = 0,
+           due_at = COALESCE($4::bigint, due_at), delivered_at = $5
+       WHERE id = $1 AND status = 'pending'`,
+      [id, status, error, dueAt, deliveredAt],
+    );
+
+  return {
+    async lastInboundAt(accountId, alphaName, phoneNumber) {
+      const found = await row<{ at: number | null }>(
+        pool,
+        `SELECT MAX(received_at) AS at FROM ${x}inbound_messages WHERE account_id = $1 AND alpha_name = $2 AND phone_number = $3`,
+        [accountId, alphaName, phoneNumber],
+      );
+      return found?.at ?? null;
+    },
+
+    async recordInbound(m, delivery) {
+      try {
+        return await transaction(pool, async (client) => {
+          await run(
+            client,
+            `INSERT INTO ${x}inbound_messages (id, account_id, alpha_name, phone_number, text, received_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+            [m.idUuid, m.accountId, m.alphaName, m.phoneNumber, m.text, m.receivedAt],
+          );
+          if (!delivery) return null;
+          const stored = await row<DeliveryRow>(
+            client,
+            `INSERT INTO ${x}webhook_deliveries (inbound_id, account_id, url, status, due_at, created_at)
+             VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING ${DELIVERY_COLUMNS}`,
+            [m.idUuid, m.accountId, delivery.url, delivery.dueAt, m.receivedAt],
+          );
+          return deliveryOf(stored!);
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new SpillwayError('conflict', `Incoming message '${m.idUuid}' already exists`);
+        throw error;
+      }
+    },
+
+    async getInbound(accountId, idUuid) {
+      const found = await row<InboundRow>(pool, `SELECT * FROM ${x}inbound_messages WHERE id = $1 AND account_id = $2`, [idUuid, accountId]);
+      if (!found) return null;
+      const delivery = await row<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM ${x}webhook_deliveries WHERE inbound_id = $1`, [idUuid]);
+      return { inbound: inboundOf(found), delivery: delivery ? deliveryOf(delivery) : null };
+    },
+
+    async claimDueDeliveries(now, limit, leaseMs): Promise<ClaimedDelivery[]> {
+      if (limit <= 0) return [];
+      // SKIP LOCKED, as for effects: concurrent workers lease disjoint deliveries.
+      const claimed = await rows<ClaimedRow>(
+        pool,
+        `WITH claimed AS (
+           UPDATE ${x}webhook_deliveries SET lease_until = $1
+           WHERE id IN (
+             SELECT id FROM ${x}webhook_deliveries WHERE status = 'pending' AND due_at <= $2 AND lease_until <= $2
+             ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
+           )
+           RETURNING ${DELIVERY_COLUMNS}
+         )
+         SELECT d.*, m.id AS m_id, m.account_id AS m_account_id, m.alpha_name, m.phone_number, m.text, m.received_at
+         FROM claimed d JOIN ${x}inbound_messages m ON m.id = d.inbound_id
+         ORDER BY d.due_at, d.id`,
+        [now + leaseMs, now, limit],
+      );
+      return claimed.map((r) => ({ ...deliveryOf(r), inbound: inboundOf({ ...r, id: r.m_id, account_id: r.m_account_id }) }));
+    },
+
+    async completeDelivery(id, outcome, at) {
+      switch (outcome.status) {
+        case 'delivered':
+          await complete(id, 'delivered', null, null, at);
+          return;
+        case 'retry':
+          await complete(id, 'pending', outcome.error, outcome.dueAt, null);
+          return;
+        case 'failed':
+          await complete(id, 'failed', outcome.error, null, null);
+          return;
+      }
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type pg from 'pg';
+import type { Commit, HistoryEntry, MessageStorage, NewEffect } from '@spillway/core';
+import { bulkInsert, columnArrays, EFFECT_COLUMNS, HISTORY_COLUMNS } from './bulk-insert.ts';
+import { createIngest } from './ingest.ts';
+import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
+import { toEffect, toHistoryEntry, toStoredMessage, type EffectRow, type HistoryRow, type MessageRow } from './rows.ts';
+
+function historyArrays(entries: readonly HistoryEntry[]): unknown[][] {
+  const values = columnArrays(HISTORY_COLUMNS.length);
+  for (const h of entries) {
+    [h.messageId, h.step, h.channel, h.status, h.at, h.error].forEach((v, c) => values[c]!.push(v));
+  }
+  return values;
+}
+
+function effectArrays(effects: readonly NewEffect[]): unknown[][] {
+  const values = columnArrays(EFFECT_COLUMNS.length);
+  for (const e of effects) {
+    [e.messageId, e.kind, e.step, e.event === null ? null : JSON.stringify(e.event), e.event?.type ?? null, e.dueAt].forEach((v, c) =>
+      values[c]!.push(v),
+    );
+  }
+  return values;
+}
+
+async function commitIn(client: Queryable, x: string, commit: Commit): Promise<void> {
+  const { updates } = commit;
+  if (updates.length > 0) {
+    // One UPDATE ... FROM unnest for the whole step, unless a message appears twice: UPDATE FROM
+    // applies only one source row per target row, so repeats are applied one by one, in order.
+    const unique = new Set(updates.map((u) => u.id)).size === updates.length;
+    const batches = unique ? [updates] : updates.map((u) => [u]);
+    for (const batch of batches) {
+      await run(
+        client,
+        `UPDATE ${x}messages m SET status = u.status, snapshot = u.snapshot, cost = m.cost + u.add_cost, updated_at = $5
+         FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::bigint[]) AS u(id, status, snapshot, add_cost)
+         WHERE m.id = u.id`,
+        [batch.map((u) => u.id), batch.map((u) => u.status), batch.map((u) => JSON.stringify(u.snapshot)), batch.map((u) => u.addCost ?? 0), commit.at],
+      );
+    }
+  }
+  if (commit.history.length > 0) await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyArrays(commit.history));
+  if (commit.doneEffects.length > 0) await run(client, `DELETE FROM ${x}effects WHERE id = ANY($1::bigint[])`, [commit.doneEffects]);
+  // Cancel before inserting: a step that cancels and re-arms a timer keeps the new one.
+  if (commit.cancelTimers.length > 0) {
+    await run(
+      client,
+      `DELETE FROM ${x}effects e USING unnest($1::bigint[], $2::integer[]) AS c(message_id, step)
+       WHERE e.message_id = c.message_id AND e.kind = 'event' AND e.event_type = 'TIMER' AND (c.step IS NULL OR e.step = c.step)`,
+      [commit.cancelTimers.map((c) => c.messageId), commit.cancelTimers.map((c) => c.step ?? null)],
+    );
+  }
+  if (commit.newEffects.length > 0) await bulkInsert(client, `${x}effects`, EFFECT_COLUMNS, effectArrays(commit.newEffects));
+}
+
+const EFFECT_FIELDS = 'id, message_id, kind, step, event, due_at';
+
+/** Messages, history and the effect outbox over a pg pool, in the tables of `x` (the schema prefix). */
+export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
+  const ingest = createIngest(pool, x);
+  const message = async (where: string, values: unknown[]) => {
+    const found = await row<MessageRow>(pool, `SELECT * FROM ${x}messages WHERE ${where}`, values);
+    return found ? toStoredMessage(found) : null;
+  };
+
+  return {
+    ingest,
+    getMessage: (id) => message('id = $1', [id]),
+    getMessageByGuid: (guid) => message('guid = $1 ORDER BY id DESC LIMIT 1', [guid]),
+    getMessageByTrackinId: (accountId, trackinId) => message('account_id = $1 AND trackin_id = $2 ORDER BY id DESC LIMIT 1', [accountId, trackinId]),
+    async getMessages(ids) {
+      if (ids.length === 0) return [];
+      const found = await rows<MessageRow>(pool, `SELECT * FROM ${x}messages WHERE id = ANY($1::bigint[])`, [ids]);
+      const byId = new Map(found.map((r) => [r.id, r]));
+      // Answer in the order asked; unknown ids are left out.
+      return ids.flatMap((id) => {
+        const r = byId.get(id);
+        return r ? [toStoredMessage(r)] : [];
+      });
+    },
+    async history(messageId) {
+      return (
+        await rows<HistoryRow>(pool, `SELECT message_id, step, channel, status, at, error FROM ${x}history WHERE message_id = $1 ORDER BY seq`, [messageId])
+      ).map(toHistoryEntry);
+    },
+    async appendHistory(entries) {
+      if (entries.length > 0) await bulkInsert(pool, `${x}history`, HISTORY_COLUMNS, historyArrays(entries));
+    },
+    async commit(commit) {
+      await transaction(pool, (client) => commitIn(client, x, commit));
+    },
+    async claimDueEffects(now, limit, leaseMs) {
+      if (limit <= 0) return [];
+      // SKIP LOCKED: processes claiming at once each take other rows instead of waiting for one
+      // another; a row is re-checked against the lease once its lock is released.
+      const claimed = await rows<EffectRow>(
+        pool,
+        `UPDATE ${x}effects SET lease_until = $1
+         WHERE id IN (
+           SELECT id FROM ${x}effects WHERE due_at <= $2 AND lease_until <= $2
+           ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
+         )
+         RETURNING ${EFFECT_FIELDS}`,
+        [now + leaseMs, now, limit],
+      );
+      // RETURNING does not promise an order: restore the claim order.
+      return claimed.map(toEffect).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id);
+    },
+    async nextDueAt(now) {
+      return (await row<{ due: number | null }>(pool, `SELECT MIN(due_at) AS due FROM ${x}effects WHERE lease_until <= $1`, [now]))?.due ?? null;
+    },
+    async updateSteps(id, steps, dueAt, content) {
+      await run(pool, `UPDATE ${x}messages SET steps = $1::jsonb, due_at = $2, content = $3 WHERE id = $4`, [JSON.stringify(steps), dueAt, content, id]);
+    },
+    async rescheduleDue(messageId, dueAt) {
+      await run(pool, `UPDATE ${x}effects SET due_at = $1 WHERE message_id = $2 AND kind = 'event' AND event_type = 'DUE'`, [dueAt, messageId]);
+    },
+  };
+}

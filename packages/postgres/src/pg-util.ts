@@ -1,0 +1,69 @@
+import pg from 'pg';
+import { SpillwayError } from '@spillway/core';
+
+/** A pool or a checked-out client: both run queries. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+/**
+ * BIGINT (oid 20) columns come back as JS numbers: ids, ms timestamps and micro-unit amounts all
+ * stay far below 2^53. Passed with every query, so that an injected pool keeps its own parsers.
+ */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** Runs one statement and answers its rows. */
+export async function rows<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []): Promise<R[]> {
+  return (await db.query<R>({ text, values, types: TYPES })).rows;
+}
+
+/** Runs one statement and answers its first row, or null. */
+export async function row<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []): Promise<R | null> {
+  return (await rows<R>(db, text, values))[0] ?? null;
+}
+
+/** Runs one statement and answers how many rows it touched. */
+export async function run(db: Queryable, text: string, values: unknown[] = []): Promise<number> {
+  return (await db.query({ text, values, types: TYPES })).rowCount ?? 0;
+}
+
+/** Runs `fn` in one transaction on one client of the pool; rolls back when it throws. */
+export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(begin);
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      // A connection that cannot even roll back is dropped instead of going back to the pool.
+      broken = rollbackError as Error;
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** True for PostgreSQL's unique_violation (a UNIQUE or PRIMARY KEY constraint). */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+/**
+ * The quoted schema prefix of every table name (`"public".`). Tables are always qualified, so
+ * that an injected pool's search_path does not matter and several schemas can share one pool.
+ */
+export function schemaPrefix(schema: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new SpillwayError('bad_request', `invalid PostgreSQL schema name '${schema}'`);
+  }
+  return `"${schema}".`;
+}

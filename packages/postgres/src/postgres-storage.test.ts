@@ -1,0 +1,152 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Effect, NewMessage } from '@spillway/core';
+import { runCascadeStorageContract, runChatHubStorageContract, runInboundStorageContract, runStorageContract } from '@spillway/core/testing';
+import { createPostgresStorage, type PostgresStorage } from './postgres-storage.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+// These suites need a PostgreSQL server: run them with DATABASE_URL=postgres://... set.
+const url = process.env.DATABASE_URL;
+
+describe.skipIf(!url)('postgres storage', () => {
+  let db: TestDatabase;
+  beforeAll(() => {
+    db = createTestDatabase(url!);
+  });
+  afterAll(async () => {
+    await db.end();
+  });
+  const opened = new Map<object, PostgresStorage>();
+  const create = async () => {
+    const storage = await db.storage();
+    opened.set(storage, storage);
+    return storage;
+  };
+  const dispose = async (store: object) => {
+    await opened.get(store)?.close();
+    opened.delete(store);
+  };
+
+  runStorageContract({ name: 'postgres', create });
+  runChatHubStorageContract({ create, dispose });
+  runCascadeStorageContract({ create, dispose });
+  runInboundStorageContract({ create, dispose });
+
+  const message = (dueAt: number): NewMessage => ({
+    kind: 'message',
+    guid: null,
+    trackinId: null,
+    customerMessageId: null,
+    content: '{}',
+    steps: [],
+    status: 'scheduled',
+    snapshot: { value: 'scheduled', context: { step: 0, attempt: 0 } },
+    routeRef: null,
+    dueAt,
+    expiresAt: null,
+    charge: 0,
+    meta: null,
+    effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt }],
+    history: [],
+  });
+
+  describe('on a shared database', () => {
+    it('migrates one schema from two processes at once, and again later', async () => {
+      const schema = db.schemaName();
+      const one = createPostgresStorage({ connectionString: url, schema });
+      const two = createPostgresStorage({ connectionString: url, schema });
+      try {
+        await Promise.all([one.migrate(), two.migrate(), one.migrate()]);
+        await two.migrate();
+        const versions = await one.pool.query(`SELECT version FROM "${schema}".spillway_migrations ORDER BY version`);
+        expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4]);
+        const account = await one.createAccount({ login: 'a', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
+        expect(await two.getAccount(account.id)).toEqual(account);
+      } finally {
+        await one.close();
+        await two.close();
+        await db.drop(schema);
+      }
+    });
+
+    it('lets two storages claim disjoint effect sets concurrently (SKIP LOCKED)', async () => {
+      const schema = db.schemaName();
+      const one = createPostgresStorage({ connectionString: url, schema });
+      const two = createPostgresStorage({ connectionString: url, schema });
+      try {
+        await one.migrate();
+        const account = await one.createAccount({ login: 'a', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
+        const total = 600;
+        await one.ingest({ accountId: account.id, at: 1, chargeDescription: 'SMS', messages: Array.from({ length: total }, (_, i) => message(i)) });
+
+        // Both processes claim in parallel, several connections each, until the outbox is drained.
+        const claimed: Effect[][] = [];
+        const worker = async (storage: PostgresStorage) => {
+          for (;;) {
+            const batch = await storage.claimDueEffects(10_000, 20, 60_000);
+            if (batch.length === 0) return;
+            claimed.push(batch);
+          }
+        };
+        await Promise.all([one, two, one, two, one, two, one, two].map(worker));
+
+        const ids = claimed.flat().map((e) => e.id);
+        expect(ids).toHaveLength(total);
+        expect(new Set(ids).size).toBe(total);
+        // Every batch is in claim order.
+        for (const batch of claimed) expect(batch.map((e) => e.dueAt)).toEqual(batch.map((e) => e.dueAt).sort((a, b) => a - b));
+        expect(await two.nextDueAt(10_000)).toBeNull();
+        expect(await one.claimDueEffects(70_000, 1000, 1)).toHaveLength(total);
+      } finally {
+        await one.close();
+        await two.close();
+        await db.drop(schema);
+      }
+    });
+
+    it('leaves an injected pool open on close', async () => {
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      const schema = db.schemaName();
+      try {
+        const storage = createPostgresStorage({ pool, schema });
+        await storage.migrate();
+        await storage.close();
+        expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await db.drop(schema);
+        await pool.end();
+      }
+    });
+
+    it('answers ids and amounts as numbers', async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 'n', name: 'N', passwordHash: 'h', currency: 'EUR' }, 1_700_000_000_000);
+        const tx = await storage.addWalletTransaction({ accountId: account.id, kind: 'topup', amount: 9_000_000_000_000, messageId: null, description: '' }, 2);
+        expect(typeof account.id).toBe('number');
+        expect(account.createdAt).toBe(1_700_000_000_000);
+        expect(tx.balanceAfter).toBe(9_000_000_000_000);
+        expect(await storage.getBalance(account.id)).toBe(9_000_000_000_000);
+      } finally {
+        await storage.close();
+      }
+    });
+
+    it('ingests 5000 messages in one transaction (timed)', async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 't', name: 'T', passwordHash: 'h', currency: 'EUR' }, 1);
+        await storage.addWalletTransaction({ accountId: account.id, kind: 'topup', amount: 5000 * 50_000, messageId: null, description: '' }, 1);
+        const messages = Array.from({ length: 5000 }, (_, i) => ({ ...message(5_000), charge: 50_000, content: `{"to":"${i}"}` }));
+        const started = performance.now();
+        const result = await storage.ingest({ accountId: account.id, at: 2, chargeDescription: 'SMS', messages });
+        const ms = performance.now() - started;
+        console.info(`postgres: ingest of 5000 messages took ${ms.toFixed(0)} ms`);
+        expect(result.status).toBe('accepted');
+        expect(await storage.getBalance(account.id)).toBe(0);
+      } finally {
+        await storage.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import pg from 'pg';
+import type { Storage } from '@spillway/core';
+import { createAccountStore } from './account-store.ts';
+import { createCascadeStore } from './cascade-store.ts';
+import { createChatHubStore } from './chat-hub-store.ts';
+import { createInboundStore } from './inbound-store.ts';
+import { createMessageStore } from './message-store.ts';
+import { schemaPrefix } from './pg-util.ts';
+import { migrate } from './schema.ts';
+
+/** Options of {@link createPostgresStorage}. */
+export interface PostgresStorageOptions {
+  /** `postgres://user@host:5432/db`; ignored when `pool` is given. */
+  connectionString?: string;
+  /** A pool to use instead of opening one; `close()` leaves it open: the pool stays the caller's. */
+  pool?: pg.Pool;
+  /**
+   * Schema holding the tables; `migrate()` creates it when missing.
+   * @default 'public'
+   */
+  schema?: string;
+}
+
+/** The PostgreSQL storage, with its pool and schema for tools and tests. */
+export type PostgresStorage = Storage & { readonly pool: pg.Pool; readonly schema: string };
+
+/**
+ * Storage on PostgreSQL: several engine processes share one database; the outbox is claimed
+ * with `FOR UPDATE SKIP LOCKED`, so that they never hand out one effect twice. Call
+ * `migrate()` once before use (safe from several processes at once).
+ *
+ * @example
+ * const storage = createPostgresStorage({ connectionString: process.env.DATABASE_URL });
+ * await storage.migrate();
+ */
+export function createPostgresStorage(options: PostgresStorageOptions = {}): PostgresStorage {
+  const schema = options.schema ?? 'public';
+  const x = schemaPrefix(schema);
+  const owned = !options.pool;
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  let closed = false;
+
+  const own = {
+    name: 'postgres',
+    pool,
+    schema,
+    async migrate() {
+      await migrate(pool, schema);
+    },
+    async close() {
+      if (owned && !closed) {
+        closed = true;
+        await pool.end();
+      }
+    },
+  };
+  // The parts are plain objects of closures over the pool: spreading them keeps every method working.
+  return {
+    ...createChatHubStore(pool, x),
+    ...createCascadeStore(pool, x),
+    ...createInboundStore(pool, x),
+    ...createAccountStore(pool, x),
+    ...createMessageStore(pool, x),
+    ...own,
+  };
+}

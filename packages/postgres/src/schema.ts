@@ -1,0 +1,242 @@
+import type pg from 'pg';
+import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
+
+/**
+ * Schema versions, applied in order inside the storage's schema (the migration transaction sets
+ * `search_path` to it); `spillway_migrations` records the applied ones. Append new versions,
+ * never edit an applied one.
+ *
+ * Ids BIGINT identities, amounts BIGINT micro-units, times BIGINT milliseconds, JSON columns JSONB.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: accounts, messages and the outbox.
+  `
+  CREATE TABLE accounts (
+    id            BIGSERIAL PRIMARY KEY,
+    login         TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    currency      TEXT NOT NULL,
+    rate_limits   JSONB NOT NULL DEFAULT '{}',
+    -- Denormalised running balance: the sum of the wallet, kept in step by every write to it.
+    balance       BIGINT NOT NULL DEFAULT 0,
+    created_at    BIGINT NOT NULL
+  );
+
+  CREATE TABLE api_keys (
+    id         BIGSERIAL PRIMARY KEY,
+    account_id BIGINT NOT NULL REFERENCES accounts(id),
+    key_hash   TEXT NOT NULL UNIQUE,
+    prefix     TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT
+  );
+  CREATE INDEX api_keys_account ON api_keys(account_id);
+
+  CREATE TABLE alpha_names (
+    account_id   BIGINT NOT NULL REFERENCES accounts(id),
+    name         TEXT NOT NULL,
+    channels     JSONB NOT NULL,
+    callback_url TEXT,
+    PRIMARY KEY (account_id, name)
+  );
+
+  CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE message_lists (
+    id         BIGSERIAL PRIMARY KEY,
+    account_id BIGINT NOT NULL REFERENCES accounts(id),
+    created_at BIGINT NOT NULL
+  );
+
+  CREATE TABLE messages (
+    id                  BIGSERIAL PRIMARY KEY,
+    list_id             BIGINT NOT NULL REFERENCES message_lists(id),
+    account_id          BIGINT NOT NULL REFERENCES accounts(id),
+    kind                TEXT NOT NULL,
+    guid                TEXT,
+    trackin_id          TEXT,
+    customer_message_id TEXT,
+    content             TEXT NOT NULL,
+    steps               JSONB NOT NULL,
+    status              TEXT NOT NULL,
+    snapshot            JSONB NOT NULL,
+    route_ref           TEXT,
+    created_at          BIGINT NOT NULL,
+    updated_at          BIGINT NOT NULL,
+    due_at              BIGINT NOT NULL,
+    expires_at          BIGINT,
+    cost                BIGINT NOT NULL DEFAULT 0,
+    meta                JSONB
+  );
+  -- Partial indexes: most messages have none of these ids, and they then cost nothing at ingest.
+  CREATE UNIQUE INDEX messages_customer_id ON messages(account_id, customer_message_id)
+    WHERE customer_message_id IS NOT NULL;
+  CREATE INDEX messages_guid ON messages(guid) WHERE guid IS NOT NULL;
+  CREATE INDEX messages_trackin ON messages(account_id, trackin_id) WHERE trackin_id IS NOT NULL;
+
+  CREATE TABLE wallet_transactions (
+    id            BIGSERIAL PRIMARY KEY,
+    account_id    BIGINT NOT NULL REFERENCES accounts(id),
+    kind          TEXT NOT NULL,
+    amount        BIGINT NOT NULL,
+    balance_after BIGINT NOT NULL,
+    message_id    BIGINT REFERENCES messages(id),
+    description   TEXT NOT NULL,
+    created_at    BIGINT NOT NULL
+  );
+  CREATE INDEX wallet_transactions_account ON wallet_transactions(account_id, id);
+
+  -- The outbox. lease_until > now means a worker holds the effect.
+  CREATE TABLE effects (
+    id          BIGSERIAL PRIMARY KEY,
+    message_id  BIGINT NOT NULL REFERENCES messages(id),
+    kind        TEXT NOT NULL,
+    step        INTEGER NOT NULL,
+    event       JSONB,
+    -- event.type, so that timer cancellation and DUE rescheduling need not look into JSON.
+    event_type  TEXT,
+    due_at      BIGINT NOT NULL,
+    lease_until BIGINT NOT NULL DEFAULT 0
+  );
+  CREATE INDEX effects_due ON effects(due_at, id);
+  CREATE INDEX effects_message ON effects(message_id);
+
+  -- seq orders a message's entries in insertion order.
+  CREATE TABLE history (
+    seq        BIGSERIAL PRIMARY KEY,
+    message_id BIGINT NOT NULL REFERENCES messages(id),
+    step       INTEGER NOT NULL,
+    channel    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    at         BIGINT NOT NULL,
+    error      TEXT
+  );
+  CREATE INDEX history_message ON history(message_id, seq);
+  `,
+  // 2: chat hub.
+  `
+  CREATE TABLE chat_hub_operators (
+    id         BIGSERIAL PRIMARY KEY,
+    account_id BIGINT NOT NULL,
+    name       TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX chat_hub_operators_account ON chat_hub_operators (account_id, id);
+  CREATE TABLE chat_hub_revoked_tokens (
+    jti        TEXT PRIMARY KEY,
+    revoked_at BIGINT NOT NULL,
+    expires_at BIGINT
+  );
+  CREATE INDEX chat_hub_revoked_tokens_expiry ON chat_hub_revoked_tokens (expires_at);
+  CREATE TABLE chat_hub_signing_keys (
+    seq        BIGSERIAL PRIMARY KEY,
+    kid        TEXT NOT NULL UNIQUE,
+    secret     TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    retired_at BIGINT
+  );
+  `,
+  // 3: cascade. A binding's alpha-name '' stands for the account default (no NULL in a primary key).
+  `
+  CREATE TABLE cascade_routes (
+    id         TEXT PRIMARY KEY,
+    account_id BIGINT NOT NULL,
+    revision   INTEGER NOT NULL,
+    created_at BIGINT NOT NULL,
+    deleted_at BIGINT
+  );
+  CREATE INDEX cascade_routes_account ON cascade_routes(account_id);
+  CREATE TABLE cascade_route_revisions (
+    route_id   TEXT NOT NULL REFERENCES cascade_routes(id),
+    revision   INTEGER NOT NULL,
+    definition JSONB NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (route_id, revision)
+  );
+  CREATE TABLE cascade_route_bindings (
+    account_id BIGINT NOT NULL,
+    alpha_name TEXT NOT NULL,
+    route_id   TEXT NOT NULL REFERENCES cascade_routes(id),
+    PRIMARY KEY (account_id, alpha_name)
+  );
+  CREATE TABLE cascade_variables (
+    account_id BIGINT NOT NULL,
+    id         TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (account_id, id)
+  );
+  CREATE TABLE short_links (
+    code       TEXT PRIMARY KEY,
+    account_id BIGINT NOT NULL,
+    message_id BIGINT NOT NULL,
+    url        TEXT NOT NULL,
+    clicks     BIGINT NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL
+  );
+  CREATE UNIQUE INDEX short_links_message_url ON short_links(message_id, url);
+  `,
+  // 4: inbound messages and their webhook outbox.
+  `
+  CREATE TABLE inbound_messages (
+    id           TEXT PRIMARY KEY,
+    account_id   BIGINT NOT NULL,
+    alpha_name   TEXT NOT NULL,
+    phone_number TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    received_at  BIGINT NOT NULL
+  );
+  CREATE INDEX inbound_by_sender ON inbound_messages(account_id, alpha_name, phone_number, received_at);
+
+  -- The outbox of incoming-message callbacks: lease_until > now means a worker holds the delivery.
+  CREATE TABLE webhook_deliveries (
+    id           BIGSERIAL PRIMARY KEY,
+    inbound_id   TEXT NOT NULL UNIQUE REFERENCES inbound_messages(id),
+    account_id   BIGINT NOT NULL,
+    url          TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    last_error   TEXT,
+    due_at       BIGINT NOT NULL,
+    lease_until  BIGINT NOT NULL DEFAULT 0,
+    created_at   BIGINT NOT NULL,
+    delivered_at BIGINT
+  );
+  -- Only pending deliveries are ever claimed: the partial index stays as small as the backlog.
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries(due_at, id) WHERE status = 'pending';
+  `,
+];
+
+/** Number of schema versions this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** First key of the two-key advisory lock that serialises migrations (the second is the schema's hash). */
+const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'
+
+/**
+ * Creates the schema if needed and applies the missing versions, in one transaction under a
+ * transaction-level advisory lock: engine processes starting together wait for each other
+ * instead of racing. Idempotent.
+ */
+export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const prefix = schemaPrefix(schema);
+  await transaction(pool, async (client) => {
+    await run(client, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
+    await run(client, `CREATE SCHEMA IF NOT EXISTS ${prefix.slice(0, -1)}`);
+    await run(client, `SET LOCAL search_path TO ${prefix.slice(0, -1)}`);
+    await run(client, `CREATE TABLE IF NOT EXISTS ${prefix}spillway_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+    const applied = new Set(
+      (await rows<{ version: number }>(client, `SELECT version FROM ${prefix}spillway_migrations`)).map((r) => r.version),
+    );
+    for (let version = 1; version <= MIGRATIONS.length; version++) {
+      if (applied.has(version)) continue;
+      await run(client, MIGRATIONS[version - 1] ?? '');
+      await run(client, `INSERT INTO ${prefix}spillway_migrations (version, applied_at) VALUES ($1, $2)`, [version, Date.now()]);
+    }
+  });
+}
