@@ -2,13 +2,38 @@ import { createEngine, createFakeClock } from '@spillway/core';
 import type { FakeClock } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
+import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
+import type { Storage } from '@spillway/core';
 
-/** An engine on a real in-memory SQLite database, simulator channels and a fake clock. */
+/**
+ * The storage of engine tests: in-memory SQLite, or, with SPILLWAY_TEST_STORAGE=postgres, a fresh
+ * schema of the PostgreSQL database at DATABASE_URL (dropped on close), so that the same engine
+ * tests run on both adapters.
+ */
+export async function testStorage(): Promise<Storage> {
+  const url = process.env['DATABASE_URL'];
+  if (process.env['SPILLWAY_TEST_STORAGE'] !== 'postgres' || !url) {
+    const sqlite = createSqliteStorage();
+    await sqlite.migrate();
+    return sqlite;
+  }
+  const schema = `spillway_engine_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const pg = createPostgresStorage({ connectionString: url, schema });
+  await pg.migrate();
+  return {
+    ...pg,
+    async close() {
+      await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pg.close();
+    },
+  };
+}
+
+/** An engine on a real database ({@link testStorage}), simulator channels and a fake clock. */
 export async function engineFixture(options: { latencyMs?: number; balance?: number } = {}) {
   const clock: FakeClock = createFakeClock(Date.UTC(2026, 10, 22, 12));
-  const storage = createSqliteStorage();
-  await storage.migrate();
+  const storage = await testStorage();
   const simulator = createSimulator({ latencyMs: options.latencyMs ?? 200 });
   const engine = createEngine({ storage, channels: [simulator], hasher: createNodeHasher(), clock });
   const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: options.balance ?? 100 });
