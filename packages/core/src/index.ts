@@ -60,3 +60,14 @@ export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-c
 export { priceAttempt } from './pricing/price-attempt.ts';
 export type { AttemptPrice } from './pricing/price-attempt.ts';
 export type { InboundStorage } from './ports/inbound-storage.ts';
+export type { InboundMessage, WebhookDelivery, WebhookDeliveryStatus, NewWebhookDelivery, ClaimedDelivery, DeliveryOutcome } from './ports/inbound-storage.ts';
+export { createInboundService } from './inbound/inbound-service.ts';
+export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from './inbound/inbound-service.ts';
+export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from './inbound/inbound-request.ts';
+export type { InboundRequest } from './inbound/inbound-request.ts';
+export { inboundPayloadOf } from './inbound/webhook-payload.ts';
+export type { InboundPayload } from './inbound/webhook-payload.ts';
+export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } from './inbound/webhook-backoff.ts';
+export type { CascadeService, CascadeSendOptions, CascadeEndpoint, BotCredentials, CascadeAccepted, CascadeStatusRecord, CascadeStepStatus, CascadeHistoryEntry, BroadcastResult, RouteView } from './engine/cascade-types.ts';
+export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broadcast.ts';
+export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';

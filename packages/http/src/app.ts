@@ -10,7 +10,9 @@ import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from '.
 import { SpillwayError } from '@spillway/core';
 import { createHttpMetrics } from './metrics.ts';
 import type { OpenApiInfo } from './openapi.ts';
+import { registerCascadeRoutes } from './routes/cascade.ts';
 import { registerMessagingRoutes } from './routes/messaging.ts';
+import { registerInboundRoutes } from './routes/inbound.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 /** Options of {@link createHttpApp}. */
@@ -91,6 +93,8 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
 
   registerSystemRoutes(app, { registry: metrics.registry, ...(options.openApiInfo ? { openApiInfo: options.openApiInfo } : {}) });
   registerMessagingRoutes(app);
+  registerCascadeRoutes(app);
+  registerInboundRoutes(app);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);

@@ -8,11 +8,16 @@ import { attemptStatus } from './status-record.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A step's status from its own history; a step that was only skipped is `skipped`. */
+/**
+ * A step's status from its own history: `skipped` when the engine never sent it, `superseded`
+ * when a late delivery of an earlier step ended the cascade while this one was under way.
+ */
 function stepStatus(entries: HistoryEntry[]): CascadeStepStatus['status'] {
   const own = entries.filter((e) => e.status !== 'Clicked' && e.status !== 'Superseded');
   if (own.length > 0 && own.every((e) => e.status === 'Skipped')) return 'skipped';
-  return attemptStatus(own);
+  const status = attemptStatus(own);
+  if (status === 'processing' && entries.some((e) => e.status === 'Superseded')) return 'superseded';
+  return status;
 }
 
 /** The channel that delivered, else the one tried last (skips and clicks do not count as tries). */

@@ -42,8 +42,11 @@ export interface CascadeStepStatus {
   /** The route's step id (`sms`, `chatapp`, ...). */
   id: string;
   channel: ChannelId;
-  /** Null while the step was never reached; `skipped` when the engine did not send it. */
-  status: DeliveryStatus | 'skipped' | null;
+  /**
+   * Null while the step was never reached; `skipped` when the engine did not send it;
+   * `superseded` when a late delivery of an earlier step ended the cascade during this step.
+   */
+  status: DeliveryStatus | 'skipped' | 'superseded' | null;
   /** Time of the step's last event, ISO 8601. */
   dt: string | null;
   /** The step's last error or skip reason. */

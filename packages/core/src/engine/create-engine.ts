@@ -7,6 +7,7 @@ import { createAccountService } from './account-service.ts';
 import { MachineAdvancer } from './advance.ts';
 import type { Engine, EngineOptions } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
+import { createCascadeService } from './cascade-service.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { createWorker } from './worker.ts';
 
@@ -45,13 +46,26 @@ export function createEngine(options: EngineOptions): Engine & { internals: Engi
       },
     },
   };
+  const defaultTtlSeconds = options.defaultTtlSeconds ?? 86_400;
+  const cascades = createCascadeService({
+    storage,
+    clock,
+    rateCard,
+    advancer,
+    notify: () => worker.notify(),
+    defaultTtlSeconds,
+    maxRetries: options.maxRetries,
+    publicBaseUrl: options.publicBaseUrl,
+  });
+  kinds.cascade = cascades.handler;
   const worker = createWorker({
     storage,
     clock,
     drivers,
     advancer,
     kinds,
-    defaultTtlSeconds: options.defaultTtlSeconds ?? 86_400,
+    defaultTtlSeconds,
+    onCommit: cascades.observe,
     batchSize: options.batchSize ?? 1000,
     onError,
   });
@@ -62,6 +76,7 @@ export function createEngine(options: EngineOptions): Engine & { internals: Engi
     storage,
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
     messages: createMessagingService({ storage, clock, rateCard, advancer, notify }),
+    cascades: cascades.service,
     start: () => worker.start(),
     stop: () => worker.stop(),
     receive: (receipt) => worker.context.report(receipt),

@@ -6,6 +6,7 @@ import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransac
 import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../types/api.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
+import type { CascadeService } from './cascade-types.ts';
 
 export interface EngineOptions {
   storage: Storage;
@@ -26,6 +27,8 @@ export interface EngineOptions {
   currency?: string;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
   onError?: (error: unknown) => void;
+  /** Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). @default 'http://127.0.0.1:8080' */
+  publicBaseUrl?: string;
 }
 
 export interface CreateAccountInput {
@@ -81,6 +84,8 @@ export interface Engine {
   readonly storage: Storage;
   readonly accounts: AccountService;
   readonly messages: MessagingService;
+  /** The cascade API, routes, variables and short links. */
+  readonly cascades: CascadeService;
   /** Starts the workers (idempotent). */
   start(): void;
   /** Stops the workers and waits for the round in flight. Does not close storage. */

@@ -37,6 +37,8 @@ export interface WorkerDeps {
   defaultTtlSeconds: number;
   batchSize: number;
   onError: (error: unknown) => void;
+  /** Called after each round's commit (the cascade API's synchronous variant waits on it). */
+  onCommit?: (commit: Commit) => void;
 }
 
 function receiptEvent(r: Receipt): MachineEvent {
@@ -167,6 +169,7 @@ export function createWorker(deps: WorkerDeps) {
       await advanceMessage(message, items, now, commit);
     }
     await storage.commit(commit);
+    deps.onCommit?.(commit);
     return effects.length + fromReceipts.length;
   }
 

@@ -30,6 +30,9 @@ export const defaultRateCard: RateCard = {
     flashcall_callback: 20_000,
     flashcall: 20_000,
     rcs: 40_000,
+    // Cascade steps on the client's own bots: the platform fee of a bot message.
+    messenger: 10_000,
+    chatapp_bot: 10_000,
   },
 };
 

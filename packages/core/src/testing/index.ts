@@ -4,3 +4,4 @@ export type { StorageContractOptions } from './storage-contract.ts';
 export { runChatHubStorageContract } from './chat-hub-contract.ts';
 export type { ChatHubStorageContractOptions } from './chat-hub-contract.ts';
 export { runCascadeStorageContract, type CascadeStorageContractOptions } from './cascade-contract.ts';
+export { runInboundStorageContract, type InboundStorageContractOptions } from './inbound-contract.ts';

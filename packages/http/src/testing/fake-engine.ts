@@ -62,6 +62,8 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     storage: {} as Engine['storage'],
     accounts,
     messages,
+    // The cascade API is exercised on a real engine (tests/http/cascade-http.test.ts).
+    cascades: {} as Engine['cascades'],
     start() {},
     stop: async () => {},
     receive() {},

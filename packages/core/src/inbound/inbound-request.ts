@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { SpillwayError } from '../errors.ts';
+import { issuesToDetails } from '../cascade/zod-details.ts';
+import { normalizePhoneNumber } from '../messages/phone-number.ts';
+
+/** Longest text of an injected incoming message, characters. */
+export const MAX_INBOUND_TEXT = 4096;
+
+/** Body of `POST /sandbox/inbound`: an incoming chat-app message injected into the simulator. */
+export const inboundRequestSchema = z.object({
+  alphaName: z.string().min(1).max(64).meta({ description: 'One of the account alpha-names' }),
+  phoneNumber: z.string().min(1).max(32).meta({ description: 'The user who writes, international format', example: '79991234567' }),
+  text: z.string().min(1).max(MAX_INBOUND_TEXT),
+});
+
+export type InboundRequest = z.infer<typeof inboundRequestSchema>;
+
+/**
+ * Validates an injected incoming message, listing every bad field, and normalises the phone
+ * number to digits (as recipients of outgoing messages are, so the chat-app session matches).
+ */
+export function parseInboundRequest(body: unknown): InboundRequest {
+  const parsed = inboundRequestSchema.safeParse(body);
+  if (!parsed.success) throw new SpillwayError('validation_failed', 'Invalid incoming message', issuesToDetails(parsed.error.issues));
+  const phoneNumber = normalizePhoneNumber(parsed.data.phoneNumber);
+  if (!phoneNumber) {
+    throw new SpillwayError('validation_failed', 'Invalid incoming message', [{ path: 'phoneNumber', message: 'not a valid phone number' }]);
+  }
+  return { ...parsed.data, phoneNumber };
+}

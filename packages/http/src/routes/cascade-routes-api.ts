@@ -1,0 +1,125 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import { parseOrThrow } from '../validate.ts';
+import { bindingRequestSchema, bindingSchema, routeBodySchema, routeViewSchema } from './cascade-schemas.ts';
+
+const tags = ['routes'];
+const notFound = { 404: { description: 'No such route on this account' } };
+
+/**
+ * Registers `/api/routes`: the account's cascade routes (plus the read-only built-ins), with
+ * optimistic locking on updates (`revision`, 409 when stale) and bindings to alpha-names or as
+ * the account default.
+ */
+export function registerCascadeRouteApi(app: Hono<Env>): void {
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/routes',
+      summary: 'List routes (built-in ones first)',
+      tags,
+      auth: 'basic-or-key',
+      responses: { 200: { description: 'Routes', schema: z.array(routeViewSchema) } },
+    },
+    async (c) => c.json(await c.var.engine.cascades.listRoutes(c.var.account.id)),
+  );
+
+  // Before `/api/routes/:id`, which would otherwise take `bindings` as an id.
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/routes/bindings',
+      summary: 'Route bindings (alphaName null: the account default)',
+      tags,
+      auth: 'basic-or-key',
+      responses: { 200: { description: 'Bindings', schema: z.array(bindingSchema) } },
+    },
+    async (c) => c.json(await c.var.engine.cascades.listBindings(c.var.account.id)),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/routes/:id',
+      summary: 'Get a route (latest revision)',
+      tags,
+      auth: 'basic-or-key',
+      responses: { 200: { description: 'The route', schema: routeViewSchema }, ...notFound },
+    },
+    async (c) => c.json(await c.var.engine.cascades.getRoute(c.var.account.id, c.req.param('id') ?? '')),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/routes',
+      summary: 'Create a route (revision 1; the server picks its id)',
+      tags,
+      auth: 'basic-or-key',
+      body: routeBodySchema,
+      responses: { 201: { description: 'The stored route', schema: routeViewSchema } },
+    },
+    async (c) => c.json(await c.var.engine.cascades.createRoute(c.var.account.id, await readJson(c)), 201),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'put',
+      path: '/api/routes/:id',
+      summary: 'Replace a route; `revision` must be the latest one',
+      description: 'Stores a new revision; messages already running keep the revision they started on.',
+      tags,
+      auth: 'basic-or-key',
+      body: routeBodySchema.extend({ revision: z.int().positive() }),
+      responses: {
+        200: { description: 'The new revision', schema: routeViewSchema },
+        403: { description: 'Built-in routes are read-only' },
+        409: { description: 'The route changed meanwhile (stale revision)' },
+        ...notFound,
+      },
+    },
+    async (c) => c.json(await c.var.engine.cascades.updateRoute(c.var.account.id, c.req.param('id') ?? '', await readJson(c))),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'delete',
+      path: '/api/routes/:id',
+      summary: 'Delete a route and its bindings',
+      tags,
+      auth: 'basic-or-key',
+      responses: { 204: { description: 'Deleted' }, 403: { description: 'Built-in routes are read-only' }, ...notFound },
+    },
+    async (c) => {
+      await c.var.engine.cascades.deleteRoute(c.var.account.id, c.req.param('id') ?? '');
+      return c.body(null, 204);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'put',
+      path: '/api/routes/:id/binding',
+      summary: 'Bind a route to an alpha-name, or (alphaName null or absent) make it the account default',
+      description: 'Binding a built-in route removes the account\'s own binding there.',
+      tags,
+      auth: 'basic-or-key',
+      body: bindingRequestSchema,
+      responses: { 200: { description: 'The binding', schema: bindingSchema }, ...notFound },
+    },
+    async (c) => {
+      const body = parseOrThrow(bindingRequestSchema, await readJson(c), 'binding');
+      return c.json(await c.var.engine.cascades.bindRoute(c.var.account.id, c.req.param('id') ?? '', body.alphaName ?? null));
+    },
+  );
+}

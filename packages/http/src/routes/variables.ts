@@ -1,0 +1,41 @@
+import type { Hono } from 'hono';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import { variableUploadRequestSchema, variableUploadResponseSchema } from './cascade-schemas.ts';
+
+/** Registers `POST /api/items` (cascade variables) and `GET /s/{code}` (short links). */
+export function registerVariableRoutes(app: Hono<Env>): void {
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/items',
+      summary: 'Store variables for %name=<id>%, %url=<id>% and %short_url=<id>%',
+      description: 'Body: { items: [{ id, value }] } or the bare array. Storing an id again replaces its value; values are read when a step is sent.',
+      tags: ['cascade'],
+      auth: 'basic-or-key',
+      body: variableUploadRequestSchema,
+      responses: { 200: { description: 'How many variables were stored', schema: variableUploadResponseSchema } },
+    },
+    async (c) => c.json(await c.var.engine.cascades.uploadVariables(c.var.account.id, await readJson(c))),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/s/:code',
+      summary: 'Follow a short link (records the click on the message history)',
+      tags: ['cascade'],
+      // Recipients follow links from their phones: no credentials.
+      auth: 'none',
+      responses: { 302: { description: 'Redirect to the target URL' }, 404: { description: 'No such short link' } },
+    },
+    async (c) => {
+      const url = await c.var.engine.cascades.resolveShortLink(c.req.param('code') ?? '');
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(url, 302);
+    },
+  );
+}

@@ -1,0 +1,153 @@
+import { inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core';
+import type { AccountStorage, ClaimedDelivery, Clock, DeliveryOutcome, InboundStorage } from '@spillway/core';
+import type { LookupAddress } from 'node:dns';
+import { guardedPost, UrlRefusedError } from './guarded-post.ts';
+import { signWebhook } from './sign-webhook.ts';
+import { getWebhookSecret } from './webhook-secret.ts';
+
+/** Options of {@link createWebhookDeliveryWorker}. */
+export interface WebhookDeliveryWorkerOptions {
+  storage: InboundStorage & Pick<AccountStorage, 'getSetting' | 'setSettingIfAbsent'>;
+  /** The engine's clock: due times, signatures' timestamps and the call timeout use it. */
+  clock: Clock;
+  /** Let callbacks reach loopback and private addresses (`SPILLWAY_ALLOW_PRIVATE_URLS`). @default false */
+  allowPrivateUrls?: boolean;
+  /** An attempt succeeds on a 2xx within this. @default 10000 */
+  timeoutMs?: number;
+  /** A claimed delivery whose worker vanished is handed out again after this. @default 60000 */
+  leaseMs?: number;
+  /** Deliveries attempted at once. @default 50 */
+  batchSize?: number;
+  /** Longest wait between rounds while started, so deliveries queued by other processes go out. @default 1000 */
+  pollMs?: number;
+  /** @default 3 */
+  maxRedirects?: number;
+  /** Errors the worker survives (a storage hiccup). @default console.error */
+  onError?: (error: unknown) => void;
+  /** Resolver of callback hosts, for tests. @default node:dns lookup */
+  resolve?: (hostname: string) => Promise<LookupAddress[]>;
+}
+
+/** The worker {@link createWebhookDeliveryWorker} answers. */
+export interface WebhookDeliveryWorker {
+  /** Starts delivering in the background (idempotent). */
+  start(): void;
+  /** Stops and waits for the round in flight. */
+  stop(): Promise<void>;
+  /** Wakes the loop: a delivery was queued. */
+  notify(): void;
+  /** Runs rounds until none is due at the clock's current time (tests, with a fake clock). */
+  drain(): Promise<void>;
+}
+
+/**
+ * Delivers incoming chat-app messages to their alpha-names' callback URLs from the persisted
+ * outbox: signed with the account's Standard Webhooks secret, success on a 2xx, retried with
+ * backoff (`WEBHOOK_RETRY_DELAYS_MS`) until `failed`; at least once, deduplicable by `webhook-id`.
+ *
+ * @example
+ * const webhooks = createWebhookDeliveryWorker({ storage, clock: engine.clock });
+ * webhooks.start();
+ */
+export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOptions): WebhookDeliveryWorker {
+  const { storage, clock } = options;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const batchSize = options.batchSize ?? 50;
+  const pollMs = options.pollMs ?? 1000;
+  const onError = options.onError ?? ((error: unknown) => console.error('[spillway] webhook delivery error', error));
+  let chain: Promise<number> = Promise.resolve(0);
+  let running = false;
+  let wake: (() => void) | null = null;
+  // Set by notify(): a wake-up that comes while a round runs must not be lost.
+  let poked = false;
+  let loopDone: Promise<void> = Promise.resolve();
+
+  async function attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const body = JSON.stringify(inboundPayloadOf(delivery.inbound));
+    let error: string;
+    try {
+      const secret = await getWebhookSecret(storage, delivery.accountId);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'Spillway-Webhooks/1',
+        ...signWebhook(secret, delivery.inboundId, clock.now(), body),
+      };
+      const answer = await guardedPost(delivery.url, {
+        body,
+        headers,
+        clock,
+        allowPrivateUrls: options.allowPrivateUrls ?? false,
+        timeoutMs: options.timeoutMs ?? 10_000,
+        maxRedirects: options.maxRedirects ?? 3,
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+      });
+      if (answer.status >= 200 && answer.status < 300) return { status: 'delivered' };
+      error = `HTTP ${answer.status} from ${answer.url}`;
+    } catch (caught) {
+      if (caught instanceof UrlRefusedError) return { status: 'failed', error: caught.message };
+      error = caught instanceof Error ? caught.message : String(caught);
+    }
+    const made = delivery.attempts + 1;
+    const delay = nextWebhookRetryDelay(made);
+    if (delay === null) return { status: 'failed', error: `gave up after ${made} attempts: ${error}` };
+    return { status: 'retry', dueAt: clock.now() + delay, error };
+  }
+
+  async function round(): Promise<number> {
+    const claimed = await storage.claimDueDeliveries(clock.now(), batchSize, leaseMs);
+    await Promise.all(
+      claimed.map(async (delivery) => {
+        const outcome = await attempt(delivery);
+        // A failed write leaves the lease to run out: the delivery is attempted again (at least once).
+        await storage.completeDelivery(delivery.id, outcome, clock.now()).catch(onError);
+      }),
+    );
+    return claimed.length;
+  }
+
+  function tick(): Promise<number> {
+    chain = chain.then(round, round).catch((error: unknown) => {
+      onError(error);
+      return 0;
+    });
+    return chain;
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      poked = false;
+      if ((await tick()) > 0 || poked) continue;
+      await new Promise<void>((resolve) => {
+        const handle = clock.setTimeout(() => resolve(), pollMs);
+        wake = () => {
+          clock.clearTimeout(handle);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loopDone = loop();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loopDone;
+      await chain;
+    },
+    notify() {
+      poked = true;
+      wake?.();
+    },
+    async drain() {
+      while ((await tick()) > 0) {
+        /* until a round finds nothing due */
+      }
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqliteStorage } from '@spillway/sqlite';
+import { startServer, until } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
+
+let s: RunningFixture;
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(() => s.close());
+
+type Status = Record<string, any>;
+const BOTS = { 'x-tg-bot-key': '123456:tg-test', 'x-viber-auth-token': 'viber-test-token' };
+const msg = (toPhone: string, extra: Record<string, unknown> = {}) => ({ fromName: 'Acme', toPhone, text: 'Hello', ...extra });
+const post = (path: string, json: unknown, headers: Record<string, string> = BOTS) => s.call(path, { json, headers });
+const sendAsync = async (body: unknown, headers?: Record<string, string>) => {
+  const res = await post('/api/CascadeMessage/send_message/async', body, headers);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as { messageId: string; trackinId: string }[];
+};
+const statusOf = async (guid: string) => (await s.call(`/api/CascadeMessage/status_guid/${guid}`)).json() as Promise<Status>;
+const settled = (guid: string, attempts?: number) =>
+  until(() => statusOf(guid), (st) => st.status !== 'processing' && st.status !== 'scheduled', attempts);
+
+describe('cascade send endpoints drive every simulator outcome through the default route', () => {
+  it.each([
+    ['99900000000', 'delivered', 'messenger', ['Sent', 'Delivered']],
+    ['99900000001', 'delivered', 'sms', ['Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Delivered']],
+    ['99900000002', 'undeliverable', 'sms', ['Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed']],
+    ['99900000003', 'permanenterror', 'sms', ['Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed', 'Sent', 'Failed']],
+    ['99900000005', 'delivered', 'messenger', ['Sent', 'Delivered', 'Read']],
+  ])('%s ends %s on %s', async (phone, status, channel, trail) => {
+    const [accepted] = await sendAsync([msg(phone, { id: `t-${phone}` })]);
+    expect(accepted!.trackinId).toBe(`t-${phone}`);
+    const st = await until(() => statusOf(accepted!.messageId), (x) => x.history.length >= trail.length && x.status !== 'processing');
+    expect(st).toMatchObject({ messageId: accepted!.messageId, trackinId: `t-${phone}`, status, channel, route: 'default@1' });
+    expect(st.history.map((h: Status) => h.status)).toEqual(trail);
+    const byId = await (await s.call(`/api/CascadeMessage/status_id/t-${phone}`)).json();
+    expect(byId.messageId).toBe(accepted!.messageId);
+  });
+
+  it('04 expires each step in its share of the ttl and ends undeliverable', async () => {
+    const [accepted] = await sendAsync([msg('99900000004', { ttl: 5 })]);
+    const st = await settled(accepted!.messageId, 600);
+    expect(st.status).toBe('undeliverable');
+    expect(st.steps.map((x: Status) => x.status)).toEqual(Array(5).fill('undeliverable'));
+    expect(st.history.filter((h: Status) => h.status === 'Expired')).toHaveLength(5);
+  }, 15_000);
+
+  it('accepts every message type, the overview shape and the messenger-chatapp endpoint', async () => {
+    const res = await sendAsync([
+      msg('99900000000', { messageType: 'promo', buttonText: 'Shop', buttonAction: 'https://example.com/sale', customerData: { type: 'vip' } }),
+      msg('99900000000', { messageType: 'chatapp_survey', chatappMessage: { text: 'How was it?', survey: { options: ['😀', '🙂', '😞'] } } }),
+      { fromName: 'Acme', toPhone: '99900000000', messageType: 'flashcall', flashcallText: '4821' },
+      msg('99900000000', { chatappMessage: { type: 'picture', text: 'Look', media: 'https://example.com/a.png' }, messengerMessage: { text: 'Hi', buttons: [{ action: 'https://e.com', text: 'Go' }] } }),
+    ]);
+    expect(res).toHaveLength(4);
+    const flash = await settled(res[2]!.messageId);
+    expect(flash).toMatchObject({ status: 'delivered', channel: 'flashcall', route: 'flashcall@1', messageType: 'flashcall' });
+    expect((await settled(res[0]!.messageId)).customerData).toEqual({ type: 'vip' });
+
+    const overview = await sendAsync({ fromName: 'Acme', messages: [{ recipient: '99900000000', text: 'Hi' }, { recipient: '99900000005', text: 'Yo' }] });
+    expect(overview).toHaveLength(2);
+    expect(overview[0]!.trackinId).toBe(overview[0]!.messageId);
+
+    const mc = await post('/api/CascadeMessage/send_message/messenger-chatapp/async', [msg('99900000000')]);
+    const [first] = (await mc.json()) as { messageId: string }[];
+    expect(await settled(first!.messageId)).toMatchObject({ route: 'messenger-first@1', channel: 'messenger' });
+  });
+
+  it('keeps a cascade with a future sheduledSent scheduled', async () => {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const [accepted] = await sendAsync([msg('99900000000', { sheduledSent: at })]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await statusOf(accepted!.messageId)).status).toBe('scheduled');
+  });
+
+  it('skips the bot steps without the bot headers and skips chat-app without a session', async () => {
+    const [a] = await sendAsync([msg('99900000000', { wheterCheckSession: true })], {});
+    const st = await settled(a!.messageId);
+    expect(st).toMatchObject({ status: 'delivered', channel: 'rcs' });
+    expect(st.steps.slice(0, 3).map((x: Status) => x.error)).toEqual([
+      'no bot credentials (send X-Tg-Bot-Key)',
+      // The session is checked before the credentials (chat-app bot steps need both).
+      'no open session',
+      'no open session',
+    ]);
+  });
+});
+
+describe('legacy, referral and broadcast variants', () => {
+  const referral = '3f2b8c4e-9a1d-4e5f-8b7c-0123456789ab';
+
+  it.each([
+    ['/api/CascadeMessage/send_message', null, 'default@1'],
+    ['/api/CascadeMessage/send_message_async', null, 'default@1'],
+    ['/api/CascadeMessage/send_message/gateway/messenger-chatapp/async', null, 'messenger-first@1'],
+    [`/api/CascadeMessage/${referral}/send_message`, referral, 'default@1'],
+    [`/api/CascadeMessage/${referral}/send_message_async`, referral, 'default@1'],
+    [`/api/CascadeMessage/${referral}/send_message/gateway/messenger-chatapp/async`, referral, 'messenger-first@1'],
+  ])('%s', async (path, referralGuid, route) => {
+    const res = await post(path, [msg('99900000000')]);
+    expect(res.status).toBe(200);
+    const [accepted] = (await res.json()) as { messageId: string }[];
+    if (path.endsWith('/send_message')) {
+      // The synchronous variant answers once the first step was handed to its channel.
+      expect((await statusOf(accepted!.messageId)).history[0]).toMatchObject({ status: 'Sent', channel: 'messenger' });
+    }
+    expect(await settled(accepted!.messageId)).toMatchObject({ status: 'delivered', referralGuid, route });
+  });
+
+  it('rejects a referral that is not a UUID', async () => {
+    const res = await post('/api/CascadeMessage/0000-1111/send_message_async', [msg('99900000000')]);
+    expect(res.status).toBe(400);
+  });
+
+  it('broadcasts one cascade to many recipients', async () => {
+    const res = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'Sale', recipients: ['99900000000', { toPhone: '99900000001', id: 'b-2' }] });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { count: number; messages: { messageId: string; trackinId: string; toPhone: string }[] };
+    expect(body.count).toBe(2);
+    expect(body.messages[1]).toMatchObject({ trackinId: 'b-2', toPhone: '99900000001' });
+    expect((await settled(body.messages[1]!.messageId)).channel).toBe('sms');
+    const bad = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'x', recipients: ['12'] });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).details[0].path).toBe('recipients[0].toPhone');
+  });
+});
+
+describe('variables and short links', () => {
+  it('stores variables, resolves them at send, serves the short link and records the click', async () => {
+    const up = await post('/api/items', { items: [{ id: 7, value: 'Ann' }, { id: 'site', value: 'https://example.com/offer' }] }, {});
+    expect(await up.json()).toEqual({ stored: 2 });
+    const [a] = await sendAsync([msg('99900000000', { text: 'Hi %name=7%: %short_url=site%' })]);
+    await settled(a!.messageId);
+    const stored = await s.server.storage.getMessageByGuid(a!.messageId);
+    const { code } = (s.server.storage as SqliteStorage).db.prepare('SELECT code FROM short_links WHERE message_id = ?').get(stored!.id) as { code: string };
+    const res = await fetch(`${s.url}/s/${code}`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://example.com/offer');
+    expect((await statusOf(a!.messageId)).history.at(-1)).toMatchObject({ status: 'Clicked' });
+    expect((await fetch(`${s.url}/s/unknown1`, { redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('answers 400 naming the path of an unknown variable, and stores nothing', async () => {
+    const res = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { id: 'nv-1', text: 'Hi %name=nope%' })]);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'validation_failed', details: [{ path: '[0].text' }] });
+    expect((await s.call('/api/CascadeMessage/status_id/nv-1')).status).toBe(404);
+  });
+});
+
+describe('errors', () => {
+  it('answers 401 without credentials and 404 for unknown ids', async () => {
+    const noAuth = await s.call('/api/CascadeMessage/send_message/async', { json: [msg('99900000000')], auth: 'none' });
+    expect(noAuth.status).toBe(401);
+    expect((await s.call('/api/CascadeMessage/status_guid/4b1e3a2c-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await s.call('/api/CascadeMessage/status_id/never-sent')).status).toBe(404);
+  });
+
+  it('answers 402 when the balance does not cover the first steps, and 429 past the messaging rate limit', async () => {
+    const poor = await startServer({ SPILLWAY_BOOTSTRAP_BALANCE: '0', SPILLWAY_RATE_MESSAGING: '1/1' });
+    try {
+      const first = await poor.call('/api/CascadeMessage/send_message/async', { json: [msg('99900000000')] });
+      expect(first.status).toBe(402);
+      expect(await first.json()).toMatchObject({ error: 'payment_required', status: 402 });
+      const second = await poor.call('/api/CascadeMessage/send_message/async', { json: [msg('99900000000')] });
+      expect(second.status).toBe(429);
+      expect(second.headers.get('retry-after')).not.toBeNull();
+    } finally {
+      await poor.close();
+    }
+  });
+});
+
+describe('/api/routes', () => {
+  it('creates, reads, updates with revisions (409 when stale), binds and deletes routes', async () => {
+    const body = {
+      name: 'SMS first',
+      start: 'sms',
+      steps: [
+        { id: 'sms', channel: 'sms' },
+        { id: 'chat', channel: 'chatapp' },
+      ],
+      edges: [{ from: 'sms', to: 'chat', on: 'undeliverable' }],
+    };
+    const created = await s.call('/api/routes', { json: body });
+    expect(created.status).toBe(201);
+    const route = (await created.json()) as Status;
+    expect(route).toMatchObject({ revision: 1, builtin: false, name: 'SMS first' });
+    expect(((await (await s.call('/api/routes')).json()) as Status[]).map((r) => r.id)).toEqual(expect.arrayContaining(['default', route.id]));
+    expect((await (await s.call(`/api/routes/${route.id}`)).json()).start).toBe('sms');
+
+    const put = (json: unknown) => s.call(`/api/routes/${route.id}`, { method: 'PUT', json });
+    expect((await (await put({ ...body, name: 'v2', revision: 1 })).json()).revision).toBe(2);
+    expect((await put({ ...body, revision: 1 })).status).toBe(409);
+    expect((await put({ ...body, start: 'nowhere', revision: 2 })).status).toBe(400);
+
+    const bind = await s.call(`/api/routes/${route.id}/binding`, { method: 'PUT', json: { alphaName: 'Promo' } });
+    expect(await bind.json()).toEqual({ alphaName: 'Promo', routeId: route.id });
+    expect(await (await s.call('/api/routes/bindings')).json()).toEqual([{ alphaName: 'Promo', routeId: route.id }]);
+    const [a] = await sendAsync([{ fromName: 'Promo', toPhone: '99900000000', text: 'x' }]);
+    expect(await settled(a!.messageId)).toMatchObject({ route: `${route.id}@2`, channel: 'sms' });
+
+    expect((await s.call('/api/routes/default', { method: 'DELETE' })).status).toBe(403);
+    expect((await s.call(`/api/routes/${route.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await s.call(`/api/routes/${route.id}`)).status).toBe(404);
+    expect(await (await s.call('/api/routes/bindings')).json()).toEqual([]);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('lists every cascade path', async () => {
+    const doc = (await (await s.call('/openapi.json', { auth: 'none' })).json()) as { paths: Record<string, Record<string, unknown>> };
+    const expected = [
+      'post /api/CascadeMessage/send_message/async',
+      'post /api/CascadeMessage/send_message/messenger-chatapp/async',
+      'post /api/CascadeMessage/send_message',
+      'post /api/CascadeMessage/{referralGuid}/send_message',
+      'post /api/CascadeMessage/send_message_async',
+      'post /api/CascadeMessage/{referralGuid}/send_message_async',
+      'post /api/CascadeMessage/send_message/gateway/messenger-chatapp/async',
+      'post /api/CascadeMessage/{referralGuid}/send_message/gateway/messenger-chatapp/async',
+      'get /api/CascadeMessage/status_guid/{guid}',
+      'get /api/CascadeMessage/status_id/{id}',
+      'post /api/CascadeMessage/broadcast',
+      'get /api/routes',
+      'post /api/routes',
+      'get /api/routes/bindings',
+      'get /api/routes/{id}',
+      'put /api/routes/{id}',
+      'delete /api/routes/{id}',
+      'put /api/routes/{id}/binding',
+      'post /api/items',
+      'get /s/{code}',
+    ];
+    for (const entry of expected) {
+      const [method, path] = entry.split(' ') as [string, string];
+      expect(doc.paths[path]?.[method], entry).toBeDefined();
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { startServer, until } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
+
+interface Hit {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let receiver: Server;
+let hookUrl: string;
+const hits: Hit[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      hits.push({ headers: req.headers, body });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/spillway/inbound`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+
+const json = async (res: Response) => (await res.json()) as Record<string, any>;
+
+describe('incoming chat-app messages over HTTP (private URLs allowed)', () => {
+  let s: RunningFixture;
+  beforeAll(async () => {
+    s = await startServer({ SPILLWAY_ALLOW_PRIVATE_URLS: 'true' });
+  });
+  afterAll(() => s.close());
+
+  it('delivers a signed webhook to the alpha-name callback URL', async () => {
+    const put = await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url: hookUrl } });
+    expect(put.status).toBe(200);
+    const { secret } = await json(await s.call('/api/AlphaName/callback/secret'));
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+
+    const res = await s.call('/sandbox/inbound', { json: { alphaName: 'Acme', phoneNumber: '+79991234567', text: 'Where is my parcel?' } });
+    expect(res.status).toBe(200);
+    const receipt = await json(res);
+    expect(receipt).toMatchObject({ alphaName: 'Acme', phoneNumber: '79991234567', text: 'Where is my parcel?', delivery: 'queued' });
+    expect(receipt.idUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.isNaN(Date.parse(receipt.dt))).toBe(false);
+
+    await until(async () => hits.length, (n) => n > 0);
+    expect(hits).toHaveLength(1);
+    const hit = hits[0]!;
+    expect(hit.headers['webhook-id']).toBe(receipt.idUuid);
+    const { delivery: _delivery, ...payload } = receipt;
+    expect(new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>)).toEqual(payload);
+
+    const record = await until(
+      async () => json(await s.call(`/sandbox/inbound/${receipt.idUuid}`)),
+      (r) => r.delivery?.status === 'delivered',
+    );
+    expect(record).toMatchObject({ ...payload, delivery: { status: 'delivered', attempts: 1, url: hookUrl, lastError: null } });
+  });
+
+  it('records without webhook for an alpha-name without callback', async () => {
+    const receipt = await json(await s.call('/sandbox/inbound', { json: { alphaName: 'Promo', phoneNumber: '79991234567', text: 'hi' } }));
+    expect(receipt.delivery).toBe('no_callback');
+    expect((await json(await s.call(`/sandbox/inbound/${receipt.idUuid}`))).delivery).toBeNull();
+  });
+
+  it('answers 404 for an alpha-name of no account, 400 listing every bad field, 401 without credentials', async () => {
+    const missing = await s.call('/sandbox/inbound', { json: { alphaName: 'Nope', phoneNumber: '79991234567', text: 'hi' } });
+    expect(missing.status).toBe(404);
+    expect(await json(missing)).toMatchObject({ error: 'not_found', status: 404 });
+
+    const bad = await s.call('/sandbox/inbound', { json: { alphaName: '', text: 7 } });
+    expect(bad.status).toBe(400);
+    const paths = ((await json(bad)).details as Array<{ path: string }>).map((d) => d.path).sort();
+    expect(paths).toEqual(['alphaName', 'phoneNumber', 'text']);
+
+    const badNumber = await s.call('/sandbox/inbound', { json: { alphaName: 'Acme', phoneNumber: '12', text: 'hi' } });
+    expect((await json(badNumber)).details).toEqual([{ path: 'phoneNumber', message: 'not a valid phone number' }]);
+
+    expect((await s.call('/sandbox/inbound', { auth: 'none', json: { alphaName: 'Acme', phoneNumber: '79991234567', text: 'hi' } })).status).toBe(401);
+    expect((await s.call('/api/AlphaName/callback/secret', { auth: 'none' })).status).toBe(401);
+    expect((await s.call('/sandbox/inbound/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('keeps the same secret across reads', async () => {
+    const a = await json(await s.call('/api/AlphaName/callback/secret'));
+    const b = await json(await s.call('/api/AlphaName/callback/secret', { auth: 'basic' }));
+    expect(a.secret).toBe(b.secret);
+  });
+});
+
+describe('incoming chat-app messages over HTTP (private URLs refused, the default)', () => {
+  let s: RunningFixture;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s.close());
+
+  it('fails the delivery to a loopback callback with a clear error, without calling it', async () => {
+    const before = hits.length;
+    await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url: hookUrl } });
+    const receipt = await json(await s.call('/sandbox/inbound', { json: { alphaName: 'Acme', phoneNumber: '79991234567', text: 'hi' } }));
+    expect(receipt.delivery).toBe('queued');
+    const record = await until(
+      async () => json(await s.call(`/sandbox/inbound/${receipt.idUuid}`)),
+      (r) => r.delivery?.status !== 'pending',
+    );
+    expect(record.delivery).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(record.delivery.lastError).toMatch(/refused to call a loopback address.*SPILLWAY_ALLOW_PRIVATE_URLS/);
+    expect(hits.length).toBe(before);
+  });
+});
