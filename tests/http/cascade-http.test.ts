@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteStorage } from '@spillway/sqlite';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
@@ -134,8 +133,11 @@ describe('variables and short links', () => {
     const [a] = await sendAsync([msg('99900000000', { text: 'Hi %name=7%: %short_url=site%' })]);
     await settled(a!.messageId);
     const stored = await s.server.storage.getMessageByGuid(a!.messageId);
-    const { code } = (s.server.storage as SqliteStorage).db.prepare('SELECT code FROM short_links WHERE message_id = ?').get(stored!.id) as { code: string };
-    const res = await fetch(`${s.url}/s/${code}`, { redirect: 'manual' });
+    // The text handed to the channel carries the resolved name and a short link to this server.
+    const sent = s.server.simulator.sent.find((attempt) => attempt.messageId === stored!.id);
+    const link = /Hi Ann: (\S+)$/.exec(sent!.text)?.[1];
+    expect(link).toMatch(new RegExp(`^${s.url}/s/[A-Za-z0-9]+$`));
+    const res = await fetch(link!, { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://example.com/offer');
     expect((await statusOf(a!.messageId)).history.at(-1)).toMatchObject({ status: 'Clicked' });

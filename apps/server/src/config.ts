@@ -24,6 +24,8 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   SPILLWAY_DB: z.string().default('./data/spillway.db'),
+  /** Public origin of the server (short links); default: the address it listens on. */
+  SPILLWAY_PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().optional(),
   SPILLWAY_BOOTSTRAP_LOGIN: z.string().optional(),
   SPILLWAY_BOOTSTRAP_PASSWORD: z.string().optional(),

@@ -14,6 +14,8 @@ import type { ServerConfig } from './config.ts';
 
 export interface SpillwayServer {
   engine: Engine;
+  /** The simulator serving every channel; `sent` lists the attempts it was handed. */
+  simulator: ReturnType<typeof createSimulator>;
   /** Chat hub and client token issuing, verification, key rotation. */
   tokens: TokenService;
   storage: Storage;
@@ -42,9 +44,13 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
   const storage = openStorage(config);
   await storage.migrate();
+  const simulator = createSimulator({ latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS });
+  // The public origin is known once the server listens (PORT=0 picks a port); short links read it late.
+  let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const engine = createEngine({
     storage,
-    channels: [createSimulator({ latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS })],
+    publicBaseUrl: () => publicUrl,
+    channels: [simulator],
     hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
@@ -83,6 +89,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 
   return {
     engine,
+    simulator,
     tokens,
     storage,
     logger,
@@ -92,6 +99,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       engine.start();
       webhooks.start();
       const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
+      if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
       logger.info({ url }, 'spillway is listening');
       return { port: listening.port, url };
     },

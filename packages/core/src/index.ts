@@ -24,7 +24,6 @@ export type { Engine, EngineOptions, AccountService, MessagingService, CreateAcc
 export { createRateLimiter } from './rate-limit/token-bucket.ts';
 export type { RateLimiter, RateLimiterOptions, RateDecision } from './rate-limit/token-bucket.ts';
 export { createEngine } from './engine/create-engine.ts';
-export type { EngineInternals } from './engine/create-engine.ts';
 export type { KindHandler, SendPreparation } from './engine/kind-handler.ts';
 export { MachineAdvancer, statusOf } from './engine/advance.ts';
 export type { Step as MachineStep } from './engine/advance.ts';

@@ -20,7 +20,7 @@ export interface CascadeHandlerDeps {
   clock: Clock;
   routes: RouteLoader;
   /** Base of short links, `${publicBaseUrl}/s/{code}`. */
-  publicBaseUrl: string;
+  publicBaseUrl: () => string;
   defaultTtlSeconds: number;
 }
 
@@ -49,7 +49,7 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       const url = values.get(ref.id);
       if (ref.kind !== 'short_url' || url === undefined || links.has(url)) continue;
       const link = await storage.createShortLink({ code: newShortCode(), accountId: message.accountId, messageId: message.id, url }, clock.now());
-      links.set(url, `${deps.publicBaseUrl}/s/${link.code}`);
+      links.set(url, `${deps.publicBaseUrl()}/s/${link.code}`);
     }
     return resolveVariables(text, (kind, id) => {
       const value = values.get(id);

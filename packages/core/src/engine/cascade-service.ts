@@ -37,7 +37,7 @@ export interface CascadeDeps {
   defaultTtlSeconds: number;
   maxRetries?: number | undefined;
   /** Base of short links. @default 'http://127.0.0.1:8080' */
-  publicBaseUrl?: string | undefined;
+  publicBaseUrl?: string | (() => string) | undefined;
 }
 
 /**
@@ -54,7 +54,10 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     storage,
     clock,
     routes: loader,
-    publicBaseUrl: (deps.publicBaseUrl ?? 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    publicBaseUrl: () => {
+      const base = deps.publicBaseUrl ?? 'http://127.0.0.1:8080';
+      return (typeof base === 'function' ? base() : base).replace(/\/+$/, '');
+    },
     defaultTtlSeconds: deps.defaultTtlSeconds,
   });
 

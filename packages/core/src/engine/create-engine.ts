@@ -11,15 +11,6 @@ import { createCascadeService } from './cascade-service.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { createWorker } from './worker.ts';
 
-/** Internals other services of the engine (the cascade API) build on. */
-export interface EngineInternals {
-  advancer: MachineAdvancer;
-  /** Registers how messages of a kind run. */
-  registerKind(kind: MessageKind, handler: KindHandler): void;
-  /** Wakes the workers after new work was stored. */
-  notify(): void;
-}
-
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
  * tests, `drain()`): every message advances through persisted snapshots and the outbox, so any
@@ -29,7 +20,7 @@ export interface EngineInternals {
  * const engine = createEngine({ storage, channels: [createSimulator()], hasher: createNodeHasher() });
  * engine.start();
  */
-export function createEngine(options: EngineOptions): Engine & { internals: EngineInternals } {
+export function createEngine(options: EngineOptions): Engine {
   const clock = options.clock ?? systemClock;
   const storage = options.storage;
   const rateCard = options.rateCard ?? defaultRateCard;
@@ -38,14 +29,6 @@ export function createEngine(options: EngineOptions): Engine & { internals: Engi
   for (const driver of options.channels) for (const channel of driver.channels) drivers.set(channel, driver);
   const onError = options.onError ?? ((error: unknown) => console.error('[spillway] worker error', error));
 
-  const kinds: Record<MessageKind, KindHandler> = {
-    message: messageKindHandler(storage, clock),
-    cascade: {
-      machineFor: async () => {
-        throw new Error('cascade messages need the cascade service');
-      },
-    },
-  };
   const defaultTtlSeconds = options.defaultTtlSeconds ?? 86_400;
   const cascades = createCascadeService({
     storage,
@@ -57,7 +40,10 @@ export function createEngine(options: EngineOptions): Engine & { internals: Engi
     maxRetries: options.maxRetries,
     publicBaseUrl: options.publicBaseUrl,
   });
-  kinds.cascade = cascades.handler;
+  const kinds: Record<MessageKind, KindHandler> = {
+    message: messageKindHandler(storage, clock),
+    cascade: cascades.handler,
+  };
   const worker = createWorker({
     storage,
     clock,
@@ -81,13 +67,5 @@ export function createEngine(options: EngineOptions): Engine & { internals: Engi
     stop: () => worker.stop(),
     receive: (receipt) => worker.context.report(receipt),
     drain: () => worker.drain(),
-    idle: () => worker.drain(),
-    internals: {
-      advancer,
-      registerKind(kind, handler) {
-        kinds[kind] = handler;
-      },
-      notify,
-    },
   };
 }

@@ -28,7 +28,7 @@ export interface EngineOptions {
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
   onError?: (error: unknown) => void;
   /** Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). @default 'http://127.0.0.1:8080' */
-  publicBaseUrl?: string;
+  publicBaseUrl?: string | (() => string);
 }
 
 export interface CreateAccountInput {
@@ -97,6 +97,4 @@ export interface Engine {
    * time. Tests call it after `clock.advance()`.
    */
   drain(): Promise<void>;
-  /** Resolves when the work started so far is done (for tests with the system clock). */
-  idle(): Promise<void>;
 }

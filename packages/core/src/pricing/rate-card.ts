@@ -37,7 +37,8 @@ export const defaultRateCard: RateCard = {
 };
 
 const microUnits = z.int().nonnegative();
-const typePrices = z.partialRecord(z.enum(MESSAGE_TYPES), microUnits);
+// Messaging API types, plus the cascade's bot steps (which have no messaging API type).
+const typePrices = z.partialRecord(z.enum([...MESSAGE_TYPES, 'messenger', 'chatapp_bot']), microUnits);
 
 /** A rate card as configured (`SPILLWAY_RATE_CARD`, JSON): prices in micro-units, countries by ISO alpha-2 code. */
 export const rateCardSchema = z.strictObject({

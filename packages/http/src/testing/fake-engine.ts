@@ -68,7 +68,6 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     stop: async () => {},
     receive() {},
     drain: async () => {},
-    idle: async () => {},
     calls,
     account,
   };
