@@ -29,6 +29,9 @@ export async function startServer(env: Record<string, string> = {}, options: Cre
     SPILLWAY_BOOTSTRAP_API_KEY: API_KEY,
     SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Acme,Promo',
     SPILLWAY_BOOTSTRAP_BALANCE: '1000',
+    // Tests fire requests faster than the default limits allow; the limit tests set their own.
+    SPILLWAY_RATE_MESSAGING: '1000/2000',
+    SPILLWAY_RATE_DATA: '1000/2000',
     ...env,
   });
   const server = await createServer(config, options);

@@ -46,7 +46,7 @@ export type { Variable, VariableKind, VariableRef } from './cascade/variables.ts
 export { cascadeVariableRefs, checkCascadeVariables, variableValue } from './cascade/cascade-variables.ts';
 export type { CascadeVariableRef } from './cascade/cascade-variables.ts';
 export { newShortCode } from './cascade/short-code.ts';
-export { formatPath, issuesToDetails } from './cascade/zod-details.ts';
+export { formatPath, issuesToDetails } from './validation/issue-details.ts';
 export type { RouteDefinition, StoredRoute, RouteBinding, ShortLink, NewShortLink } from './ports/cascade-storage.ts';
 export { countSegments } from './sms/segments.ts';
 export type { SegmentCount } from './sms/segments.ts';

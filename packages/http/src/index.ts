@@ -10,7 +10,7 @@ export { errorResponse } from './error-handler.ts';
 export type { ErrorBody } from './error-handler.ts';
 export { defineRoute, mountRoutes, buildOpenApiDocument, routeRecords, jsonSchemaOf } from './openapi.ts';
 export type { RouteSpec, RouteAuth, RouteMethod, RouteResponse, OpenApiInfo } from './openapi.ts';
-export { parseOrThrow, formatPath } from './validate.ts';
+export { parseOrThrow } from './validate.ts';
 export * as schemas from './schemas.ts';
 export { createNodeListener, serve } from './node.ts';
 export type { ServeOptions, RunningServer } from './node.ts';

@@ -3,7 +3,7 @@ import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { variableItemSchema } from './variables.ts';
 import type { Variable } from './variables.ts';
-import { issuesToDetails } from './zod-details.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 
 /** `messageType` of a cascade message (interface 2.6). */
 export const CASCADE_MESSAGE_TYPES = ['transaction', 'promo', 'chatapp_survey', 'flashcall'] as const;

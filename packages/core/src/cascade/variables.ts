@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SpillwayError } from '../errors.ts';
-import { issuesToDetails } from './zod-details.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 
 /** `%name=<id>%` inserts a text, `%url=<id>%` a URL, `%short_url=<id>%` a short link to the URL. */
 export type VariableKind = 'name' | 'url' | 'short_url';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_CASCADE_MESSAGES } from '../cascade/cascade-request.ts';
 import { variableItemSchema } from '../cascade/variables.ts';
-import { issuesToDetails } from '../cascade/zod-details.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 import { messageMachine } from '../machines/message-machine.ts';
 import { parseSendRequest } from '../messages/send-request.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
@@ -42,7 +43,7 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
     throw new SpillwayError(
       'validation_failed',
       'invalid message patch',
-      parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
+      issuesToDetails(parsed.error.issues),
     );
   }
   if (message.status !== 'scheduled') {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SpillwayError } from '../errors.ts';
-import { issuesToDetails } from '../cascade/zod-details.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 import { normalizePhoneNumber } from '../messages/phone-number.ts';
 
 /** Longest text of an injected incoming message, characters. */

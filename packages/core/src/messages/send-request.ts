@@ -4,6 +4,7 @@ import type { ErrorDetail } from '../errors.ts';
 import { channelOfType, MESSAGE_TYPES } from '../types/channel.ts';
 import type { StepSpec } from '../types/message.ts';
 import { countSegments } from '../sms/segments.ts';
+import { formatPath } from '../validation/issue-details.ts';
 import { commonItemSchema, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
 import type { FallbackItem, MessageItem } from './message-item.ts';
 import { getOtpTemplate, renderOtpTemplate } from './otp-templates.ts';
@@ -118,7 +119,7 @@ function draftOf(item: MessageItem | FallbackItem): AttemptDraft {
 /** Converts zod issues to details with the interface's paths (`messages[3].fallbacks[0].to`). */
 function addIssues(details: ErrorDetail[], prefix: string, issues: readonly z.core.$ZodIssue[]): void {
   for (const issue of issues) {
-    const path = pathOf(prefix, issue.path);
+    const path = formatPath(issue.path, prefix);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) details.push({ path: `${path}.${key}`, message: 'Unknown field' });
     } else if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator === 'type') {
@@ -129,8 +130,3 @@ function addIssues(details: ErrorDetail[], prefix: string, issues: readonly z.co
   }
 }
 
-function pathOf(prefix: string, path: readonly PropertyKey[]): string {
-  let out = prefix;
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
-  return out;
-}

@@ -1,6 +1,6 @@
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { issuesToDetails } from '../cascade/zod-details.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 import { routeSchema } from '../types/route.ts';
 import type { Route } from '../types/route.ts';
 import type { ChannelId } from '../types/channel.ts';
