@@ -1,16 +1,11 @@
 import type { Clock } from '../clock.ts';
 import type { ChannelId, FailureClass } from '../types/channel.ts';
+import type { StepSpec } from '../types/message.ts';
 
 /** One attempt handed to a channel driver. */
-export interface OutboundAttempt {
+export interface OutboundAttempt extends Pick<StepSpec, 'channel' | 'type' | 'from' | 'to' | 'text' | 'messageData'> {
   messageId: number;
   step: number;
-  channel: ChannelId;
-  type: string;
-  from: string;
-  to: string;
-  text: string;
-  messageData?: Record<string, unknown> | undefined;
   /** Seconds. */
   ttl: number;
   /** The client's own bot credentials for `messenger` and `chatapp_bot` steps. */

@@ -3,21 +3,13 @@ import type { Effect, NewEffect } from '../types/effect.ts';
 import type { HistoryEntry, MessageKind, PersistedMachineState, StepSpec, StoredMessage } from '../types/message.ts';
 
 /** A message to insert at acceptance, with the effects and history its first transitions produced. */
-export interface NewMessage {
-  kind: MessageKind;
-  guid: string | null;
-  trackinId: string | null;
-  customerMessageId: string | null;
-  content: string;
-  steps: StepSpec[];
-  status: DeliveryStatus;
-  snapshot: PersistedMachineState;
-  routeRef: string | null;
-  dueAt: number;
-  expiresAt: number | null;
+export interface NewMessage
+  extends Pick<
+    StoredMessage,
+    'kind' | 'guid' | 'trackinId' | 'customerMessageId' | 'content' | 'steps' | 'status' | 'snapshot' | 'routeRef' | 'dueAt' | 'expiresAt' | 'meta'
+  > {
   /** Charged at acceptance, micro-units (one wallet transaction per message when > 0). */
   charge: number;
-  meta: Record<string, unknown> | null;
   effects: Omit<NewEffect, 'messageId'>[];
   history: Omit<HistoryEntry, 'messageId'>[];
 }
