@@ -70,3 +70,5 @@ export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } 
 export type { CascadeService, CascadeSendOptions, CascadeEndpoint, BotCredentials, CascadeAccepted, CascadeStatusRecord, CascadeStepStatus, CascadeHistoryEntry, BroadcastResult, RouteView } from './engine/cascade-types.ts';
 export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broadcast.ts';
 export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
+export { createRoundLoop } from './engine/round-loop.ts';
+export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';

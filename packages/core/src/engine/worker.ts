@@ -9,6 +9,7 @@ import type { HistoryEntry, StoredMessage } from '../types/message.ts';
 import { isFinalStatus } from '../types/status.ts';
 import type { MachineAdvancer } from './advance.ts';
 import { historyOf } from './history.ts';
+import { createRoundLoop } from './round-loop.ts';
 import type { KindHandler } from './kind-handler.ts';
 
 /** A crashed worker's leased effects are handed out again after this long. */
@@ -60,10 +61,6 @@ function receiptEvent(r: Receipt): MachineEvent {
 export function createWorker(deps: WorkerDeps) {
   const { storage, clock, drivers, advancer } = deps;
   const receipts: Pending[] = [];
-  let chain: Promise<number> = Promise.resolve(0);
-  let running = false;
-  let wake: (() => void) | null = null;
-  let loopDone: Promise<void> = Promise.resolve();
 
   const context = {
     clock,
@@ -77,10 +74,6 @@ export function createWorker(deps: WorkerDeps) {
       notify();
     },
   };
-
-  function notify(): void {
-    wake?.();
-  }
 
   async function send(message: StoredMessage, effect: Effect, now: number): Promise<Pending> {
     const base = { messageId: message.id, at: now, effectId: effect.id };
@@ -227,64 +220,32 @@ export function createWorker(deps: WorkerDeps) {
     return { messageId: message.id, step, channel, status, at, error };
   }
 
-  /** Runs one round after the ones already queued; answers how much work it found. */
-  function tick(): Promise<number> {
-    chain = chain.then(round, round).catch((error: unknown) => {
-      deps.onError(error);
-      return 0;
-    });
-    return chain;
-  }
-
-  async function sleep(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const handle = clock.setTimeout(() => resolve(), ms);
-      wake = () => {
-        clock.clearTimeout(handle);
-        resolve();
-      };
-    });
-    wake = null;
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      const found = await tick();
+  const rounds = createRoundLoop({
+    clock,
+    round,
+    onError: deps.onError,
+    async pause(found) {
       // A full batch means a backlog: go on at once. Otherwise let receipts and new work gather
       // for a moment, so that a round handles many messages rather than one.
-      if (found >= deps.batchSize) continue;
-      if (found > 0 || receipts.length > 0) {
-        await new Promise<void>((resolve) => clock.setTimeout(resolve, GATHER_MS));
-        continue;
-      }
-      const next = await storage.nextDueAt(clock.now()).catch(() => null);
-      const wait = Math.min(POLL_MS, next === null ? POLL_MS : Math.max(0, next - clock.now()));
-      if (wait > 0) await sleep(wait);
-      if (running) await new Promise<void>((resolve) => clock.setTimeout(resolve, GATHER_MS));
-    }
+      if (found >= deps.batchSize) return 0;
+      if (found > 0 || receipts.length > 0) return GATHER_MS;
+      const next = await storage.nextDueAt(clock.now());
+      return Math.min(POLL_MS, next === null ? POLL_MS : Math.max(GATHER_MS, next - clock.now()));
+    },
+  });
+
+  function notify(): void {
+    rounds.notify();
   }
 
   return {
     context,
-    tick,
+    tick: rounds.tick,
     notify,
     pendingReceipts: () => receipts.length,
-    start() {
-      if (running) return;
-      running = true;
-      loopDone = loop();
-    },
-    async stop() {
-      running = false;
-      notify();
-      await loopDone;
-      await chain;
-    },
-    async drain() {
-      while ((await tick()) > 0) {
-        /* keep going until a round finds nothing due */
-      }
-    },
+    start: rounds.start,
+    stop: rounds.stop,
+    drain: rounds.drain,
   };
 }
 

@@ -1,4 +1,4 @@
-import { inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core';
+import { createRoundLoop, inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core';
 import type { AccountStorage, ClaimedDelivery, Clock, DeliveryOutcome, InboundStorage } from '@spillway/core';
 import type { LookupAddress } from 'node:dns';
 import { guardedPost, UrlRefusedError } from './guarded-post.ts';
@@ -55,12 +55,6 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
   const batchSize = options.batchSize ?? 50;
   const pollMs = options.pollMs ?? 1000;
   const onError = options.onError ?? ((error: unknown) => console.error('[spillway] webhook delivery error', error));
-  let chain: Promise<number> = Promise.resolve(0);
-  let running = false;
-  let wake: (() => void) | null = null;
-  // Set by notify(): a wake-up that comes while a round runs must not be lost.
-  let poked = false;
-  let loopDone: Promise<void> = Promise.resolve();
 
   async function attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
     const body = JSON.stringify(inboundPayloadOf(delivery.inbound));
@@ -105,49 +99,12 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     return claimed.length;
   }
 
-  function tick(): Promise<number> {
-    chain = chain.then(round, round).catch((error: unknown) => {
-      onError(error);
-      return 0;
-    });
-    return chain;
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      poked = false;
-      if ((await tick()) > 0 || poked) continue;
-      await new Promise<void>((resolve) => {
-        const handle = clock.setTimeout(() => resolve(), pollMs);
-        wake = () => {
-          clock.clearTimeout(handle);
-          resolve();
-        };
-      });
-      wake = null;
-    }
-  }
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      loopDone = loop();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loopDone;
-      await chain;
-    },
-    notify() {
-      poked = true;
-      wake?.();
-    },
-    async drain() {
-      while ((await tick()) > 0) {
-        /* until a round finds nothing due */
-      }
-    },
-  };
+  const rounds = createRoundLoop({
+    clock,
+    round,
+    onError,
+    // A busy round goes on at once; an idle one waits for the poll interval or a notify.
+    pause: (found) => (found > 0 ? 0 : pollMs),
+  });
+  return { start: rounds.start, stop: rounds.stop, notify: rounds.notify, drain: rounds.drain };
 }

@@ -1,0 +1,97 @@
+import type { Clock } from '../clock.ts';
+
+export interface RoundLoopOptions {
+  clock: Clock;
+  /** One round of work; answers how many items it handled. */
+  round(): Promise<number>;
+  /**
+   * How long to pause after a round that handled `found` items, ms. After an empty round the
+   * pause is an idle wait that `notify()` cuts short; after a busy one it lets work gather.
+   */
+  pause(found: number): number | Promise<number>;
+  onError(error: unknown): void;
+}
+
+/** A loop of rounds that never overlap, with an idle wait that new work cuts short. */
+export interface RoundLoop {
+  /** Runs one round after those already queued; answers how much work it found. */
+  tick(): Promise<number>;
+  start(): void;
+  /** Stops the loop and waits for the round in flight. */
+  stop(): Promise<void>;
+  /** New work is there: end the idle wait. */
+  notify(): void;
+  /** Runs rounds until one finds nothing (tests, with a fake clock). */
+  drain(): Promise<void>;
+}
+
+/**
+ * The loop shared by the engine's worker and the webhook delivery worker: rounds run one after
+ * another on the injected clock, so a fake clock drives them in tests.
+ */
+export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
+  const { clock } = options;
+  let chain: Promise<number> = Promise.resolve(0);
+  let running = false;
+  let poked = false;
+  let wake: (() => void) | null = null;
+  let loopDone: Promise<void> = Promise.resolve();
+
+  const tick = (): Promise<number> => {
+    chain = chain.then(options.round, options.round).catch((error: unknown) => {
+      options.onError(error);
+      return 0;
+    });
+    return chain;
+  };
+
+  const sleep = (ms: number, interruptible: boolean) =>
+    new Promise<void>((resolve) => {
+      const handle = clock.setTimeout(() => {
+        wake = null;
+        resolve();
+      }, ms);
+      if (interruptible) {
+        wake = () => {
+          wake = null;
+          clock.clearTimeout(handle);
+          resolve();
+        };
+      }
+    });
+
+  async function loop(): Promise<void> {
+    while (running) {
+      poked = false;
+      const found = await tick();
+      if (!running) break;
+      if (found === 0 && poked) continue;
+      const ms = await Promise.resolve(options.pause(found)).catch(() => 0);
+      if (ms > 0 && running) await sleep(ms, found === 0);
+    }
+  }
+
+  return {
+    tick,
+    start() {
+      if (running) return;
+      running = true;
+      loopDone = loop();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loopDone;
+      await chain;
+    },
+    notify() {
+      poked = true;
+      wake?.();
+    },
+    async drain() {
+      while ((await tick()) > 0) {
+        /* until a round finds nothing due */
+      }
+    },
+  };
+}
