@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
+import { runChannelDriverContract } from '@spillway/core/testing';
 import type { ChannelId, Receipt } from '@spillway/core';
 import { createSimulator, simulatedOutcome } from './simulator.ts';
 
@@ -37,4 +38,10 @@ describe('simulator test numbers', () => {
     await clock.advance(300);
     expect(reports[2]).toEqual({ messageId: 2, step: 1, outcome: 'read' });
   });
+});
+
+runChannelDriverContract({
+  name: 'simulator',
+  create: () => createSimulator({ latencyMs: 200 }),
+  deliverableRecipient: '99900000000',
 });
