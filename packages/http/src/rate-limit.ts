@@ -10,10 +10,12 @@ import type { Env } from './env.ts';
  * (seconds until the bucket is full) and `RateLimit-Policy` (`100;w=1;burst=150`); a refused request gets 429 with
  * `Retry-After` (whole seconds, at least 1).
  */
-export function rateLimit(category: RateCategory): MiddlewareHandler<Env> {
+export function rateLimit<E extends Env = Env>(category: RateCategory): MiddlewareHandler<E> {
   return async (c, next) => {
     const account = c.var.account;
     const limiter = c.var.rateLimiter;
+    // Route modules mounted outside createHttpApp (unit tests, custom apps) have no limiter.
+    if (!limiter) return next();
     const limit = limiter.limitFor(category, account.rateLimits);
     const decision = limiter.take(`${category}:${account.id}`, limit);
     c.header('RateLimit-Limit', String(decision.limit));

@@ -7,8 +7,21 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
+import { rateLimit } from '../rate-limit.ts';
 import { accountOf, authenticateToken, readToken } from './token-auth.ts';
 import type { TokenClaims, TokenService } from './token-service.ts';
+import {
+  credentialsSchema,
+  idParamSchema,
+  jwtString,
+  operatorSchema,
+  operatorTokenSchema,
+  operatorView,
+  organizationView,
+  revokeSchema,
+  tokenSchema,
+  validateView,
+} from './chat-hub-schemas.ts';
 
 /** Dependencies of {@link createChatHubRoutes}. */
 export interface ChatHubRoutesDeps {
@@ -24,35 +37,6 @@ export interface ChatHubEnv {
 
 /** Operator tokens live at most this long (interface section 8.4). */
 export const MAX_OPERATOR_TOKEN_MS = 24 * 60 * 60 * 1000;
-
-const credentialsSchema = z.object({ login: z.string().min(1), password: z.string().min(1) });
-const operatorSchema = z.object({ name: z.string().trim().min(1).max(200) });
-/** ISO 8601 date-time; one without an offset is read as UTC rather than as server-local time. */
-const dateTimeSchema = z.iso
-  .datetime({ offset: true, local: true })
-  .transform((s) => Date.parse(/(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(s) ? s : `${s}Z`));
-const operatorTokenSchema = z.object({ id: z.number().int().positive(), expiresAt: dateTimeSchema });
-const tokenSchema = z.object({ token: z.string().min(1) });
-const revokeSchema = z.object({ token: z.string().min(1).optional() });
-const idParamSchema = z.coerce.number().int().positive();
-
-const jwtString = z.string().meta({ description: 'A JWT, as a JSON string' });
-const operatorView = z.object({ id: z.number().int(), name: z.string() });
-const organizationView = z.object({
-  id: z.number().int(),
-  clientId: z.number().int(),
-  login: z.string(),
-  name: z.string(),
-  currency: z.string(),
-  createdAt: z.string().nullable(),
-});
-const validateView = z.object({
-  isValid: z.boolean(),
-  operatorId: z.number().int().nullable(),
-  clientId: z.number().int().nullable(),
-  expiresAt: z.string().nullable(),
-  error: z.string().nullable(),
-});
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 const viewOf = (o: ChatHubOperator) => ({ id: o.id, name: o.name });
@@ -72,23 +56,6 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
   const storage = engine.storage;
   const app = new Hono<ChatHubEnv>();
 
-  /** Applies the data-category limit of section 8 to the account behind a token. */
-  const limited: MiddlewareHandler<ChatHubEnv> = async (c, next) => {
-    const limiter = c.var.rateLimiter;
-    if (!limiter) return next();
-    const account = c.var.account;
-    const limit = limiter.limitFor('data', account.rateLimits);
-    const decision = limiter.take(`data:${account.id}`, limit);
-    c.header('RateLimit-Limit', String(decision.limit));
-    c.header('RateLimit-Remaining', String(decision.remaining));
-    c.header('RateLimit-Reset', String(decision.resetSeconds));
-    if (!decision.allowed) {
-      c.header('Retry-After', String(Math.max(1, decision.retryAfterSeconds)));
-      throw new SpillwayError('rate_limited', `Rate limit exceeded for data requests: ${limit.perSecond} per second, burst ${limit.burst}`);
-    }
-    await next();
-  };
-
   const requireToken =
     (type: 'company' | 'operator'): MiddlewareHandler<ChatHubEnv> =>
     async (c, next) => {
@@ -100,8 +67,8 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       c.set('token', token);
       await next();
     };
-  const company = [requireToken('company'), limited];
-  const operator = [requireToken('operator'), limited];
+  const company = [requireToken('company'), rateLimit<ChatHubEnv>('data')];
+  const operator = [requireToken('operator'), rateLimit<ChatHubEnv>('data')];
 
   /** The operator of the caller's company, 404 when there is none, 403 when another company's. */
   const ownOperator = async (accountId: number, id: number): Promise<ChatHubOperator> => {
