@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(db: string, ...args: string[]): Promise<unknown> {
   const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'apps/server/src/cli.ts'), ...args], {
-    env: { ...process.env, SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
+    env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
   });
   return JSON.parse(stdout);
 }

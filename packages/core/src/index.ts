@@ -72,3 +72,17 @@ export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broa
 export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
 export { createRoundLoop } from './engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
+export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';
+export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './storage/plan-ingest.ts';
+export { ingestRows, effectRowValues, historyRowValues, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './storage/ingest-rows.ts';
+export type { IngestRows } from './storage/ingest-rows.ts';
+export { storedMessageFromRow, effectFromRow, historyEntryFromRow } from './storage/message-rows.ts';
+export type { MessageRow, EffectRow, HistoryRow } from './storage/message-rows.ts';
+export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './storage/account-rows.ts';
+export type { AccountRow, ApiKeyRow, AlphaNameRow, WalletTransactionRow } from './storage/account-rows.ts';
+export { inboundMessageFromRow, webhookDeliveryFromRow, claimedDeliveryFromRow, WEBHOOK_DELIVERY_COLUMNS } from './storage/inbound-rows.ts';
+export type { InboundMessageRow, WebhookDeliveryRow, ClaimedDeliveryRow } from './storage/inbound-rows.ts';
+export { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from './storage/chat-hub-rows.ts';
+export type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from './storage/chat-hub-rows.ts';
+export { storedRouteFromRow, shortLinkFromRow, routeDefinitionJson, routeBindingKey, routeBindingFromRow } from './storage/cascade-rows.ts';
+export type { RouteRow, ShortLinkRow, RouteBindingRow } from './storage/cascade-rows.ts';

@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { SpillwayError } from '@spillway/core';
-import type { AccountStorage, NewWalletTransaction, WalletTransaction } from '@spillway/core';
-import { toAccount, toAlphaName, toApiKey, toWalletTransaction, type AccountRow, type AlphaNameRow, type ApiKeyRow, type WalletTransactionRow } from './rows.ts';
+import { SpillwayError, accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core';
+import type { AccountRow, AccountStorage, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransaction, WalletTransactionRow } from '@spillway/core';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
@@ -21,7 +20,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
        SELECT $1, $2, $3, moved.balance, $4, $5, $6 FROM moved RETURNING *`,
       [tx.accountId, tx.kind, tx.amount, tx.messageId, tx.description, at],
     );
-    if (inserted) return toWalletTransaction(inserted);
+    if (inserted) return walletTransactionFromRow(inserted);
     if (requireCover && (await row(pool, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;
     throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
   };
@@ -34,7 +33,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
           `INSERT INTO ${x}accounts (login, name, password_hash, currency, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
           [input.login, input.name, input.passwordHash, input.currency, at],
         );
-        return toAccount(created!);
+        return accountFromRow(created!);
       } catch (error) {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', `login ${input.login} is taken`);
         throw error;
@@ -42,11 +41,11 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
     async getAccount(id) {
       const found = await row<AccountRow>(pool, `SELECT * FROM ${x}accounts WHERE id = $1`, [id]);
-      return found ? toAccount(found) : null;
+      return found ? accountFromRow(found) : null;
     },
     async findAccountByLogin(login) {
       const found = await row<AccountRow>(pool, `SELECT * FROM ${x}accounts WHERE login = $1`, [login]);
-      return found ? { account: toAccount(found), passwordHash: found.password_hash } : null;
+      return found ? { account: accountFromRow(found), passwordHash: found.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {
       await run(pool, `UPDATE ${x}accounts SET password_hash = $1 WHERE id = $2`, [passwordHash, accountId]);
@@ -70,7 +69,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
           `INSERT INTO ${x}api_keys (account_id, key_hash, prefix, label, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
           [input.accountId, input.keyHash, input.prefix, input.label, at],
         );
-        return toApiKey(created!);
+        return apiKeyFromRow(created!);
       } catch (error) {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', 'this API key is already registered');
         throw error;
@@ -82,11 +81,11 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
         `SELECT a.* FROM ${x}api_keys k JOIN ${x}accounts a ON a.id = k.account_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
         [keyHash],
       );
-      return found ? toAccount(found) : null;
+      return found ? accountFromRow(found) : null;
     },
     async listApiKeys(accountId) {
       return (await rows<ApiKeyRow>(pool, `SELECT * FROM ${x}api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, [accountId])).map(
-        toApiKey,
+        apiKeyFromRow,
       );
     },
     async revokeApiKey(accountId, keyId) {
@@ -107,16 +106,16 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
          ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
         [input.accountId, input.name, JSON.stringify(input.channels)],
       );
-      return toAlphaName(upserted!);
+      return alphaNameFromRow(upserted!);
     },
     async getAlphaName(accountId, name) {
       const found = await row<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 AND name = $2`, [accountId, name]);
-      return found ? toAlphaName(found) : null;
+      return found ? alphaNameFromRow(found) : null;
     },
     async listAlphaNames(accountId) {
       // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
       return (await rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId])).map(
-        toAlphaName,
+        alphaNameFromRow,
       );
     },
     async setAlphaNameCallback(accountId, name, url) {
@@ -125,7 +124,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
         `UPDATE ${x}alpha_names SET callback_url = $1 WHERE account_id = $2 AND name = $3 RETURNING *`,
         [url, accountId, name],
       );
-      return updated ? toAlphaName(updated) : null;
+      return updated ? alphaNameFromRow(updated) : null;
     },
 
     async getBalance(accountId) {
@@ -153,7 +152,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
               pageSize,
               offset,
             ])
-          ).map(toWalletTransaction),
+          ).map(walletTransactionFromRow),
           total: (await row<{ total: number }>(client, `SELECT COUNT(*) AS total FROM ${x}wallet_transactions WHERE ${where}`, [accountId, kinds]))!
             .total,
         }),

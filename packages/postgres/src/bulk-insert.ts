@@ -1,3 +1,4 @@
+import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from '@spillway/core';
 import type { Queryable } from './pg-util.ts';
 import { run } from './pg-util.ts';
 
@@ -5,38 +6,45 @@ import { run } from './pg-util.ts';
 export type BulkColumn = readonly [name: string, type: string];
 
 /**
+ * Pairs the columns of a core row layout (e.g. `MESSAGE_ROW_COLUMNS`) with their PostgreSQL
+ * types, in the layout's order; the record must type every column.
+ */
+export function typedColumns<N extends string>(names: readonly N[], types: Readonly<Record<N, string>>): readonly BulkColumn[] {
+  return names.map((name) => [name, types[name]] as const);
+}
+
+/**
  * Inserts many rows of one table in one statement: each column travels as one array parameter
  * and `unnest` turns the arrays back into rows, so that 5000 rows cost one round trip and one
- * parse, whatever their number (no 65535-parameter limit as with a VALUES list).
+ * parse, whatever their number (no 65535-parameter limit as with a VALUES list). `values` are
+ * the rows as one row-major list (row `r`, column `c` at `r * columns.length + c`).
  */
-export async function bulkInsert(db: Queryable, table: string, columns: readonly BulkColumn[], values: readonly unknown[][]): Promise<void> {
-  if (values.length === 0 || (values[0]?.length ?? 0) === 0) return;
+export async function bulkInsert(db: Queryable, table: string, columns: readonly BulkColumn[], values: readonly unknown[]): Promise<void> {
+  if (values.length === 0) return;
+  const width = columns.length;
+  const arrays = columns.map(() => [] as unknown[]);
+  for (let i = 0; i < values.length; i++) arrays[i % width]!.push(values[i]);
   const names = columns.map(([name]) => name).join(', ');
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  await run(db, `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays})`, values as unknown[]);
+  const params = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  await run(db, `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${params})`, arrays);
 }
 
 /** Columns of an effect row, shared by ingest and commit. */
-export const EFFECT_COLUMNS: readonly BulkColumn[] = [
-  ['message_id', 'bigint'],
-  ['kind', 'text'],
-  ['step', 'integer'],
-  ['event', 'jsonb'],
-  ['event_type', 'text'],
-  ['due_at', 'bigint'],
-];
+export const EFFECT_COLUMNS = typedColumns(EFFECT_ROW_COLUMNS, {
+  message_id: 'bigint',
+  kind: 'text',
+  step: 'integer',
+  event: 'jsonb',
+  event_type: 'text',
+  due_at: 'bigint',
+});
 
 /** Columns of a history row, shared by ingest, commit and appendHistory. */
-export const HISTORY_COLUMNS: readonly BulkColumn[] = [
-  ['message_id', 'bigint'],
-  ['step', 'integer'],
-  ['channel', 'text'],
-  ['status', 'text'],
-  ['at', 'bigint'],
-  ['error', 'text'],
-];
-
-/** Column-wise value arrays for `width` columns. */
-export function columnArrays(width: number): unknown[][] {
-  return Array.from({ length: width }, () => []);
-}
+export const HISTORY_COLUMNS = typedColumns(HISTORY_ROW_COLUMNS, {
+  message_id: 'bigint',
+  step: 'integer',
+  channel: 'text',
+  status: 'text',
+  at: 'bigint',
+  error: 'text',
+});

@@ -1,50 +1,7 @@
 import type pg from 'pg';
-import { SpillwayError } from '@spillway/core';
-import type { CascadeStorage, RouteBinding, RouteDefinition, ShortLink, StoredRoute, Variable } from '@spillway/core';
+import { SpillwayError, routeBindingFromRow, routeBindingKey, routeDefinitionJson, shortLinkFromRow, storedRouteFromRow } from '@spillway/core';
+import type { CascadeStorage, RouteBinding, RouteBindingRow, RouteRow, ShortLink, ShortLinkRow, Variable } from '@spillway/core';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
-
-interface RouteRow {
-  id: string;
-  account_id: number;
-  revision: number;
-  created_at: number;
-  definition: RouteDefinition;
-  updated_at: number;
-}
-
-interface ShortLinkRow {
-  code: string;
-  account_id: number;
-  message_id: number;
-  url: string;
-  clicks: number;
-  created_at: number;
-}
-
-const toRoute = (r: RouteRow): StoredRoute => ({
-  ...r.definition,
-  id: r.id,
-  revision: r.revision,
-  accountId: r.account_id,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-const toShortLink = (r: ShortLinkRow): ShortLink => ({
-  code: r.code,
-  accountId: r.account_id,
-  messageId: r.message_id,
-  url: r.url,
-  clicks: r.clicks,
-  createdAt: r.created_at,
-});
-
-/** Only the graph is stored as the definition; id and revision live in their columns. */
-const definitionOf = (route: RouteDefinition): string =>
-  JSON.stringify({ name: route.name, start: route.start, steps: route.steps, edges: route.edges });
-
-/** A binding's alpha-name '' stands for the account default. */
-const bindingKey = (alphaName: string | null) => alphaName ?? '';
 
 /**
  * The cascade part of the PostgreSQL storage, in the tables of `x` (the schema prefix): every
@@ -56,7 +13,7 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
     FROM ${x}cascade_routes r JOIN ${x}cascade_route_revisions v ON v.route_id = r.id`;
   const route = async (db: pg.Pool | pg.PoolClient, sql: string, values: unknown[]) => {
     const found = await row<RouteRow>(db, sql, values);
-    return found ? toRoute(found) : null;
+    return found ? storedRouteFromRow(found) : null;
   };
   const revision = (db: pg.Pool | pg.PoolClient, id: string, rev: number) =>
     route(db, `${SELECT_ROUTE} WHERE r.id = $1 AND v.revision = $2`, [id, rev]);
@@ -74,7 +31,7 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
           `${SELECT_ROUTE} AND v.revision = r.revision WHERE r.account_id = $1 AND r.deleted_at IS NULL ORDER BY r.created_at, r.id COLLATE "C"`,
           [accountId],
         )
-      ).map(toRoute);
+      ).map(storedRouteFromRow);
     },
     getRoute: (accountId, id) =>
       route(pool, `${SELECT_ROUTE} AND v.revision = r.revision WHERE r.account_id = $1 AND r.id = $2 AND r.deleted_at IS NULL`, [accountId, id]),
@@ -90,7 +47,7 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
         }
         await run(client, `INSERT INTO ${x}cascade_route_revisions (route_id, revision, definition, updated_at) VALUES ($1, 1, $2::jsonb, $3)`, [
           id,
-          definitionOf(definition),
+          routeDefinitionJson(definition),
           at,
         ]);
         return (await revision(client, id, 1))!;
@@ -107,7 +64,7 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
         await run(client, `INSERT INTO ${x}cascade_route_revisions (route_id, revision, definition, updated_at) VALUES ($1, $2, $3::jsonb, $4)`, [
           id,
           expected + 1,
-          definitionOf(definition),
+          routeDefinitionJson(definition),
           at,
         ]);
         await run(client, `UPDATE ${x}cascade_routes SET revision = $1 WHERE id = $2 AND revision = $3`, [expected + 1, id, expected]);
@@ -134,20 +91,20 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
           client,
           `INSERT INTO ${x}cascade_route_bindings (account_id, alpha_name, route_id) VALUES ($1, $2, $3)
            ON CONFLICT (account_id, alpha_name) DO UPDATE SET route_id = excluded.route_id`,
-          [accountId, bindingKey(alphaName), routeId],
+          [accountId, routeBindingKey(alphaName), routeId],
         );
         return true;
       }),
     async unbindRoute(accountId, alphaName) {
-      return (await run(pool, `DELETE FROM ${x}cascade_route_bindings WHERE account_id = $1 AND alpha_name = $2`, [accountId, bindingKey(alphaName)])) > 0;
+      return (await run(pool, `DELETE FROM ${x}cascade_route_bindings WHERE account_id = $1 AND alpha_name = $2`, [accountId, routeBindingKey(alphaName)])) > 0;
     },
     async listRouteBindings(accountId): Promise<RouteBinding[]> {
-      const found = await rows<{ alpha_name: string; route_id: string }>(
+      const found = await rows<RouteBindingRow>(
         pool,
         `SELECT alpha_name, route_id FROM ${x}cascade_route_bindings WHERE account_id = $1 ORDER BY alpha_name COLLATE "C"`,
         [accountId],
       );
-      return found.map((b) => ({ alphaName: b.alpha_name === '' ? null : b.alpha_name, routeId: b.route_id }));
+      return found.map(routeBindingFromRow);
     },
     // The alpha-name's own binding sorts before the default ('').
     resolveRoute: (accountId, alphaName) =>
@@ -180,7 +137,7 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
 
     async createShortLink(link, at): Promise<ShortLink> {
       const existing = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE message_id = $1 AND url = $2`, [link.messageId, link.url]);
-      if (existing) return toShortLink(existing);
+      if (existing) return shortLinkFromRow(existing);
       try {
         // A concurrent resend may insert the same message and URL first: then answer its link.
         const inserted = await row<ShortLinkRow>(
@@ -189,21 +146,21 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
            ON CONFLICT (message_id, url) DO NOTHING RETURNING *`,
           [link.code, link.accountId, link.messageId, link.url, at],
         );
-        if (inserted) return toShortLink(inserted);
+        if (inserted) return shortLinkFromRow(inserted);
       } catch (error) {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', `Short link code '${link.code}' is taken`);
         throw error;
       }
       const raced = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE message_id = $1 AND url = $2`, [link.messageId, link.url]);
-      return toShortLink(raced!);
+      return shortLinkFromRow(raced!);
     },
     async getShortLink(code) {
       const found = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE code = $1`, [code]);
-      return found ? toShortLink(found) : null;
+      return found ? shortLinkFromRow(found) : null;
     },
     async recordClick(code) {
       const found = await row<ShortLinkRow>(pool, `UPDATE ${x}short_links SET clicks = clicks + 1 WHERE code = $1 RETURNING *`, [code]);
-      return found ? toShortLink(found) : null;
+      return found ? shortLinkFromRow(found) : null;
     },
   };
 }

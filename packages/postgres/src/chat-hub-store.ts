@@ -1,31 +1,7 @@
 import type pg from 'pg';
-import { SpillwayError } from '@spillway/core';
-import type { ChatHubOperator, ChatHubStorage, RevokedToken, SigningKey } from '@spillway/core';
+import { SpillwayError, chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core';
+import type { ChatHubOperatorRow, ChatHubStorage, RevokedTokenRow, SigningKeyRow } from '@spillway/core';
 import { row, rows, run } from './pg-util.ts';
-
-interface OperatorRow {
-  id: number;
-  account_id: number;
-  name: string;
-  created_at: number;
-}
-
-interface RevokedRow {
-  jti: string;
-  revoked_at: number;
-  expires_at: number | null;
-}
-
-interface KeyRow {
-  kid: string;
-  secret: string;
-  created_at: number;
-  retired_at: number | null;
-}
-
-const toOperator = (r: OperatorRow): ChatHubOperator => ({ id: r.id, accountId: r.account_id, name: r.name, createdAt: r.created_at });
-const toRevoked = (r: RevokedRow): RevokedToken => ({ jti: r.jti, revokedAt: r.revoked_at, expiresAt: r.expires_at });
-const toKey = (r: KeyRow): SigningKey => ({ kid: r.kid, secret: r.secret, createdAt: r.created_at, retiredAt: r.retired_at });
 
 const KEY_FIELDS = 'kid, secret, created_at, retired_at';
 
@@ -33,20 +9,20 @@ const KEY_FIELDS = 'kid, secret, created_at, retired_at';
 export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
   return {
     async createOperator(input, at) {
-      const created = await row<OperatorRow>(pool, `INSERT INTO ${x}chat_hub_operators (account_id, name, created_at) VALUES ($1, $2, $3) RETURNING *`, [
+      const created = await row<ChatHubOperatorRow>(pool, `INSERT INTO ${x}chat_hub_operators (account_id, name, created_at) VALUES ($1, $2, $3) RETURNING *`, [
         input.accountId,
         input.name,
         at,
       ]);
       if (!created) throw new SpillwayError('internal', 'operator was not created');
-      return toOperator(created);
+      return chatHubOperatorFromRow(created);
     },
     async getOperator(id) {
-      const found = await row<OperatorRow>(pool, `SELECT * FROM ${x}chat_hub_operators WHERE id = $1`, [id]);
-      return found ? toOperator(found) : null;
+      const found = await row<ChatHubOperatorRow>(pool, `SELECT * FROM ${x}chat_hub_operators WHERE id = $1`, [id]);
+      return found ? chatHubOperatorFromRow(found) : null;
     },
     async listOperators(accountId) {
-      return (await rows<OperatorRow>(pool, `SELECT * FROM ${x}chat_hub_operators WHERE account_id = $1 ORDER BY id`, [accountId])).map(toOperator);
+      return (await rows<ChatHubOperatorRow>(pool, `SELECT * FROM ${x}chat_hub_operators WHERE account_id = $1 ORDER BY id`, [accountId])).map(chatHubOperatorFromRow);
     },
     async deleteOperator(accountId, id) {
       return (await run(pool, `DELETE FROM ${x}chat_hub_operators WHERE account_id = $1 AND id = $2`, [accountId, id])) > 0;
@@ -60,27 +36,27 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
       ]);
     },
     async getRevokedToken(jti) {
-      const found = await row<RevokedRow>(pool, `SELECT * FROM ${x}chat_hub_revoked_tokens WHERE jti = $1`, [jti]);
-      return found ? toRevoked(found) : null;
+      const found = await row<RevokedTokenRow>(pool, `SELECT * FROM ${x}chat_hub_revoked_tokens WHERE jti = $1`, [jti]);
+      return found ? revokedTokenFromRow(found) : null;
     },
     async pruneRevokedTokens(before) {
       return run(pool, `DELETE FROM ${x}chat_hub_revoked_tokens WHERE expires_at IS NOT NULL AND expires_at < $1`, [before]);
     },
 
     async addSigningKey(input, at) {
-      const created = await row<KeyRow>(
+      const created = await row<SigningKeyRow>(
         pool,
         `INSERT INTO ${x}chat_hub_signing_keys (kid, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (kid) DO NOTHING RETURNING ${KEY_FIELDS}`,
         [input.kid, input.secret, at],
       );
       if (!created) throw new SpillwayError('conflict', `signing key ${input.kid} exists`);
-      return toKey(created);
+      return signingKeyFromRow(created);
     },
     async listActiveSigningKeys() {
-      return (await rows<KeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys WHERE retired_at IS NULL ORDER BY seq`)).map(toKey);
+      return (await rows<SigningKeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys WHERE retired_at IS NULL ORDER BY seq`)).map(signingKeyFromRow);
     },
     async listSigningKeys() {
-      return (await rows<KeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys ORDER BY seq`)).map(toKey);
+      return (await rows<SigningKeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys ORDER BY seq`)).map(signingKeyFromRow);
     },
     async retireSigningKey(kid, at) {
       return (await run(pool, `UPDATE ${x}chat_hub_signing_keys SET retired_at = $1 WHERE kid = $2 AND retired_at IS NULL`, [at, kid])) > 0;

@@ -1,52 +1,7 @@
 import type pg from 'pg';
-import { SpillwayError } from '@spillway/core';
-import type { ClaimedDelivery, InboundMessage, InboundStorage, WebhookDelivery, WebhookDeliveryStatus } from '@spillway/core';
+import { SpillwayError, WEBHOOK_DELIVERY_COLUMNS, claimedDeliveryFromRow, inboundMessageFromRow, webhookDeliveryFromRow } from '@spillway/core';
+import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessageRow, InboundStorage, WebhookDeliveryRow } from '@spillway/core';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
-
-interface InboundRow {
-  id: string;
-  account_id: number;
-  alpha_name: string;
-  phone_number: string;
-  text: string;
-  received_at: number;
-}
-
-interface DeliveryRow {
-  id: number;
-  inbound_id: string;
-  account_id: number;
-  url: string;
-  status: string;
-  attempts: number;
-  last_error: string | null;
-  due_at: number;
-  created_at: number;
-  delivered_at: number | null;
-}
-
-type ClaimedRow = DeliveryRow & Omit<InboundRow, 'id' | 'account_id'> & { m_id: string; m_account_id: number };
-
-const DELIVERY_COLUMNS = 'id, inbound_id, account_id, url, status, attempts, last_error, due_at, created_at, delivered_at';
-
-function inboundOf(r: InboundRow): InboundMessage {
-  return { idUuid: r.id, accountId: r.account_id, alphaName: r.alpha_name, phoneNumber: r.phone_number, text: r.text, receivedAt: r.received_at };
-}
-
-function deliveryOf(r: DeliveryRow): WebhookDelivery {
-  return {
-    id: r.id,
-    inboundId: r.inbound_id,
-    accountId: r.account_id,
-    url: r.url,
-    status: r.status as WebhookDeliveryStatus,
-    attempts: r.attempts,
-    lastError: r.last_error,
-    dueAt: r.due_at,
-    createdAt: r.created_at,
-    deliveredAt: r.delivered_at,
-  };
-}
 
 /** The inbound part of the PostgreSQL storage, in the tables of `x` (the schema prefix). */
 export function createInboundStore(pool: pg.Pool, x: string): InboundStorage {
@@ -79,13 +34,13 @@ export function createInboundStore(pool: pg.Pool, x: string): InboundStorage {
             [m.idUuid, m.accountId, m.alphaName, m.phoneNumber, m.text, m.receivedAt],
           );
           if (!delivery) return null;
-          const stored = await row<DeliveryRow>(
+          const stored = await row<WebhookDeliveryRow>(
             client,
             `INSERT INTO ${x}webhook_deliveries (inbound_id, account_id, url, status, due_at, created_at)
-             VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING ${DELIVERY_COLUMNS}`,
+             VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING ${WEBHOOK_DELIVERY_COLUMNS}`,
             [m.idUuid, m.accountId, delivery.url, delivery.dueAt, m.receivedAt],
           );
-          return deliveryOf(stored!);
+          return webhookDeliveryFromRow(stored!);
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', `Incoming message '${m.idUuid}' already exists`);
@@ -94,16 +49,16 @@ export function createInboundStore(pool: pg.Pool, x: string): InboundStorage {
     },
 
     async getInbound(accountId, idUuid) {
-      const found = await row<InboundRow>(pool, `SELECT * FROM ${x}inbound_messages WHERE id = $1 AND account_id = $2`, [idUuid, accountId]);
+      const found = await row<InboundMessageRow>(pool, `SELECT * FROM ${x}inbound_messages WHERE id = $1 AND account_id = $2`, [idUuid, accountId]);
       if (!found) return null;
-      const delivery = await row<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM ${x}webhook_deliveries WHERE inbound_id = $1`, [idUuid]);
-      return { inbound: inboundOf(found), delivery: delivery ? deliveryOf(delivery) : null };
+      const delivery = await row<WebhookDeliveryRow>(pool, `SELECT ${WEBHOOK_DELIVERY_COLUMNS} FROM ${x}webhook_deliveries WHERE inbound_id = $1`, [idUuid]);
+      return { inbound: inboundMessageFromRow(found), delivery: delivery ? webhookDeliveryFromRow(delivery) : null };
     },
 
     async claimDueDeliveries(now, limit, leaseMs): Promise<ClaimedDelivery[]> {
       if (limit <= 0) return [];
       // SKIP LOCKED, as for effects: concurrent workers lease disjoint deliveries.
-      const claimed = await rows<ClaimedRow>(
+      const claimed = await rows<ClaimedDeliveryRow>(
         pool,
         `WITH claimed AS (
            UPDATE ${x}webhook_deliveries SET lease_until = $1
@@ -111,14 +66,14 @@ export function createInboundStore(pool: pg.Pool, x: string): InboundStorage {
              SELECT id FROM ${x}webhook_deliveries WHERE status = 'pending' AND due_at <= $2 AND lease_until <= $2
              ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
            )
-           RETURNING ${DELIVERY_COLUMNS}
+           RETURNING ${WEBHOOK_DELIVERY_COLUMNS}
          )
          SELECT d.*, m.id AS m_id, m.account_id AS m_account_id, m.alpha_name, m.phone_number, m.text, m.received_at
          FROM claimed d JOIN ${x}inbound_messages m ON m.id = d.inbound_id
          ORDER BY d.due_at, d.id`,
         [now + leaseMs, now, limit],
       );
-      return claimed.map((r) => ({ ...deliveryOf(r), inbound: inboundOf({ ...r, id: r.m_id, account_id: r.m_account_id }) }));
+      return claimed.map(claimedDeliveryFromRow);
     },
 
     async completeDelivery(id, outcome, at) {

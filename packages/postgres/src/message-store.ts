@@ -1,27 +1,9 @@
 import type pg from 'pg';
-import type { Commit, HistoryEntry, MessageStorage, NewEffect } from '@spillway/core';
-import { bulkInsert, columnArrays, EFFECT_COLUMNS, HISTORY_COLUMNS } from './bulk-insert.ts';
+import { effectFromRow, historyEntryFromRow, effectRowValues, historyRowValues, storedMessageFromRow } from '@spillway/core';
+import type { Commit, EffectRow, HistoryRow, MessageRow, MessageStorage } from '@spillway/core';
+import { bulkInsert, EFFECT_COLUMNS, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { createIngest } from './ingest.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
-import { toEffect, toHistoryEntry, toStoredMessage, type EffectRow, type HistoryRow, type MessageRow } from './rows.ts';
-
-function historyArrays(entries: readonly HistoryEntry[]): unknown[][] {
-  const values = columnArrays(HISTORY_COLUMNS.length);
-  for (const h of entries) {
-    [h.messageId, h.step, h.channel, h.status, h.at, h.error].forEach((v, c) => values[c]!.push(v));
-  }
-  return values;
-}
-
-function effectArrays(effects: readonly NewEffect[]): unknown[][] {
-  const values = columnArrays(EFFECT_COLUMNS.length);
-  for (const e of effects) {
-    [e.messageId, e.kind, e.step, e.event === null ? null : JSON.stringify(e.event), e.event?.type ?? null, e.dueAt].forEach((v, c) =>
-      values[c]!.push(v),
-    );
-  }
-  return values;
-}
 
 async function commitIn(client: Queryable, x: string, commit: Commit): Promise<void> {
   const { updates } = commit;
@@ -40,7 +22,7 @@ async function commitIn(client: Queryable, x: string, commit: Commit): Promise<v
       );
     }
   }
-  if (commit.history.length > 0) await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyArrays(commit.history));
+  if (commit.history.length > 0) await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(commit.history));
   if (commit.doneEffects.length > 0) await run(client, `DELETE FROM ${x}effects WHERE id = ANY($1::bigint[])`, [commit.doneEffects]);
   // Cancel before inserting: a step that cancels and re-arms a timer keeps the new one.
   if (commit.cancelTimers.length > 0) {
@@ -51,7 +33,7 @@ async function commitIn(client: Queryable, x: string, commit: Commit): Promise<v
       [commit.cancelTimers.map((c) => c.messageId), commit.cancelTimers.map((c) => c.step ?? null)],
     );
   }
-  if (commit.newEffects.length > 0) await bulkInsert(client, `${x}effects`, EFFECT_COLUMNS, effectArrays(commit.newEffects));
+  if (commit.newEffects.length > 0) await bulkInsert(client, `${x}effects`, EFFECT_COLUMNS, effectRowValues(commit.newEffects));
 }
 
 const EFFECT_FIELDS = 'id, message_id, kind, step, event, due_at';
@@ -61,7 +43,7 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
   const ingest = createIngest(pool, x);
   const message = async (where: string, values: unknown[]) => {
     const found = await row<MessageRow>(pool, `SELECT * FROM ${x}messages WHERE ${where}`, values);
-    return found ? toStoredMessage(found) : null;
+    return found ? storedMessageFromRow(found) : null;
   };
 
   return {
@@ -76,16 +58,16 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
       // Answer in the order asked; unknown ids are left out.
       return ids.flatMap((id) => {
         const r = byId.get(id);
-        return r ? [toStoredMessage(r)] : [];
+        return r ? [storedMessageFromRow(r)] : [];
       });
     },
     async history(messageId) {
       return (
         await rows<HistoryRow>(pool, `SELECT message_id, step, channel, status, at, error FROM ${x}history WHERE message_id = $1 ORDER BY seq`, [messageId])
-      ).map(toHistoryEntry);
+      ).map(historyEntryFromRow);
     },
     async appendHistory(entries) {
-      if (entries.length > 0) await bulkInsert(pool, `${x}history`, HISTORY_COLUMNS, historyArrays(entries));
+      if (entries.length > 0) await bulkInsert(pool, `${x}history`, HISTORY_COLUMNS, historyRowValues(entries));
     },
     async commit(commit) {
       await transaction(pool, (client) => commitIn(client, x, commit));
@@ -105,7 +87,7 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
         [now + leaseMs, now, limit],
       );
       // RETURNING does not promise an order: restore the claim order.
-      return claimed.map(toEffect).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id);
+      return claimed.map(effectFromRow).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id);
     },
     async nextDueAt(now) {
       return (await row<{ due: number | null }>(pool, `SELECT MIN(due_at) AS due FROM ${x}effects WHERE lease_until <= $1`, [now]))?.due ?? null;

@@ -1,32 +1,23 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError } from '@spillway/core';
-import type { AccountStorage, NewWalletTransaction, RateLimit, WalletTransaction } from '@spillway/core';
-import {
-  toAccount,
-  toAlphaName,
-  toApiKey,
-  toWalletTransaction,
-  type AccountRow,
-  type AlphaNameRow,
-  type ApiKeyRow,
-  type WalletTransactionRow,
-} from './rows.ts';
+import { SpillwayError, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core';
+import type { AccountStorage, ApiKeyRow, NewWalletTransaction, RateLimit, WalletTransaction, WalletTransactionRow } from '@spillway/core';
+import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
 import { isUniqueViolation, lazy } from './sqlite-util.ts';
 
 function prepare(db: Database.Database) {
   return {
-    insertAccount: db.prepare<[string, string, string, string, number], AccountRow>(
+    insertAccount: db.prepare<[string, string, string, string, number], SqliteAccountRow>(
       `INSERT INTO accounts (login, name, password_hash, currency, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
     ),
-    accountById: db.prepare<[number], AccountRow>(`SELECT * FROM accounts WHERE id = ?`),
-    accountByLogin: db.prepare<[string], AccountRow>(`SELECT * FROM accounts WHERE login = ?`),
+    accountById: db.prepare<[number], SqliteAccountRow>(`SELECT * FROM accounts WHERE id = ?`),
+    accountByLogin: db.prepare<[string], SqliteAccountRow>(`SELECT * FROM accounts WHERE login = ?`),
     setPasswordHash: db.prepare<[string, number]>(`UPDATE accounts SET password_hash = ? WHERE id = ?`),
     setRateLimits: db.prepare<[string, number]>(`UPDATE accounts SET rate_limits = ? WHERE id = ?`),
 
     insertKey: db.prepare<[number, string, string, string, number], ApiKeyRow>(
       `INSERT INTO api_keys (account_id, key_hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
     ),
-    accountByKeyHash: db.prepare<[string], AccountRow>(
+    accountByKeyHash: db.prepare<[string], SqliteAccountRow>(
       `SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     ),
     listKeys: db.prepare<[number], ApiKeyRow>(`SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY id`),
@@ -34,13 +25,13 @@ function prepare(db: Database.Database) {
       `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL`,
     ),
 
-    upsertAlphaName: db.prepare<[number, string, string], AlphaNameRow>(
+    upsertAlphaName: db.prepare<[number, string, string], SqliteAlphaNameRow>(
       `INSERT INTO alpha_names (account_id, name, channels) VALUES (?, ?, ?)
        ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
     ),
-    alphaName: db.prepare<[number, string], AlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? AND name = ?`),
-    listAlphaNames: db.prepare<[number], AlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? ORDER BY name`),
-    setCallback: db.prepare<[string | null, number, string], AlphaNameRow>(
+    alphaName: db.prepare<[number, string], SqliteAlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? AND name = ?`),
+    listAlphaNames: db.prepare<[number], SqliteAlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? ORDER BY name`),
+    setCallback: db.prepare<[string | null, number, string], SqliteAlphaNameRow>(
       `UPDATE alpha_names SET callback_url = ? WHERE account_id = ? AND name = ? RETURNING *`,
     ),
 
@@ -90,7 +81,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
       throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
     }
     const row = s.insertTransaction.get(tx.accountId, tx.kind, tx.amount, moved.balance, tx.messageId, tx.description, at);
-    return toWalletTransaction(row!);
+    return walletTransactionFromRow(row!);
   };
   const addTransactionTx = db.transaction(addTransaction);
 
@@ -105,7 +96,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
   // One read transaction, so that the page and the total agree.
   const listTransactionsTx = db.transaction((accountId: number, kinds: string | null, pageSize: number, offset: number) => ({
-    items: st().listTransactions.all(accountId, kinds, kinds, pageSize, offset).map(toWalletTransaction),
+    items: st().listTransactions.all(accountId, kinds, kinds, pageSize, offset).map(walletTransactionFromRow),
     total: st().countTransactions.get(accountId, kinds, kinds)!.total,
   }));
 
@@ -140,7 +131,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
     async createApiKey(input, at) {
       try {
-        return toApiKey(st().insertKey.get(input.accountId, input.keyHash, input.prefix, input.label, at)!);
+        return apiKeyFromRow(st().insertKey.get(input.accountId, input.keyHash, input.prefix, input.label, at)!);
       } catch (error) {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', 'this API key is already registered');
         throw error;
@@ -151,7 +142,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
       return row ? toAccount(row) : null;
     },
     async listApiKeys(accountId) {
-      return st().listKeys.all(accountId).map(toApiKey);
+      return st().listKeys.all(accountId).map(apiKeyFromRow);
     },
     async revokeApiKey(accountId, keyId) {
       // The storage has no clock; the revocation time only documents the row.

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError } from '@spillway/core';
-import type { CascadeStorage, RouteBinding, RouteDefinition, ShortLink, StoredRoute, Variable } from '@spillway/core';
+import { SpillwayError, routeBindingFromRow, routeBindingKey, routeDefinitionJson, shortLinkFromRow, storedRouteFromRow } from '@spillway/core';
+import type { CascadeStorage, RouteBinding, RouteBindingRow, RouteDefinition, RouteRow, ShortLink, ShortLinkRow, StoredRoute, Variable } from '@spillway/core';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**
@@ -53,47 +53,10 @@ export const CASCADE_SCHEMA = `
   CREATE UNIQUE INDEX IF NOT EXISTS short_links_message_url ON short_links(message_id, url);
 `;
 
-interface RouteRow {
-  id: string;
-  account_id: number;
-  revision: number;
-  created_at: number;
-  definition: string;
-  updated_at: number;
-}
+/** A route revision row as better-sqlite3 returns it: the definition is JSON text. */
+type SqliteRouteRow = Omit<RouteRow, 'definition'> & { definition: string };
 
-interface ShortLinkRow {
-  code: string;
-  account_id: number;
-  message_id: number;
-  url: string;
-  clicks: number;
-  created_at: number;
-}
-
-const toRoute = (row: RouteRow): StoredRoute => ({
-  ...(JSON.parse(row.definition) as RouteDefinition),
-  id: row.id,
-  revision: row.revision,
-  accountId: row.account_id,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-const toShortLink = (row: ShortLinkRow): ShortLink => ({
-  code: row.code,
-  accountId: row.account_id,
-  messageId: row.message_id,
-  url: row.url,
-  clicks: row.clicks,
-  createdAt: row.created_at,
-});
-
-/** Only the graph is stored as the definition; id and revision live in their columns. */
-const definitionOf = (route: RouteDefinition): string =>
-  JSON.stringify({ name: route.name, start: route.start, steps: route.steps, edges: route.edges });
-
-const bindingKey = (alphaName: string | null) => alphaName ?? '';
+const toRoute = (row: SqliteRouteRow): StoredRoute => storedRouteFromRow({ ...row, definition: JSON.parse(row.definition) as RouteDefinition });
 
 const SELECT_ROUTE = `SELECT r.id, r.account_id, v.revision, r.created_at, v.definition, v.updated_at
   FROM cascade_routes r JOIN cascade_route_revisions v ON v.route_id = r.id`;
@@ -101,13 +64,13 @@ const SELECT_ROUTE = `SELECT r.id, r.account_id, v.revision, r.created_at, v.def
 /** The cascade part of the SQLite storage, over the storage's database handle. */
 export function createCascadeStore(db: Database.Database): CascadeStorage {
   const q = {
-    listRoutes: db.prepare<[number], RouteRow>(
+    listRoutes: db.prepare<[number], SqliteRouteRow>(
       `${SELECT_ROUTE} AND v.revision = r.revision WHERE r.account_id = ? AND r.deleted_at IS NULL ORDER BY r.created_at, r.id`,
     ),
-    getRoute: db.prepare<[number, string], RouteRow>(
+    getRoute: db.prepare<[number, string], SqliteRouteRow>(
       `${SELECT_ROUTE} AND v.revision = r.revision WHERE r.account_id = ? AND r.id = ? AND r.deleted_at IS NULL`,
     ),
-    getRevision: db.prepare<[string, number], RouteRow>(`${SELECT_ROUTE} WHERE r.id = ? AND v.revision = ?`),
+    getRevision: db.prepare<[string, number], SqliteRouteRow>(`${SELECT_ROUTE} WHERE r.id = ? AND v.revision = ?`),
     insertRoute: db.prepare<[string, number, number]>(
       `INSERT INTO cascade_routes (id, account_id, revision, created_at) VALUES (?, ?, 1, ?)`,
     ),
@@ -127,11 +90,11 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
        ON CONFLICT (account_id, alpha_name) DO UPDATE SET route_id = excluded.route_id`,
     ),
     unbind: db.prepare<[number, string]>(`DELETE FROM cascade_route_bindings WHERE account_id = ? AND alpha_name = ?`),
-    bindings: db.prepare<[number], { alpha_name: string; route_id: string }>(
+    bindings: db.prepare<[number], RouteBindingRow>(
       `SELECT alpha_name, route_id FROM cascade_route_bindings WHERE account_id = ? ORDER BY alpha_name`,
     ),
     // The alpha-name's own binding sorts before the default ('').
-    resolve: db.prepare<[number, string], RouteRow>(
+    resolve: db.prepare<[number, string], SqliteRouteRow>(
       `${SELECT_ROUTE} AND v.revision = r.revision JOIN cascade_route_bindings b ON b.route_id = r.id
        WHERE b.account_id = ? AND b.alpha_name IN (?, '') AND r.deleted_at IS NULL ORDER BY b.alpha_name DESC LIMIT 1`,
     ),
@@ -158,8 +121,8 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
       if (isUniqueViolation(error)) throw new SpillwayError('conflict', `A route with id '${id}' exists`);
       throw error;
     }
-    q.insertRevision.run(id, 1, definitionOf(route), at);
-    return toRoute(q.getRevision.get(id, 1) as RouteRow);
+    q.insertRevision.run(id, 1, routeDefinitionJson(route), at);
+    return toRoute(q.getRevision.get(id, 1) as SqliteRouteRow);
   });
 
   const updateRoute = db.transaction(
@@ -169,9 +132,9 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
       if (head.revision !== expected) {
         throw new SpillwayError('conflict', `Route '${id}' is at revision ${head.revision}, not ${expected}`);
       }
-      q.insertRevision.run(id, expected + 1, definitionOf(route), at);
+      q.insertRevision.run(id, expected + 1, routeDefinitionJson(route), at);
       q.bumpRevision.run(expected + 1, id, expected);
-      return toRoute(q.getRevision.get(id, expected + 1) as RouteRow);
+      return toRoute(q.getRevision.get(id, expected + 1) as SqliteRouteRow);
     },
   );
 
@@ -187,9 +150,9 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
 
   const createShortLink = db.transaction((link: Omit<ShortLink, 'clicks' | 'createdAt'>, at: number): ShortLink => {
     const existing = q.linkOf.get(link.messageId, link.url);
-    if (existing) return toShortLink(existing);
+    if (existing) return shortLinkFromRow(existing);
     try {
-      return toShortLink(q.insertLink.get(link.code, link.accountId, link.messageId, link.url, at) as ShortLinkRow);
+      return shortLinkFromRow(q.insertLink.get(link.code, link.accountId, link.messageId, link.url, at) as ShortLinkRow);
     } catch (error) {
       if (isUniqueViolation(error)) throw new SpillwayError('conflict', `Short link code '${link.code}' is taken`);
       throw error;
@@ -211,12 +174,12 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
     deleteRoute: async (accountId, id, at) => deleteRoute(accountId, id, at),
     bindRoute: async (accountId, routeId, alphaName) => {
       if (!q.head.get(accountId, routeId)) return false;
-      q.bind.run(accountId, bindingKey(alphaName), routeId);
+      q.bind.run(accountId, routeBindingKey(alphaName), routeId);
       return true;
     },
-    unbindRoute: async (accountId, alphaName) => q.unbind.run(accountId, bindingKey(alphaName)).changes > 0,
+    unbindRoute: async (accountId, alphaName) => q.unbind.run(accountId, routeBindingKey(alphaName)).changes > 0,
     listRouteBindings: async (accountId): Promise<RouteBinding[]> =>
-      q.bindings.all(accountId).map((b) => ({ alphaName: b.alpha_name === '' ? null : b.alpha_name, routeId: b.route_id })),
+      q.bindings.all(accountId).map(routeBindingFromRow),
     resolveRoute: async (accountId, alphaName) => {
       const row = q.resolve.get(accountId, alphaName);
       return row ? toRoute(row) : null;
@@ -226,11 +189,11 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
     createShortLink: async (link, at) => createShortLink(link, at),
     getShortLink: async (code) => {
       const row = q.link.get(code);
-      return row ? toShortLink(row) : null;
+      return row ? shortLinkFromRow(row) : null;
     },
     recordClick: async (code) => {
       const row = q.click.get(code);
-      return row ? toShortLink(row) : null;
+      return row ? shortLinkFromRow(row) : null;
     },
   };
 }

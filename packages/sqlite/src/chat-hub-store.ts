@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError } from '@spillway/core';
-import type { ChatHubOperator, ChatHubStorage, RevokedToken, SigningKey } from '@spillway/core';
+import { SpillwayError, chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core';
+import type { ChatHubOperatorRow, ChatHubStorage, RevokedTokenRow, SigningKeyRow } from '@spillway/core';
 
 /** Schema of the chat hub tables; run by the storage's migrate(). */
 export const CHAT_HUB_SCHEMA = `
@@ -26,66 +26,42 @@ CREATE TABLE IF NOT EXISTS chat_hub_signing_keys (
 );
 `;
 
-interface OperatorRow {
-  id: number;
-  account_id: number;
-  name: string;
-  created_at: number;
-}
-
-interface RevokedRow {
-  jti: string;
-  revoked_at: number;
-  expires_at: number | null;
-}
-
-interface KeyRow {
-  kid: string;
-  secret: string;
-  created_at: number;
-  retired_at: number | null;
-}
-
-const toOperator = (r: OperatorRow): ChatHubOperator => ({ id: r.id, accountId: r.account_id, name: r.name, createdAt: r.created_at });
-const toRevoked = (r: RevokedRow): RevokedToken => ({ jti: r.jti, revokedAt: r.revoked_at, expiresAt: r.expires_at });
-const toKey = (r: KeyRow): SigningKey => ({ kid: r.kid, secret: r.secret, createdAt: r.created_at, retiredAt: r.retired_at });
-
 /** The chat hub part of the SQLite storage, over the storage's database handle. */
 export function createChatHubStore(db: Database.Database): ChatHubStorage {
-  const insertOperator = db.prepare<[number, string, number], OperatorRow>(
+  const insertOperator = db.prepare<[number, string, number], ChatHubOperatorRow>(
     'INSERT INTO chat_hub_operators (account_id, name, created_at) VALUES (?, ?, ?) RETURNING *',
   );
-  const selectOperator = db.prepare<[number], OperatorRow>('SELECT * FROM chat_hub_operators WHERE id = ?');
-  const selectOperators = db.prepare<[number], OperatorRow>('SELECT * FROM chat_hub_operators WHERE account_id = ? ORDER BY id');
+  const selectOperator = db.prepare<[number], ChatHubOperatorRow>('SELECT * FROM chat_hub_operators WHERE id = ?');
+  const selectOperators = db.prepare<[number], ChatHubOperatorRow>('SELECT * FROM chat_hub_operators WHERE account_id = ? ORDER BY id');
   const removeOperator = db.prepare<[number, number]>('DELETE FROM chat_hub_operators WHERE account_id = ? AND id = ?');
 
   const insertRevoked = db.prepare<[string, number, number | null]>(
     'INSERT INTO chat_hub_revoked_tokens (jti, revoked_at, expires_at) VALUES (?, ?, ?) ON CONFLICT (jti) DO NOTHING',
   );
-  const selectRevoked = db.prepare<[string], RevokedRow>('SELECT * FROM chat_hub_revoked_tokens WHERE jti = ?');
+  const selectRevoked = db.prepare<[string], RevokedTokenRow>('SELECT * FROM chat_hub_revoked_tokens WHERE jti = ?');
   const pruneRevoked = db.prepare<[number]>('DELETE FROM chat_hub_revoked_tokens WHERE expires_at IS NOT NULL AND expires_at < ?');
 
-  const insertKey = db.prepare<[string, string, number], KeyRow>(
+  const insertKey = db.prepare<[string, string, number], SigningKeyRow>(
     'INSERT INTO chat_hub_signing_keys (kid, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (kid) DO NOTHING RETURNING kid, secret, created_at, retired_at',
   );
-  const selectActiveKeys = db.prepare<[], KeyRow>(
+  const selectActiveKeys = db.prepare<[], SigningKeyRow>(
     'SELECT kid, secret, created_at, retired_at FROM chat_hub_signing_keys WHERE retired_at IS NULL ORDER BY seq',
   );
-  const selectKeys = db.prepare<[], KeyRow>('SELECT kid, secret, created_at, retired_at FROM chat_hub_signing_keys ORDER BY seq');
+  const selectKeys = db.prepare<[], SigningKeyRow>('SELECT kid, secret, created_at, retired_at FROM chat_hub_signing_keys ORDER BY seq');
   const retireKey = db.prepare<[number, string]>('UPDATE chat_hub_signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL');
 
   return {
     async createOperator(input, at) {
       const row = insertOperator.get(input.accountId, input.name, at);
       if (!row) throw new SpillwayError('internal', 'operator was not created');
-      return toOperator(row);
+      return chatHubOperatorFromRow(row);
     },
     async getOperator(id) {
       const row = selectOperator.get(id);
-      return row ? toOperator(row) : null;
+      return row ? chatHubOperatorFromRow(row) : null;
     },
     async listOperators(accountId) {
-      return selectOperators.all(accountId).map(toOperator);
+      return selectOperators.all(accountId).map(chatHubOperatorFromRow);
     },
     async deleteOperator(accountId, id) {
       return removeOperator.run(accountId, id).changes > 0;
@@ -96,7 +72,7 @@ export function createChatHubStore(db: Database.Database): ChatHubStorage {
     },
     async getRevokedToken(jti) {
       const row = selectRevoked.get(jti);
-      return row ? toRevoked(row) : null;
+      return row ? revokedTokenFromRow(row) : null;
     },
     async pruneRevokedTokens(before) {
       return pruneRevoked.run(before).changes;
@@ -105,13 +81,13 @@ export function createChatHubStore(db: Database.Database): ChatHubStorage {
     async addSigningKey(input, at) {
       const row = insertKey.get(input.kid, input.secret, at);
       if (!row) throw new SpillwayError('conflict', `signing key ${input.kid} exists`);
-      return toKey(row);
+      return signingKeyFromRow(row);
     },
     async listActiveSigningKeys() {
-      return selectActiveKeys.all().map(toKey);
+      return selectActiveKeys.all().map(signingKeyFromRow);
     },
     async listSigningKeys() {
-      return selectKeys.all().map(toKey);
+      return selectKeys.all().map(signingKeyFromRow);
     },
     async retireSigningKey(kid, at) {
       return retireKey.run(at, kid).changes > 0;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError } from '@spillway/core';
-import type { ClaimedDelivery, InboundMessage, InboundStorage, WebhookDelivery, WebhookDeliveryStatus } from '@spillway/core';
+import { SpillwayError, WEBHOOK_DELIVERY_COLUMNS, claimedDeliveryFromRow, inboundMessageFromRow, webhookDeliveryFromRow } from '@spillway/core';
+import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessage, InboundMessageRow, InboundStorage, WebhookDeliveryRow } from '@spillway/core';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**
@@ -35,56 +35,6 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries(due_at, id) WHERE status = 'pending';
 `;
 
-interface InboundRow {
-  id: string;
-  account_id: number;
-  alpha_name: string;
-  phone_number: string;
-  text: string;
-  received_at: number;
-}
-
-interface DeliveryRow {
-  id: number;
-  inbound_id: string;
-  account_id: number;
-  url: string;
-  status: string;
-  attempts: number;
-  last_error: string | null;
-  due_at: number;
-  created_at: number;
-  delivered_at: number | null;
-}
-
-const DELIVERY_COLUMNS = 'id, inbound_id, account_id, url, status, attempts, last_error, due_at, created_at, delivered_at';
-
-function inboundOf(row: InboundRow): InboundMessage {
-  return {
-    idUuid: row.id,
-    accountId: row.account_id,
-    alphaName: row.alpha_name,
-    phoneNumber: row.phone_number,
-    text: row.text,
-    receivedAt: row.received_at,
-  };
-}
-
-function deliveryOf(row: DeliveryRow): WebhookDelivery {
-  return {
-    id: row.id,
-    inboundId: row.inbound_id,
-    accountId: row.account_id,
-    url: row.url,
-    status: row.status as WebhookDeliveryStatus,
-    attempts: row.attempts,
-    lastError: row.last_error,
-    dueAt: row.due_at,
-    createdAt: row.created_at,
-    deliveredAt: row.delivered_at,
-  };
-}
-
 /** The inbound part of the SQLite storage, over the storage's database handle. */
 export function createInboundStore(db: Database.Database): InboundStorage {
   const last = db.prepare<[number, string, string], { at: number | null }>(
@@ -93,13 +43,13 @@ export function createInboundStore(db: Database.Database): InboundStorage {
   const insertInbound = db.prepare(
     'INSERT INTO inbound_messages (id, account_id, alpha_name, phone_number, text, received_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const insertDelivery = db.prepare<[string, number, string, number, number], DeliveryRow>(
+  const insertDelivery = db.prepare<[string, number, string, number, number], WebhookDeliveryRow>(
     `INSERT INTO webhook_deliveries (inbound_id, account_id, url, status, due_at, created_at)
-     VALUES (?, ?, ?, 'pending', ?, ?) RETURNING ${DELIVERY_COLUMNS}`,
+     VALUES (?, ?, ?, 'pending', ?, ?) RETURNING ${WEBHOOK_DELIVERY_COLUMNS}`,
   );
-  const selectInbound = db.prepare<[string, number], InboundRow>('SELECT * FROM inbound_messages WHERE id = ? AND account_id = ?');
-  const selectDeliveryOf = db.prepare<[string], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE inbound_id = ?`);
-  const selectDue = db.prepare<[number, number, number], DeliveryRow & { m_id: string; m_account_id: number; alpha_name: string; phone_number: string; text: string; received_at: number }>(
+  const selectInbound = db.prepare<[string, number], InboundMessageRow>('SELECT * FROM inbound_messages WHERE id = ? AND account_id = ?');
+  const selectDeliveryOf = db.prepare<[string], WebhookDeliveryRow>(`SELECT ${WEBHOOK_DELIVERY_COLUMNS} FROM webhook_deliveries WHERE inbound_id = ?`);
+  const selectDue = db.prepare<[number, number, number], ClaimedDeliveryRow>(
     `SELECT d.id, d.inbound_id, d.account_id, d.url, d.status, d.attempts, d.last_error, d.due_at, d.created_at, d.delivered_at,
             m.id AS m_id, m.account_id AS m_account_id, m.alpha_name, m.phone_number, m.text, m.received_at
      FROM webhook_deliveries d JOIN inbound_messages m ON m.id = d.inbound_id
@@ -114,7 +64,7 @@ export function createInboundStore(db: Database.Database): InboundStorage {
      WHERE id = @id AND status = 'pending'`,
   );
 
-  const record = db.transaction((m: InboundMessage, delivery: { url: string; dueAt: number } | null): DeliveryRow | undefined => {
+  const record = db.transaction((m: InboundMessage, delivery: { url: string; dueAt: number } | null): WebhookDeliveryRow | undefined => {
     insertInbound.run(m.idUuid, m.accountId, m.alphaName, m.phoneNumber, m.text, m.receivedAt);
     return delivery ? insertDelivery.get(m.idUuid, m.accountId, delivery.url, delivery.dueAt, m.receivedAt) : undefined;
   });
@@ -122,10 +72,7 @@ export function createInboundStore(db: Database.Database): InboundStorage {
   const claim = db.transaction((now: number, limit: number, leaseMs: number): ClaimedDelivery[] => {
     const rows = selectDue.all(now, now, limit);
     for (const row of rows) lease.run(now + leaseMs, row.id);
-    return rows.map((row) => ({
-      ...deliveryOf(row),
-      inbound: inboundOf({ ...row, id: row.m_id, account_id: row.m_account_id }),
-    }));
+    return rows.map(claimedDeliveryFromRow);
   });
 
   return {
@@ -136,7 +83,7 @@ export function createInboundStore(db: Database.Database): InboundStorage {
     async recordInbound(inbound, delivery) {
       try {
         const row = record(inbound, delivery);
-        return row ? deliveryOf(row) : null;
+        return row ? webhookDeliveryFromRow(row) : null;
       } catch (error) {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', `Incoming message '${inbound.idUuid}' already exists`);
         throw error;
@@ -147,7 +94,7 @@ export function createInboundStore(db: Database.Database): InboundStorage {
       const row = selectInbound.get(idUuid, accountId);
       if (!row) return null;
       const delivery = selectDeliveryOf.get(idUuid);
-      return { inbound: inboundOf(row), delivery: delivery ? deliveryOf(delivery) : null };
+      return { inbound: inboundMessageFromRow(row), delivery: delivery ? webhookDeliveryFromRow(delivery) : null };
     },
 
     async claimDueDeliveries(now, limit, leaseMs) {

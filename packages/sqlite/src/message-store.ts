@@ -1,24 +1,25 @@
 import type Database from 'better-sqlite3';
 import type { Commit, HistoryEntry, MessageStorage } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
-import { createIngest, EFFECT_COLUMNS, HISTORY_COLUMNS } from './ingest.ts';
-import { toEffect, toHistoryEntry, toStoredMessage, type EffectRow, type HistoryRow, type MessageRow } from './rows.ts';
+import { createIngest } from './ingest.ts';
+import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS, historyEntryFromRow, effectRowValues, historyRowValues, type HistoryRow } from '@spillway/core';
+import { toEffect, toStoredMessage, type SqliteEffectRow, type SqliteMessageRow } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
 function prepare(db: Database.Database) {
   return {
-    byId: db.prepare<[number], MessageRow>(`SELECT * FROM messages WHERE id = ?`),
-    byGuid: db.prepare<[string], MessageRow>(`SELECT * FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`),
-    byTrackinId: db.prepare<[number, string], MessageRow>(
+    byId: db.prepare<[number], SqliteMessageRow>(`SELECT * FROM messages WHERE id = ?`),
+    byGuid: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`),
+    byTrackinId: db.prepare<[number, string], SqliteMessageRow>(
       `SELECT * FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
     ),
     // ids as one JSON array: one prepared statement for any number of ids.
-    byIds: db.prepare<[string], MessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
+    byIds: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
     history: db.prepare<[number], HistoryRow>(
       `SELECT message_id, step, channel, status, at, error FROM history WHERE message_id = ? ORDER BY seq`,
     ),
-    insertHistory: createBatchInserter(db, 'history', HISTORY_COLUMNS),
-    insertEffects: createBatchInserter(db, 'effects', EFFECT_COLUMNS),
+    insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
+    insertEffects: createBatchInserter(db, 'effects', EFFECT_ROW_COLUMNS),
     updateMessage: db.prepare<[string, string, number, number, number]>(
       `UPDATE messages SET status = ?, snapshot = ?, cost = cost + ?, updated_at = ? WHERE id = ?`,
     ),
@@ -27,7 +28,7 @@ function prepare(db: Database.Database) {
     cancelTimers: db.prepare<[number, number | null, number | null]>(
       `DELETE FROM effects WHERE message_id = ? AND kind = 'event' AND event_type = 'TIMER' AND (? IS NULL OR step = ?)`,
     ),
-    claim: db.prepare<[number, number, number, number], EffectRow>(
+    claim: db.prepare<[number, number, number, number], SqliteEffectRow>(
       `UPDATE effects SET lease_until = ?
        WHERE id IN (SELECT id FROM effects WHERE due_at <= ? AND lease_until <= ? ORDER BY due_at, id LIMIT ?)
        RETURNING id, message_id, kind, step, event, due_at`,
@@ -42,25 +43,15 @@ function prepare(db: Database.Database) {
 
 type Statements = ReturnType<typeof prepare>;
 
-function historyValues(entries: readonly HistoryEntry[]): unknown[] {
-  const values: unknown[] = [];
-  for (const h of entries) values.push(h.messageId, h.step, h.channel, h.status, h.at, h.error);
-  return values;
-}
-
 function commitIn(s: Statements, commit: Commit): void {
   for (const u of commit.updates) {
     s.updateMessage.run(u.status, JSON.stringify(u.snapshot), u.addCost ?? 0, commit.at, u.id);
   }
-  s.insertHistory.insert(historyValues(commit.history));
+  s.insertHistory.insert(historyRowValues(commit.history));
   for (const id of commit.doneEffects) s.deleteEffect.run(id);
   // Cancel before inserting: a step that cancels and re-arms a timer keeps the new one.
   for (const c of commit.cancelTimers) s.cancelTimers.run(c.messageId, c.step ?? null, c.step ?? null);
-  const effects: unknown[] = [];
-  for (const e of commit.newEffects) {
-    effects.push(e.messageId, e.kind, e.step, e.event === null ? null : JSON.stringify(e.event), e.event?.type ?? null, e.dueAt);
-  }
-  s.insertEffects.insert(effects);
+  s.insertEffects.insert(effectRowValues(commit.newEffects));
 }
 
 /** Messages, history and the effect outbox over one better-sqlite3 handle. */
@@ -69,7 +60,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
   const st = lazy(() => prepare(db));
   const ingest = createIngest(db);
   const commitTx = db.transaction((commit: Commit) => commitIn(st(), commit));
-  const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyValues(entries)));
+  const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
   const claimTx = db.transaction((now: number, limit: number, leaseMs: number) =>
     st().claim.all(now + leaseMs, now, now, limit).map(toEffect),
   );
@@ -100,7 +91,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       });
     },
     async history(messageId) {
-      return st().history.all(messageId).map(toHistoryEntry);
+      return st().history.all(messageId).map(historyEntryFromRow);
     },
     async appendHistory(entries) {
       if (entries.length > 0) appendHistoryTx.immediate(entries);

@@ -1,176 +1,53 @@
-import type {
-  Account,
-  AlphaName,
-  ApiKey,
-  ChannelId,
-  DeliveryStatus,
-  Effect,
-  EffectKind,
-  HistoryEntry,
-  HistoryStatus,
-  MachineEvent,
-  MessageKind,
-  StoredMessage,
-  WalletTransaction,
-  WalletTransactionKind,
+import {
+  accountFromRow,
+  alphaNameFromRow,
+  effectFromRow,
+  storedMessageFromRow,
+  type Account,
+  type AccountRow,
+  type AlphaName,
+  type AlphaNameRow,
+  type Effect,
+  type EffectRow,
+  type MachineEvent,
+  type MessageRow,
+  type StoredMessage,
 } from '@spillway/core';
 
-// Row shapes as better-sqlite3 returns them, and their mapping to the domain records.
+// Row shapes as better-sqlite3 returns them: JSON columns are TEXT, parsed here before the
+// shared mappers of @spillway/core. Rows without JSON use the core shapes and mappers as they are.
 
-export interface AccountRow {
-  id: number;
-  login: string;
-  name: string;
-  password_hash: string;
-  currency: string;
-  rate_limits: string;
-  balance: number;
-  created_at: number;
+/** `T` with the JSON columns `K` as better-sqlite3 returns them: text (null stays null). */
+type JsonText<T, K extends keyof T> = Omit<T, K> & { [P in K]: null extends T[P] ? string | null : string };
+
+const parseOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export type SqliteAccountRow = JsonText<AccountRow, 'rate_limits'>;
+export type SqliteAlphaNameRow = JsonText<AlphaNameRow, 'channels'>;
+export type SqliteMessageRow = JsonText<MessageRow, 'steps' | 'snapshot' | 'meta'>;
+export type SqliteEffectRow = JsonText<EffectRow, 'event'>;
+
+/** Parses `rate_limits`, then maps with core's accountFromRow. */
+export function toAccount(row: SqliteAccountRow): Account {
+  return accountFromRow({ ...row, rate_limits: JSON.parse(row.rate_limits) as AccountRow['rate_limits'] });
 }
 
-export function toAccount(row: AccountRow): Account {
-  return {
-    id: row.id,
-    login: row.login,
-    name: row.name,
-    currency: row.currency,
-    rateLimits: JSON.parse(row.rate_limits) as Account['rateLimits'],
-    createdAt: row.created_at,
-  };
+/** Parses `channels`, then maps with core's alphaNameFromRow. */
+export function toAlphaName(row: SqliteAlphaNameRow): AlphaName {
+  return alphaNameFromRow({ ...row, channels: JSON.parse(row.channels) as AlphaNameRow['channels'] });
 }
 
-export interface ApiKeyRow {
-  id: number;
-  account_id: number;
-  prefix: string;
-  label: string;
-  created_at: number;
+/** Parses `steps`, `snapshot` and `meta`, then maps with core's storedMessageFromRow. */
+export function toStoredMessage(row: SqliteMessageRow): StoredMessage {
+  return storedMessageFromRow({
+    ...row,
+    steps: JSON.parse(row.steps) as MessageRow['steps'],
+    snapshot: JSON.parse(row.snapshot) as MessageRow['snapshot'],
+    meta: parseOrNull<Record<string, unknown>>(row.meta),
+  });
 }
 
-export function toApiKey(row: ApiKeyRow): ApiKey {
-  return { id: row.id, accountId: row.account_id, label: row.label, prefix: row.prefix, createdAt: row.created_at };
-}
-
-export interface AlphaNameRow {
-  account_id: number;
-  name: string;
-  channels: string;
-  callback_url: string | null;
-}
-
-export function toAlphaName(row: AlphaNameRow): AlphaName {
-  return {
-    accountId: row.account_id,
-    name: row.name,
-    channels: JSON.parse(row.channels) as ChannelId[],
-    callbackUrl: row.callback_url,
-  };
-}
-
-export interface WalletTransactionRow {
-  id: number;
-  account_id: number;
-  kind: string;
-  amount: number;
-  balance_after: number;
-  message_id: number | null;
-  description: string;
-  created_at: number;
-}
-
-export function toWalletTransaction(row: WalletTransactionRow): WalletTransaction {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    kind: row.kind as WalletTransactionKind,
-    amount: row.amount,
-    balanceAfter: row.balance_after,
-    messageId: row.message_id,
-    description: row.description,
-    createdAt: row.created_at,
-  };
-}
-
-export interface MessageRow {
-  id: number;
-  list_id: number;
-  account_id: number;
-  kind: string;
-  guid: string | null;
-  trackin_id: string | null;
-  customer_message_id: string | null;
-  content: string;
-  steps: string;
-  status: string;
-  snapshot: string;
-  route_ref: string | null;
-  created_at: number;
-  updated_at: number;
-  due_at: number;
-  expires_at: number | null;
-  cost: number;
-  meta: string | null;
-}
-
-export function toStoredMessage(row: MessageRow): StoredMessage {
-  return {
-    id: row.id,
-    listId: row.list_id,
-    accountId: row.account_id,
-    kind: row.kind as MessageKind,
-    guid: row.guid,
-    trackinId: row.trackin_id,
-    customerMessageId: row.customer_message_id,
-    content: row.content,
-    steps: JSON.parse(row.steps) as StoredMessage['steps'],
-    status: row.status as DeliveryStatus,
-    snapshot: JSON.parse(row.snapshot) as StoredMessage['snapshot'],
-    routeRef: row.route_ref,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    dueAt: row.due_at,
-    expiresAt: row.expires_at,
-    cost: row.cost,
-    meta: row.meta === null ? null : (JSON.parse(row.meta) as Record<string, unknown>),
-  };
-}
-
-export interface EffectRow {
-  id: number;
-  message_id: number;
-  kind: string;
-  step: number;
-  event: string | null;
-  due_at: number;
-}
-
-export function toEffect(row: EffectRow): Effect {
-  return {
-    id: row.id,
-    messageId: row.message_id,
-    kind: row.kind as EffectKind,
-    step: row.step,
-    event: row.event === null ? null : (JSON.parse(row.event) as MachineEvent),
-    dueAt: row.due_at,
-  };
-}
-
-export interface HistoryRow {
-  message_id: number;
-  step: number;
-  channel: string;
-  status: string;
-  at: number;
-  error: string | null;
-}
-
-export function toHistoryEntry(row: HistoryRow): HistoryEntry {
-  return {
-    messageId: row.message_id,
-    step: row.step,
-    channel: row.channel as ChannelId,
-    status: row.status as HistoryStatus,
-    at: row.at,
-    error: row.error,
-  };
+/** Parses `event`, then maps with core's effectFromRow. */
+export function toEffect(row: SqliteEffectRow): Effect {
+  return effectFromRow({ ...row, event: parseOrNull<MachineEvent>(row.event) });
 }

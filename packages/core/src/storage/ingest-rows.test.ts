@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { IngestBatch, NewMessage } from '../ports/message-storage.ts';
+import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, effectRowValues, historyRowValues, ingestRows } from './ingest-rows.ts';
+
+/** Row-major values back to one record per row. */
+function records(columns: readonly string[], values: readonly unknown[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (let r = 0; r * columns.length < values.length; r++) out.push(Object.fromEntries(columns.map((c, i) => [c, values[r * columns.length + i]])));
+  return out;
+}
+import { planIngest } from './plan-ingest.ts';
+
+const snapshot = { value: 'waiting', context: { step: 0 } };
+const message = (over: Partial<NewMessage> = {}): NewMessage => ({
+  kind: 'message',
+  guid: null,
+  trackinId: null,
+  customerMessageId: null,
+  content: 'c',
+  steps: [],
+  status: 'processing',
+  snapshot,
+  routeRef: null,
+  dueAt: 1_000,
+  expiresAt: null,
+  charge: 0,
+  meta: null,
+  effects: [],
+  history: [],
+  ...over,
+});
+
+function planned(batch: IngestBatch, known = new Map()) {
+  const plan = planIngest({ messages: batch.messages, known, balance: 1_000 });
+  if (plan.action !== 'insert') throw new Error('expected an insert plan');
+  return plan;
+}
+
+describe('ingestRows', () => {
+  it('writes one row per fresh message with the allocated id, skipping replays', () => {
+    const batch: IngestBatch = {
+      accountId: 4,
+      at: 77,
+      chargeDescription: 'SMS',
+      messages: [
+        message({ customerMessageId: 'r', content: 'same' }),
+        message({ meta: { a: 1 }, steps: [{ to: '1' } as never], charge: 30 }),
+        message({ charge: 20, effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 5 }], history: [{ step: 0, channel: 'sms', status: 'Sent', at: 77, error: null }] }),
+      ],
+    };
+    const plan = planned(batch, new Map([['r', { id: 9, listId: 1, content: 'same' }]]));
+    const rows = ingestRows(batch, plan, 12, [100, 101], 1_000);
+
+    expect(plan.ids).toEqual([9, 100, 101]);
+    const messages = records(MESSAGE_ROW_COLUMNS, rows.messages);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toMatchObject({ id: 100, list_id: 12, account_id: 4, created_at: 77, updated_at: 77, cost: 30, meta: '{"a":1}', steps: '[{"to":"1"}]' });
+    expect(JSON.parse(messages[0]!.snapshot as string)).toEqual(snapshot);
+    expect(messages[1]).toMatchObject({ id: 101, cost: 20, meta: null });
+
+    // balance_after runs down in batch order.
+    expect(records(WALLET_ROW_COLUMNS, rows.wallet)).toEqual([
+      { account_id: 4, kind: 'charge', amount: -30, balance_after: 970, message_id: 100, description: 'SMS', created_at: 77 },
+      { account_id: 4, kind: 'charge', amount: -20, balance_after: 950, message_id: 101, description: 'SMS', created_at: 77 },
+    ]);
+    expect(rows.balance).toBe(950);
+    expect(records(EFFECT_ROW_COLUMNS, rows.effects)).toEqual([{ message_id: 101, kind: 'event', step: 0, event: '{"type":"DUE"}', event_type: 'DUE', due_at: 5 }]);
+    expect(records(HISTORY_ROW_COLUMNS, rows.history)).toEqual([{ message_id: 101, step: 0, channel: 'sms', status: 'Sent', at: 77, error: null }]);
+  });
+
+  it('writes no wallet row for an uncharged message', () => {
+    const batch: IngestBatch = { accountId: 1, at: 1, chargeDescription: 'SMS', messages: [message()] };
+    const rows = ingestRows(batch, planned(batch), 1, [5], 0);
+    expect(rows.wallet).toEqual([]);
+    expect(rows.balance).toBe(0);
+  });
+});
+
+describe('effectRowValues / historyRowValues', () => {
+  it('lay out commit effects and history like ingest does', () => {
+    expect(effectRowValues([{ messageId: 3, kind: 'send', step: 1, event: null, dueAt: 9 }])).toEqual([3, 'send', 1, null, null, 9]);
+    expect(historyRowValues([{ messageId: 3, step: 1, channel: 'sms', status: 'Sent', at: 9, error: 'x' }])).toEqual([3, 1, 'sms', 'Sent', 9, 'x']);
+  });
+});

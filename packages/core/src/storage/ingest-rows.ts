@@ -1,0 +1,128 @@
+import type { HistoryEntry } from '../types/message.ts';
+import type { NewEffect } from '../types/effect.ts';
+import type { IngestBatch } from '../ports/message-storage.ts';
+import type { IngestInsertPlan } from './plan-ingest.ts';
+
+/** Columns of a `messages` row as {@link ingestRows} writes them, in value order. */
+export const MESSAGE_ROW_COLUMNS = [
+  'id',
+  'list_id',
+  'account_id',
+  'kind',
+  'guid',
+  'trackin_id',
+  'customer_message_id',
+  'content',
+  'steps',
+  'status',
+  'snapshot',
+  'route_ref',
+  'created_at',
+  'updated_at',
+  'due_at',
+  'expires_at',
+  'cost',
+  'meta',
+] as const;
+
+/** Columns of a `wallet_transactions` row as {@link ingestRows} writes them, in value order. */
+export const WALLET_ROW_COLUMNS = ['account_id', 'kind', 'amount', 'balance_after', 'message_id', 'description', 'created_at'] as const;
+
+/** Columns of an `effects` row as {@link effectRowValues} gives them, in value order. */
+export const EFFECT_ROW_COLUMNS = ['message_id', 'kind', 'step', 'event', 'event_type', 'due_at'] as const;
+
+/** Columns of a `history` row as {@link historyRowValues} gives them, in value order. */
+export const HISTORY_ROW_COLUMNS = ['message_id', 'step', 'channel', 'status', 'at', 'error'] as const;
+
+function pushEffectRow(values: unknown[], messageId: number, e: Omit<NewEffect, 'messageId'>): void {
+  values.push(messageId, e.kind, e.step, e.event === null ? null : JSON.stringify(e.event), e.event?.type ?? null, e.dueAt);
+}
+
+function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
+  values.push(messageId, h.step, h.channel, h.status, h.at, h.error);
+}
+
+/**
+ * The `effects` rows of new effects as one row-major value list ({@link EFFECT_ROW_COLUMNS}):
+ * the event as JSON text, and its type apart so that timers can be cancelled without reading it.
+ */
+export function effectRowValues(effects: readonly NewEffect[]): unknown[] {
+  const values: unknown[] = [];
+  for (const e of effects) pushEffectRow(values, e.messageId, e);
+  return values;
+}
+
+/** The `history` rows of entries as one row-major value list ({@link HISTORY_ROW_COLUMNS}). */
+export function historyRowValues(entries: readonly HistoryEntry[]): unknown[] {
+  const values: unknown[] = [];
+  for (const h of entries) pushHistoryRow(values, h.messageId, h);
+  return values;
+}
+
+/**
+ * The rows an accepted ingest writes, each table's rows as one row-major value list (row `r`,
+ * column `c` at `r * columns.length + c`), as multi-row inserts take them.
+ */
+export interface IngestRows {
+  /** {@link MESSAGE_ROW_COLUMNS} */
+  messages: unknown[];
+  /** {@link WALLET_ROW_COLUMNS}: one charge per charged message; `balance_after` runs down in batch order. */
+  wallet: unknown[];
+  /** {@link EFFECT_ROW_COLUMNS} */
+  effects: unknown[];
+  /** {@link HISTORY_ROW_COLUMNS} */
+  history: unknown[];
+  /** The account's balance after the charges. */
+  balance: number;
+}
+
+/**
+ * Builds the rows of an `insert` plan of {@link planIngest}, JSON values as text. `freshIds` are
+ * the ids the adapter allocated for `plan.fresh`, ascending (batch order is id order); they are
+ * also written into `plan.ids`, which then answers the ingest.
+ */
+export function ingestRows(batch: IngestBatch, plan: IngestInsertPlan, listId: number, freshIds: readonly number[], balance: number): IngestRows {
+  const { accountId, at } = batch;
+  const out: IngestRows = { messages: [], wallet: [], effects: [], history: [], balance };
+  // Messages of one request usually share the snapshot object: serialise it once.
+  const snapshots = new Map<object, string>();
+
+  for (let k = 0; k < plan.fresh.length; k++) {
+    const i = plan.fresh[k]!;
+    const m = batch.messages[i]!;
+    const id = freshIds[k]!;
+    plan.ids[i] = id;
+    let snapshot = snapshots.get(m.snapshot);
+    if (snapshot === undefined) {
+      snapshot = JSON.stringify(m.snapshot);
+      snapshots.set(m.snapshot, snapshot);
+    }
+    out.messages.push(
+      id,
+      listId,
+      accountId,
+      m.kind,
+      m.guid,
+      m.trackinId,
+      m.customerMessageId,
+      m.content,
+      JSON.stringify(m.steps),
+      m.status,
+      snapshot,
+      m.routeRef,
+      at,
+      at,
+      m.dueAt,
+      m.expiresAt,
+      m.charge,
+      m.meta === null ? null : JSON.stringify(m.meta),
+    );
+    if (m.charge > 0) {
+      out.balance -= m.charge;
+      out.wallet.push(accountId, 'charge', -m.charge, out.balance, id, batch.chargeDescription, at);
+    }
+    for (const e of m.effects) pushEffectRow(out.effects, id, e);
+    for (const h of m.history) pushHistoryRow(out.history, id, h);
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+import type { ChannelId } from '../types/channel.ts';
+import type { DeliveryStatus, HistoryStatus } from '../types/status.ts';
+import type { Effect, EffectKind } from '../types/effect.ts';
+import type { HistoryEntry, MessageKind, StoredMessage } from '../types/message.ts';
+import type { MachineEvent } from '../machines/events.ts';
+
+// Rows of the SQL adapters' message tables, JSON columns already parsed: an adapter parses at
+// its edge (SQLite TEXT) or gets values from its driver (PostgreSQL JSONB), then maps here.
+
+/** A `messages` row with `steps`, `snapshot` and `meta` parsed. */
+export interface MessageRow {
+  id: number;
+  list_id: number;
+  account_id: number;
+  kind: string;
+  guid: string | null;
+  trackin_id: string | null;
+  customer_message_id: string | null;
+  content: string;
+  steps: StoredMessage['steps'];
+  status: string;
+  snapshot: StoredMessage['snapshot'];
+  route_ref: string | null;
+  created_at: number;
+  updated_at: number;
+  due_at: number;
+  expires_at: number | null;
+  cost: number;
+  meta: Record<string, unknown> | null;
+}
+
+/** Maps a parsed `messages` row to the stored message. */
+export function storedMessageFromRow(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    listId: row.list_id,
+    accountId: row.account_id,
+    kind: row.kind as MessageKind,
+    guid: row.guid,
+    trackinId: row.trackin_id,
+    customerMessageId: row.customer_message_id,
+    content: row.content,
+    steps: row.steps,
+    status: row.status as DeliveryStatus,
+    snapshot: row.snapshot,
+    routeRef: row.route_ref,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    dueAt: row.due_at,
+    expiresAt: row.expires_at,
+    cost: row.cost,
+    meta: row.meta,
+  };
+}
+
+/** An `effects` row with `event` parsed. */
+export interface EffectRow {
+  id: number;
+  message_id: number;
+  kind: string;
+  step: number;
+  event: MachineEvent | null;
+  due_at: number;
+}
+
+/** Maps a parsed `effects` row to the effect. */
+export function effectFromRow(row: EffectRow): Effect {
+  return { id: row.id, messageId: row.message_id, kind: row.kind as EffectKind, step: row.step, event: row.event, dueAt: row.due_at };
+}
+
+/** A `history` row. */
+export interface HistoryRow {
+  message_id: number;
+  step: number;
+  channel: string;
+  status: string;
+  at: number;
+  error: string | null;
+}
+
+/** Maps a `history` row to the history entry. */
+export function historyEntryFromRow(row: HistoryRow): HistoryEntry {
+  return {
+    messageId: row.message_id,
+    step: row.step,
+    channel: row.channel as ChannelId,
+    status: row.status as HistoryStatus,
+    at: row.at,
+    error: row.error,
+  };
+}
