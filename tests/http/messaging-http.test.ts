@@ -231,6 +231,9 @@ describe('system endpoints', () => {
     expect(await (await s.call('/health', { auth: 'none' })).json()).toMatchObject({ status: 'ok' });
     const metrics = await (await s.call('/metrics', { auth: 'none' })).text();
     expect(metrics).toContain('spillway_http_requests_total');
+    // Engine metrics: the deliveries of the tests above.
+    expect(metrics).toMatch(/spillway_message_events_total\{channel="sms",status="Delivered"\} [1-9]/);
+    expect(metrics).toMatch(/spillway_messages_finished_total\{status="delivered"\} [1-9]/);
     const doc = (await (await s.call('/openapi.json', { auth: 'none' })).json()) as { paths: Record<string, Record<string, unknown>> };
     for (const path of ['/bat/messagelist', '/bat/message/{messageId}', '/bat/balance', '/api/company/get-token', '/api/operator/validate-token', '/api/auth']) {
       expect(Object.keys(doc.paths)).toContain(path);

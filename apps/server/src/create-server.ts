@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { createEngine, parseRateCard, systemClock } from '@spillway/core';
 import type { Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createChatHubRoutes, createHttpApp, createNodeHasher, createTokenService, createWebhookDeliveryWorker, mountRoutes, serve } from '@spillway/http';
+import { createChatHubRoutes, createEngineMetrics, createHttpApp, createNodeHasher, createTokenService, createWebhookDeliveryWorker, mountRoutes, serve } from '@spillway/http';
 import type { TokenService } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
@@ -47,8 +48,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const simulator = createSimulator({ latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS });
   // The public origin is known once the server listens (PORT=0 picks a port); short links read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  const registry = new Registry();
+  const engineMetrics = createEngineMetrics(registry);
   const engine = createEngine({
     storage,
+    onCommit: engineMetrics.onCommit,
     publicBaseUrl: () => publicUrl,
     channels: [simulator],
     hasher: createNodeHasher(),
@@ -77,6 +81,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   await tokens.ready();
   const app = createHttpApp({
     engine,
+    metricsRegistry: registry,
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),

@@ -28,3 +28,4 @@ export type { AddressClass } from './webhooks/address-class.ts';
 export { signWebhook } from './webhooks/sign-webhook.ts';
 export type { WebhookHeaders } from './webhooks/sign-webhook.ts';
 export { getWebhookSecret, newWebhookSecret, webhookSecretKey } from './webhooks/webhook-secret.ts';
+export { createEngineMetrics } from './metrics.ts';

@@ -1,3 +1,5 @@
+import { isFinalStatus } from '@spillway/core';
+import type { Commit } from '@spillway/core';
 import type { MiddlewareHandler } from 'hono';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Env } from './env.ts';
@@ -43,4 +45,30 @@ export function createHttpMetrics(registry: Registry = new Registry(), options: 
     }
   };
   return { registry, middleware };
+}
+
+/**
+ * Engine metrics on `registry`: every history entry the workers write (attempts sent, delivered,
+ * failed, expired, skipped, by channel) and every message reaching a final status. Pass
+ * `onCommit` to `createEngine({ onCommit })`.
+ */
+export function createEngineMetrics(registry: Registry): { onCommit: (commit: Commit) => void } {
+  const events = new Counter({
+    name: 'spillway_message_events_total',
+    help: 'History entries written by the engine, by channel and status (Sent, Delivered, Failed, Expired, ...)',
+    labelNames: ['channel', 'status'] as const,
+    registers: [registry],
+  });
+  const finished = new Counter({
+    name: 'spillway_messages_finished_total',
+    help: 'Messages and cascades that reached a final status, by status',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  return {
+    onCommit(commit) {
+      for (const h of commit.history) events.inc({ channel: h.channel, status: h.status });
+      for (const u of commit.updates) if (isFinalStatus(u.status)) finished.inc({ status: u.status });
+    },
+  };
 }

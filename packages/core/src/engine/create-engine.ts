@@ -51,7 +51,10 @@ export function createEngine(options: EngineOptions): Engine {
     advancer,
     kinds,
     defaultTtlSeconds,
-    onCommit: cascades.observe,
+    onCommit: (commit) => {
+      cascades.observe(commit);
+      options.onCommit?.(commit);
+    },
     batchSize: options.batchSize ?? 1000,
     onError,
   });

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { ChannelDriver, Receipt } from '../ports/channel.ts';
+import type { Commit } from '../ports/message-storage.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
@@ -25,6 +26,8 @@ export interface EngineOptions {
   batchSize?: number;
   /** Currency of new accounts. @default 'EUR' */
   currency?: string;
+  /** Observes every committed worker round (metrics, audit). Must not throw. */
+  onCommit?: (commit: Commit) => void;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
   onError?: (error: unknown) => void;
   /** Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). @default 'http://127.0.0.1:8080' */
