@@ -1,7 +1,8 @@
 /**
  * Spillway benchmarks: `pnpm bench`. Prints bulk-ingest messages/s for 5000-message requests (in
  * the engine, and over HTTP on a real port) and end-to-end messages/s to `delivered` on the
- * simulator. Figures go to BENCHMARKS.md; nothing here is asserted.
+ * simulator. With DATABASE_URL set, the engine ingest also runs on PostgreSQL (in a throwaway
+ * schema). Figures go to BENCHMARKS.md; nothing here is asserted.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { createEngine } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
+import { createPostgresStorage } from '@spillway/postgres';
+import type { Storage } from '@spillway/core';
 import { createServer, readConfig } from '@spillway/server';
 
 const BATCH = 5000;
@@ -31,8 +34,7 @@ function line(name: string, messages: number, ms: number, extra = ''): void {
   console.log(`${name.padEnd(44)} ${String(rate).padStart(9)} messages/s  (${messages} in ${ms.toFixed(0)} ms${extra})`);
 }
 
-async function engineIngest(): Promise<void> {
-  const storage = createSqliteStorage({ filename: join(dir, 'ingest.db') });
+async function engineIngest(storage: Storage, label: string): Promise<void> {
   await storage.migrate();
   const engine = createEngine({ storage, channels: [createSimulator({ latencyMs: 0 })], hasher: createNodeHasher() });
   const account = await engine.accounts.create({ login: 'bench', password: 'bench-password', balance: 1_000_000 });
@@ -48,7 +50,7 @@ async function engineIngest(): Promise<void> {
   }
   times.sort((a, b) => a - b);
   const total = times.reduce((a, b) => a + b, 0);
-  line('ingest, engine API (SQLite file, WAL)', BATCH * times.length, total, `; median request ${times[times.length >> 1]!.toFixed(1)} ms`);
+  line(`ingest, engine API (${label})`, BATCH * times.length, total, `; median request ${times[times.length >> 1]!.toFixed(1)} ms`);
   await storage.close();
 }
 
@@ -114,7 +116,13 @@ async function endToEnd(total: number): Promise<void> {
 }
 
 console.log(`Spillway benchmarks — Node ${process.version}, ${new Date().toISOString()}\n`);
-await engineIngest();
+await engineIngest(createSqliteStorage({ filename: join(dir, 'ingest.db') }), 'SQLite file, WAL');
+const databaseUrl = process.env['DATABASE_URL'];
+if (databaseUrl?.startsWith('postgres')) {
+  const schema = `spillway_bench_${Date.now().toString(36)}`;
+  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
+  await engineIngest({ ...pg, close: async () => { await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`); await pg.close(); } }, 'PostgreSQL');
+}
 await httpIngest();
 await endToEnd(20_000);
 rmSync(dir, { recursive: true, force: true });
