@@ -70,7 +70,7 @@ async function httpIngest(): Promise<void> {
     }),
   );
   const { url } = await server.listen();
-  server.engine.stop(); // measure acceptance only
+  await server.engine.stop(); // measure acceptance only
   const bodies = Array.from({ length: 12 }, (_, r) => JSON.stringify(request(BATCH, `h${r}`)));
   const post = async (body: string) => {
     const res = await fetch(`${url}/bat/messagelist`, {
@@ -121,7 +121,16 @@ const databaseUrl = process.env['DATABASE_URL'];
 if (databaseUrl?.startsWith('postgres')) {
   const schema = `spillway_bench_${Date.now().toString(36)}`;
   const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await engineIngest({ ...pg, close: async () => { await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`); await pg.close(); } }, 'PostgreSQL');
+  await engineIngest(
+    {
+      ...pg,
+      close: async () => {
+        await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pg.close();
+      },
+    },
+    'PostgreSQL',
+  );
 }
 await httpIngest();
 await endToEnd(20_000);

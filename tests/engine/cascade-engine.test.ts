@@ -19,7 +19,10 @@ const trail = async (guid: string) => (await statusOf(guid)).history.map((h) => 
 const balance = async () => (await f.engine.accounts.balance(f.account.id)).balance;
 
 async function rejection(promise: Promise<unknown>): Promise<SpillwayError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SpillwayError);
   return error as SpillwayError;
 }
@@ -102,7 +105,13 @@ describe('cascade engine: test numbers through the default route', () => {
     await f.advance(200);
     const status = await statusOf(messageId);
     expect(status.route).toBe('messenger-first@1');
-    expect(status.history.map((h) => `${h.status}:${h.channel}`)).toEqual(['Sent:messenger', 'Failed:messenger', 'Sent:chatapp', 'Failed:chatapp', 'Sent:chatapp_bot']);
+    expect(status.history.map((h) => `${h.status}:${h.channel}`)).toEqual([
+      'Sent:messenger',
+      'Failed:messenger',
+      'Sent:chatapp',
+      'Failed:chatapp',
+      'Sent:chatapp_bot',
+    ]);
   });
 });
 
@@ -222,10 +231,21 @@ describe('cascade engine: checks at send', () => {
 
   it('resolves variables at send time, serves short links and records clicks', async () => {
     f = await engineFixture();
-    await f.engine.cascades.uploadVariables(f.account.id, { items: [{ id: 1, value: 'Ann' }, { id: 'promo', value: 'https://example.com/sale' }] });
+    await f.engine.cascades.uploadVariables(f.account.id, {
+      items: [
+        { id: 1, value: 'Ann' },
+        { id: 'promo', value: 'https://example.com/sale' },
+      ],
+    });
     const { messageId } = await sendOne({
       fromName: 'Shop',
-      messages: [{ recipient: '99900000000', text: 'Hi %name=1%, see %short_url=promo% or %url=promo% %name=2%', variables: [{ id: 2, value: '!' }] }],
+      messages: [
+        {
+          recipient: '99900000000',
+          text: 'Hi %name=1%, see %short_url=promo% or %url=promo% %name=2%',
+          variables: [{ id: 2, value: '!' }],
+        },
+      ],
     });
     await f.advance(200);
     const text = f.simulator.sent[0]!.text;
@@ -239,7 +259,10 @@ describe('cascade engine: checks at send', () => {
   it('rejects unknown variables and unapproved alpha-names whole, listing every path', async () => {
     f = await engineFixture();
     const error = await rejection(
-      f.engine.cascades.send(f.account.id, [cascade('99900000000', { text: 'Hi %name=who%' }), cascade('99900000000', { fromName: 'Other' })]),
+      f.engine.cascades.send(f.account.id, [
+        cascade('99900000000', { text: 'Hi %name=who%' }),
+        cascade('99900000000', { fromName: 'Other' }),
+      ]),
     );
     expect(error.status).toBe(400);
     expect(error.details?.map((d) => d.path).sort()).toEqual(['[0].text', '[1].fromName']);
@@ -250,7 +273,11 @@ describe('cascade engine: checks at send', () => {
     f = await engineFixture();
     let answered = false;
     const pending = f.engine.cascades
-      .send(f.account.id, [cascade('99900000000')], { ...bots, referralGuid: '6f1c2b8e-0000-4000-8000-000000000001', waitForFirstStep: true })
+      .send(f.account.id, [cascade('99900000000')], {
+        ...bots,
+        referralGuid: '6f1c2b8e-0000-4000-8000-000000000001',
+        waitForFirstStep: true,
+      })
       .then((r) => {
         answered = true;
         return r;

@@ -68,7 +68,9 @@ describe('messaging engine with a fake clock', () => {
   it('keeps a scheduled message scheduled until its time, and it can be cancelled with a refund', async () => {
     f = await engineFixture();
     const at = new Date(f.clock.now() + 3_600_000).toISOString();
-    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { scheduledAt: at }), sms('99900000000', { scheduledAt: at })] });
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: [sms('99900000000', { scheduledAt: at }), sms('99900000000', { scheduledAt: at })],
+    });
     const [a, b] = res.messages.map((m) => m.messageId) as [number, number];
     const before = (await f.engine.accounts.balance(f.account.id)).balance;
     await f.advance(3_599_000);
@@ -98,7 +100,9 @@ describe('messaging engine with a fake clock', () => {
     const first = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1' })] });
     const again = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1' })] });
     expect(again).toEqual(first);
-    const err = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1', text: 'Other' })] }).catch((e: unknown) => e);
+    const err = await f.engine.messages
+      .send(f.account.id, { messages: [sms('99900000000', { customerMessageId: 'order-1', text: 'Other' })] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpillwayError);
     expect((err as SpillwayError).status).toBe(409);
     expect((err as SpillwayError).details?.[0]?.path).toBe('messages[0].customerMessageId');
@@ -120,7 +124,7 @@ describe('messaging engine with a fake clock', () => {
     expect((err as SpillwayError).status).toBe(402);
   });
 
-  it('hides other accounts\' messages as not found', async () => {
+  it("hides other accounts' messages as not found", async () => {
     f = await engineFixture();
     const other = await f.engine.accounts.create({ login: 'other', password: 'another password' });
     const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000')] });

@@ -19,7 +19,11 @@ const sendAsync = async (body: unknown, headers?: Record<string, string>) => {
 };
 const statusOf = async (guid: string) => (await s.call(`/api/CascadeMessage/status_guid/${guid}`)).json() as Promise<Status>;
 const settled = (guid: string, attempts?: number) =>
-  until(() => statusOf(guid), (st) => st.status !== 'processing' && st.status !== 'scheduled', attempts);
+  until(
+    () => statusOf(guid),
+    (st) => st.status !== 'processing' && st.status !== 'scheduled',
+    attempts,
+  );
 
 describe('cascade send endpoints drive every simulator outcome through the default route', () => {
   it.each([
@@ -31,7 +35,10 @@ describe('cascade send endpoints drive every simulator outcome through the defau
   ])('%s ends %s on %s', async (phone, status, channel, trail) => {
     const [accepted] = await sendAsync([msg(phone, { id: `t-${phone}` })]);
     expect(accepted!.trackinId).toBe(`t-${phone}`);
-    const st = await until(() => statusOf(accepted!.messageId), (x) => x.history.length >= trail.length && x.status !== 'processing');
+    const st = await until(
+      () => statusOf(accepted!.messageId),
+      (x) => x.history.length >= trail.length && x.status !== 'processing',
+    );
     expect(st).toMatchObject({ messageId: accepted!.messageId, trackinId: `t-${phone}`, status, channel, route: 'default@1' });
     expect(st.history.map((h: Status) => h.status)).toEqual(trail);
     const byId = await (await s.call(`/api/CascadeMessage/status_id/t-${phone}`)).json();
@@ -48,17 +55,34 @@ describe('cascade send endpoints drive every simulator outcome through the defau
 
   it('accepts every message type, the overview shape and the messenger-chatapp endpoint', async () => {
     const res = await sendAsync([
-      msg('99900000000', { messageType: 'promo', buttonText: 'Shop', buttonAction: 'https://example.com/sale', customerData: { type: 'vip' } }),
-      msg('99900000000', { messageType: 'chatapp_survey', chatappMessage: { text: 'How was it?', survey: { options: ['😀', '🙂', '😞'] } } }),
+      msg('99900000000', {
+        messageType: 'promo',
+        buttonText: 'Shop',
+        buttonAction: 'https://example.com/sale',
+        customerData: { type: 'vip' },
+      }),
+      msg('99900000000', {
+        messageType: 'chatapp_survey',
+        chatappMessage: { text: 'How was it?', survey: { options: ['😀', '🙂', '😞'] } },
+      }),
       { fromName: 'Acme', toPhone: '99900000000', messageType: 'flashcall', flashcallText: '4821' },
-      msg('99900000000', { chatappMessage: { type: 'picture', text: 'Look', media: 'https://example.com/a.png' }, messengerMessage: { text: 'Hi', buttons: [{ action: 'https://e.com', text: 'Go' }] } }),
+      msg('99900000000', {
+        chatappMessage: { type: 'picture', text: 'Look', media: 'https://example.com/a.png' },
+        messengerMessage: { text: 'Hi', buttons: [{ action: 'https://e.com', text: 'Go' }] },
+      }),
     ]);
     expect(res).toHaveLength(4);
     const flash = await settled(res[2]!.messageId);
     expect(flash).toMatchObject({ status: 'delivered', channel: 'flashcall', route: 'flashcall@1', messageType: 'flashcall' });
     expect((await settled(res[0]!.messageId)).customerData).toEqual({ type: 'vip' });
 
-    const overview = await sendAsync({ fromName: 'Acme', messages: [{ recipient: '99900000000', text: 'Hi' }, { recipient: '99900000005', text: 'Yo' }] });
+    const overview = await sendAsync({
+      fromName: 'Acme',
+      messages: [
+        { recipient: '99900000000', text: 'Hi' },
+        { recipient: '99900000005', text: 'Yo' },
+      ],
+    });
     expect(overview).toHaveLength(2);
     expect(overview[0]!.trackinId).toBe(overview[0]!.messageId);
 
@@ -114,7 +138,11 @@ describe('legacy, referral and broadcast variants', () => {
   });
 
   it('broadcasts one cascade to many recipients', async () => {
-    const res = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'Sale', recipients: ['99900000000', { toPhone: '99900000001', id: 'b-2' }] });
+    const res = await post('/api/CascadeMessage/broadcast', {
+      fromName: 'Acme',
+      text: 'Sale',
+      recipients: ['99900000000', { toPhone: '99900000001', id: 'b-2' }],
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { count: number; messages: { messageId: string; trackinId: string; toPhone: string }[] };
     expect(body.count).toBe(2);
@@ -128,7 +156,16 @@ describe('legacy, referral and broadcast variants', () => {
 
 describe('variables and short links', () => {
   it('stores variables, resolves them at send, serves the short link and records the click', async () => {
-    const up = await post('/api/items', { items: [{ id: 7, value: 'Ann' }, { id: 'site', value: 'https://example.com/offer' }] }, {});
+    const up = await post(
+      '/api/items',
+      {
+        items: [
+          { id: 7, value: 'Ann' },
+          { id: 'site', value: 'https://example.com/offer' },
+        ],
+      },
+      {},
+    );
     expect(await up.json()).toEqual({ stored: 2 });
     const [a] = await sendAsync([msg('99900000000', { text: 'Hi %name=7%: %short_url=site%' })]);
     await settled(a!.messageId);
@@ -190,7 +227,9 @@ describe('/api/routes', () => {
     expect(created.status).toBe(201);
     const route = (await created.json()) as Status;
     expect(route).toMatchObject({ revision: 1, builtin: false, name: 'SMS first' });
-    expect(((await (await s.call('/api/routes')).json()) as Status[]).map((r) => r.id)).toEqual(expect.arrayContaining(['default', route.id]));
+    expect(((await (await s.call('/api/routes')).json()) as Status[]).map((r) => r.id)).toEqual(
+      expect.arrayContaining(['default', route.id]),
+    );
     expect((await (await s.call(`/api/routes/${route.id}`)).json()).start).toBe('sms');
 
     const put = (json: unknown) => s.call(`/api/routes/${route.id}`, { method: 'PUT', json });

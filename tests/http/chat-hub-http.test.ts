@@ -37,7 +37,10 @@ describe('chat hub tokens over HTTP', () => {
     expect(opRes.status).toBe(200);
     const opToken = (await opRes.json()) as string;
 
-    const valid = (await (await post('/api/operator/validate-token', { token: opToken }, bearer(company))).json()) as Record<string, unknown>;
+    const valid = (await (await post('/api/operator/validate-token', { token: opToken }, bearer(company))).json()) as Record<
+      string,
+      unknown
+    >;
     expect(valid).toMatchObject({ isValid: true, operatorId: operator.id, error: null });
     expect(Date.parse(valid['expiresAt'] as string)).toBe(Math.floor(Date.parse(expiresAt) / 1000) * 1000);
 
@@ -52,7 +55,10 @@ describe('chat hub tokens over HTTP', () => {
     const revoked = await post('/api/company/revoke-token', { token: opToken }, bearer(company));
     expect(revoked.status).toBe(200);
     expect((await get('/api/operator', bearer(opToken))).status).toBe(403);
-    const after = (await (await post('/api/operator/validate-token', { token: opToken }, bearer(company))).json()) as Record<string, unknown>;
+    const after = (await (await post('/api/operator/validate-token', { token: opToken }, bearer(company))).json()) as Record<
+      string,
+      unknown
+    >;
     expect(after['isValid']).toBe(false);
     expect(after['error']).toEqual(expect.any(String));
   });
@@ -73,7 +79,11 @@ describe('chat hub tokens over HTTP', () => {
     void other;
     const globex = (await (await post('/api/company/get-token', { login: 'globex', password: 'globex-password' })).json()) as string;
     const mine = (await (await post('/api/company/operators', { name: 'Carol' }, bearer(await companyToken()))).json()) as { id: number };
-    const res = await post('/api/operator/get-token', { id: mine.id, expiresAt: new Date(Date.now() + 60_000).toISOString() }, bearer(globex));
+    const res = await post(
+      '/api/operator/get-token',
+      { id: mine.id, expiresAt: new Date(Date.now() + 60_000).toISOString() },
+      bearer(globex),
+    );
     expect(res.status).toBe(403);
   });
 

@@ -54,7 +54,10 @@ describe('incoming chat-app messages over HTTP (private URLs allowed)', () => {
     expect(receipt.idUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(Number.isNaN(Date.parse(receipt.dt))).toBe(false);
 
-    await until(async () => hits.length, (n) => n > 0);
+    await until(
+      async () => hits.length,
+      (n) => n > 0,
+    );
     expect(hits).toHaveLength(1);
     const hit = hits[0]!;
     expect(hit.headers['webhook-id']).toBe(receipt.idUuid);
@@ -87,7 +90,9 @@ describe('incoming chat-app messages over HTTP (private URLs allowed)', () => {
     const badNumber = await s.call('/sandbox/inbound', { json: { alphaName: 'Acme', phoneNumber: '12', text: 'hi' } });
     expect((await json(badNumber)).details).toEqual([{ path: 'phoneNumber', message: 'not a valid phone number' }]);
 
-    expect((await s.call('/sandbox/inbound', { auth: 'none', json: { alphaName: 'Acme', phoneNumber: '79991234567', text: 'hi' } })).status).toBe(401);
+    expect(
+      (await s.call('/sandbox/inbound', { auth: 'none', json: { alphaName: 'Acme', phoneNumber: '79991234567', text: 'hi' } })).status,
+    ).toBe(401);
     expect((await s.call('/api/AlphaName/callback/secret', { auth: 'none' })).status).toBe(401);
     expect((await s.call('/sandbox/inbound/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });

@@ -23,7 +23,11 @@ describe('authentication (interface 5.1)', () => {
   });
 
   it('answers 401 with the JSON error body otherwise', async () => {
-    const cases: Record<string, string>[] = [{}, { 'x-authorization-key': 'sk_wrong' }, { authorization: `Basic ${Buffer.from(`${LOGIN}:nope`).toString('base64')}` }];
+    const cases: Record<string, string>[] = [
+      {},
+      { 'x-authorization-key': 'sk_wrong' },
+      { authorization: `Basic ${Buffer.from(`${LOGIN}:nope`).toString('base64')}` },
+    ];
     for (const headers of cases) {
       const res = await s.call('/bat/balance', { auth: 'none', headers });
       expect(res.status).toBe(401);
@@ -41,9 +45,26 @@ describe('POST /bat/messagelist', () => {
       sms(to, { text: '€'.repeat(81) }),
       sms(to, { text: 'Привет' }),
       { from: 'Acme', to, type: 'chatapp_service', text: 'Your order shipped' },
-      { from: 'Acme', to, type: 'chatapp_trans', messageData: { fileUrl: 'https://example.com/i.pdf', fileName: 'i.pdf', fileType: 'pdf' } },
-      { from: 'Acme', to, type: 'chatapp_promo', text: 'Sale', messageData: { img: 'https://example.com/a.png', buttonText: 'Shop', buttonAction: 'https://example.com' } },
-      { from: 'Acme', to, type: 'chatapp_survey', text: 'How was it?', messageData: { survey: { options: ['😀', '🙂', '😐', '🙁', '😞'] } } },
+      {
+        from: 'Acme',
+        to,
+        type: 'chatapp_trans',
+        messageData: { fileUrl: 'https://example.com/i.pdf', fileName: 'i.pdf', fileType: 'pdf' },
+      },
+      {
+        from: 'Acme',
+        to,
+        type: 'chatapp_promo',
+        text: 'Sale',
+        messageData: { img: 'https://example.com/a.png', buttonText: 'Shop', buttonAction: 'https://example.com' },
+      },
+      {
+        from: 'Acme',
+        to,
+        type: 'chatapp_survey',
+        text: 'How was it?',
+        messageData: { survey: { options: ['😀', '🙂', '😐', '🙁', '😞'] } },
+      },
       {
         from: 'Acme',
         to,
@@ -74,7 +95,12 @@ describe('POST /bat/messagelist', () => {
       sms('99900000000'),
       sms('12'),
       { ...sms('99900000000'), type: 'fax' },
-      { from: 'Acme', to: '99900000000', type: 'chatapp_otp', messageData: { templateId: 'c33cccaf-735f-4d62-8383-a76bf4999e2d', templateLang: 'EN', templateParams: { pin: '1' } } },
+      {
+        from: 'Acme',
+        to: '99900000000',
+        type: 'chatapp_otp',
+        messageData: { templateId: 'c33cccaf-735f-4d62-8383-a76bf4999e2d', templateLang: 'EN', templateParams: { pin: '1' } },
+      },
       { ...sms('99900000000'), from: 'NotOurs' },
     ]);
     expect(res.status).toBe(400);
@@ -98,7 +124,11 @@ describe('POST /bat/messagelist', () => {
     expect(tooMany.status).toBe(400);
     expect(((await tooMany.json()) as { details: { path: string }[] }).details[0]?.path).toBe('messages');
 
-    const malformed = await s.call('/bat/messagelist', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages": [' });
+    const malformed = await s.call('/bat/messagelist', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"messages": [',
+    });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: 'bad_request', status: 400 });
 
@@ -138,8 +168,18 @@ describe('GET /bat/message/{messageId}', () => {
     const before = await balance();
     const res = await send([{ from: 'Acme', to: '99900000001', type: 'chatapp_service', text: 'Hi', fallbacks: [sms('99900000001')] }]);
     const id = ((await res.json()) as { messages: { messageId: number }[] }).messages[0]!.messageId;
-    const status = await until(() => statusOf(id), (v) => v['deliverystatus'] === 'delivered');
-    expect(status).toMatchObject({ messageId: id, deliverystatus: 'delivered', partscount: 1, partsCount: 1, rateCurrency: 'EUR', billCurrency: 'EUR' });
+    const status = await until(
+      () => statusOf(id),
+      (v) => v['deliverystatus'] === 'delivered',
+    );
+    expect(status).toMatchObject({
+      messageId: id,
+      deliverystatus: 'delivered',
+      partscount: 1,
+      partsCount: 1,
+      rateCurrency: 'EUR',
+      billCurrency: 'EUR',
+    });
     expect(status['fallbacks'][0]).toMatchObject({ type: 'sms', deliverystatus: 'delivered' });
     expect(status['extendedStatuses'].map((e: { status: string; channel: string }) => `${e.status}/${e.channel}`)).toEqual([
       'Sent/chatapp',
@@ -157,11 +197,14 @@ describe('GET /bat/message/{messageId}', () => {
   ])('drives %s to %s', async (to, outcome) => {
     const res = await send([sms(to)]);
     const id = ((await res.json()) as { messages: { messageId: number }[] }).messages[0]!.messageId;
-    const status = await until(() => statusOf(id), (v) => v['deliverystatus'] === outcome);
+    const status = await until(
+      () => statusOf(id),
+      (v) => v['deliverystatus'] === outcome,
+    );
     expect(status['deliverystatus']).toBe(outcome);
   });
 
-  it('hides another account\'s message (404) and refuses a non-integer id (400)', async () => {
+  it("hides another account's message (404) and refuses a non-integer id (400)", async () => {
     const res = await send([sms('99900000000')]);
     const id = ((await res.json()) as { messages: { messageId: number }[] }).messages[0]!.messageId;
     const other = await s.server.engine.accounts.create({ login: 'other', password: 'other-password' });
@@ -186,7 +229,9 @@ describe('PATCH /bat/message/{messageId} and the wallet', () => {
     expect(await cancelled.json()).toMatchObject({ deliverystatus: 'cancelled' });
     expect(await balance()).toBeGreaterThan(before);
     expect((await s.call(`/bat/message/${id}`, { method: 'PATCH', json: { text: 'again' } })).status).toBe(409);
-    const wallet = (await (await s.call('/api/AlphaName/wallet/info?TransactionTypes=refund')).json()) as { items: { messageId: number }[] };
+    const wallet = (await (await s.call('/api/AlphaName/wallet/info?TransactionTypes=refund')).json()) as {
+      items: { messageId: number }[];
+    };
     expect(wallet.items.map((t) => t.messageId)).toContain(id);
   });
 
@@ -235,7 +280,14 @@ describe('system endpoints', () => {
     expect(metrics).toMatch(/spillway_message_events_total\{channel="sms",status="Delivered"\} [1-9]/);
     expect(metrics).toMatch(/spillway_messages_finished_total\{status="delivered"\} [1-9]/);
     const doc = (await (await s.call('/openapi.json', { auth: 'none' })).json()) as { paths: Record<string, Record<string, unknown>> };
-    for (const path of ['/bat/messagelist', '/bat/message/{messageId}', '/bat/balance', '/api/company/get-token', '/api/operator/validate-token', '/api/auth']) {
+    for (const path of [
+      '/bat/messagelist',
+      '/bat/message/{messageId}',
+      '/bat/balance',
+      '/api/company/get-token',
+      '/api/operator/validate-token',
+      '/api/auth',
+    ]) {
       expect(Object.keys(doc.paths)).toContain(path);
     }
     const docs = await s.call('/docs', { auth: 'none' });
@@ -248,5 +300,3 @@ describe('system endpoints', () => {
     expect(await res.json()).toMatchObject({ status: 404 });
   });
 });
-
-

@@ -21,17 +21,26 @@ async function cli(db: string, ...args: string[]): Promise<unknown> {
 describe('spillway CLI', () => {
   it('creates an account, an API key and an approved alpha-name that the server then accepts', async () => {
     const db = join(dir, 'cli.db');
-    expect(await cli(db, 'accounts', 'create', '--login', 'shop', '--password', 'shop-password', '--balance', '5')).toMatchObject({ login: 'shop' });
+    expect(await cli(db, 'accounts', 'create', '--login', 'shop', '--password', 'shop-password', '--balance', '5')).toMatchObject({
+      login: 'shop',
+    });
     const { key } = (await cli(db, 'keys', 'create', '--login', 'shop')) as { key: string };
     expect(key).toMatch(/^sk_/);
-    expect(await cli(db, 'alphanames', 'approve', '--login', 'shop', '--name', 'Shop', '--channels', 'sms')).toMatchObject({ name: 'Shop', channels: ['sms'] });
-    await expect(cli(db, 'alphanames', 'approve', '--login', 'shop', '--name', 'X', '--channels', 'fax')).rejects.toThrow(/unknown channel/);
+    expect(await cli(db, 'alphanames', 'approve', '--login', 'shop', '--name', 'Shop', '--channels', 'sms')).toMatchObject({
+      name: 'Shop',
+      channels: ['sms'],
+    });
+    await expect(cli(db, 'alphanames', 'approve', '--login', 'shop', '--name', 'X', '--channels', 'fax')).rejects.toThrow(
+      /unknown channel/,
+    );
 
     const server = await createServer(readConfig({ SPILLWAY_DB: db, PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' }));
     try {
       const account = await server.engine.accounts.authenticateKey(key);
       expect(account?.login).toBe('shop');
-      const sent = await server.engine.messages.send(account!.id, { messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] });
+      const sent = await server.engine.messages.send(account!.id, {
+        messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }],
+      });
       expect(sent.messages).toHaveLength(1);
       // Approved on sms only: a chat-app message from it is refused.
       await expect(

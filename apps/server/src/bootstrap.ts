@@ -20,7 +20,11 @@ function randomSecret(bytes: number): string {
  * Without configuration, a first start on an empty database creates a `demo` account with
  * generated credentials, logged once, so that the server can be tried at once.
  */
-export async function bootstrap(engine: Engine, config: ServerConfig, options: { demo: boolean } = { demo: true }): Promise<BootstrapResult | null> {
+export async function bootstrap(
+  engine: Engine,
+  config: ServerConfig,
+  options: { demo: boolean } = { demo: true },
+): Promise<BootstrapResult | null> {
   let login = config.SPILLWAY_BOOTSTRAP_LOGIN;
   let password = config.SPILLWAY_BOOTSTRAP_PASSWORD;
   let key = config.SPILLWAY_BOOTSTRAP_API_KEY;

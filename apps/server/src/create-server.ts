@@ -6,7 +6,16 @@ import type { Logger } from 'pino';
 import { createEngine, parseRateCard, systemClock } from '@spillway/core';
 import type { Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createChatHubRoutes, createEngineMetrics, createHttpApp, createNodeHasher, createTokenService, createWebhookDeliveryWorker, mountRoutes, serve } from '@spillway/http';
+import {
+  createChatHubRoutes,
+  createEngineMetrics,
+  createHttpApp,
+  createNodeHasher,
+  createTokenService,
+  createWebhookDeliveryWorker,
+  mountRoutes,
+  serve,
+} from '@spillway/http';
 import type { TokenService } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';

@@ -37,11 +37,34 @@ export { validateRoute, assertValidRoute } from './routes/validate-route.ts';
 export { defaultRoute, messengerFirstRoute, flashcallRoute, BUILTIN_ROUTES, routeRef, parseRouteRef } from './routes/builtin-routes.ts';
 export { compileRoute } from './machines/cascade-machine.ts';
 export type { CascadeMachineContext, CompileRouteOptions } from './machines/cascade-machine.ts';
-export { parseCascadeRequest, cascadeItemSchema, chatappMessageSchema, messengerMessageSchema, CASCADE_MESSAGE_TYPES, MAX_CASCADE_MESSAGES, MAX_CASCADE_TTL } from './cascade/cascade-request.ts';
-export type { ValidatedCascade, ParseCascadeOptions, CascadeMessageType, CascadeItem, ChatappMessage, MessengerMessage } from './cascade/cascade-request.ts';
+export {
+  parseCascadeRequest,
+  cascadeItemSchema,
+  chatappMessageSchema,
+  messengerMessageSchema,
+  CASCADE_MESSAGE_TYPES,
+  MAX_CASCADE_MESSAGES,
+  MAX_CASCADE_TTL,
+} from './cascade/cascade-request.ts';
+export type {
+  ValidatedCascade,
+  ParseCascadeOptions,
+  CascadeMessageType,
+  CascadeItem,
+  ChatappMessage,
+  MessengerMessage,
+} from './cascade/cascade-request.ts';
 export { planCascade } from './cascade/plan-cascade.ts';
 export type { CascadePlan, CascadeStepDraft, PlanCascadeOptions } from './cascade/plan-cascade.ts';
-export { findVariables, resolveVariables, isLinkValue, parseVariableUpload, variableUploadSchema, variableItemSchema, MAX_VARIABLE_ITEMS } from './cascade/variables.ts';
+export {
+  findVariables,
+  resolveVariables,
+  isLinkValue,
+  parseVariableUpload,
+  variableUploadSchema,
+  variableItemSchema,
+  MAX_VARIABLE_ITEMS,
+} from './cascade/variables.ts';
 export type { Variable, VariableKind, VariableRef } from './cascade/variables.ts';
 export { cascadeVariableRefs, checkCascadeVariables, variableValue } from './cascade/cascade-variables.ts';
 export type { CascadeVariableRef } from './cascade/cascade-variables.ts';
@@ -50,16 +73,40 @@ export { formatPath, issuesToDetails } from './validation/issue-details.ts';
 export type { RouteDefinition, StoredRoute, RouteBinding, ShortLink, NewShortLink } from './ports/cascade-storage.ts';
 export { countSegments } from './sms/segments.ts';
 export type { SegmentCount } from './sms/segments.ts';
-export { OTP_TEMPLATES, OTP_TEMPLATE_IDS, OTP_LANGUAGES, getOtpTemplate, normalizeOtpLanguage, checkOtpParams, renderOtpTemplate } from './messages/otp-templates.ts';
+export {
+  OTP_TEMPLATES,
+  OTP_TEMPLATE_IDS,
+  OTP_LANGUAGES,
+  getOtpTemplate,
+  normalizeOtpLanguage,
+  checkOtpParams,
+  renderOtpTemplate,
+} from './messages/otp-templates.ts';
 export type { OtpTemplate, OtpParam, OtpParamType, OtpLanguage, OtpParams, OtpParamIssue } from './messages/otp-templates.ts';
-export { parseSendRequest, sendRequestSchema, messageItemSchema, fallbackSchema, MAX_MESSAGES, MAX_FALLBACKS, MAX_TTL_SECONDS, MAX_SCHEDULE_AHEAD_MS } from './messages/send-request.ts';
+export {
+  parseSendRequest,
+  sendRequestSchema,
+  messageItemSchema,
+  fallbackSchema,
+  MAX_MESSAGES,
+  MAX_FALLBACKS,
+  MAX_TTL_SECONDS,
+  MAX_SCHEDULE_AHEAD_MS,
+} from './messages/send-request.ts';
 export type { SendRequest, SendRequestInput, MessageItem, FallbackItem, ValidatedMessage, AttemptDraft } from './messages/send-request.ts';
 export { normalizePhoneNumber, isTestNumber, countryOfNumber } from './messages/phone-number.ts';
 export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-card.ts';
 export { priceAttempt } from './pricing/price-attempt.ts';
 export type { AttemptPrice } from './pricing/price-attempt.ts';
 export type { InboundStorage } from './ports/inbound-storage.ts';
-export type { InboundMessage, WebhookDelivery, WebhookDeliveryStatus, NewWebhookDelivery, ClaimedDelivery, DeliveryOutcome } from './ports/inbound-storage.ts';
+export type {
+  InboundMessage,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  NewWebhookDelivery,
+  ClaimedDelivery,
+  DeliveryOutcome,
+} from './ports/inbound-storage.ts';
 export { createInboundService } from './inbound/inbound-service.ts';
 export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from './inbound/inbound-service.ts';
 export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from './inbound/inbound-request.ts';
@@ -67,14 +114,33 @@ export type { InboundRequest } from './inbound/inbound-request.ts';
 export { inboundPayloadOf } from './inbound/webhook-payload.ts';
 export type { InboundPayload } from './inbound/webhook-payload.ts';
 export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } from './inbound/webhook-backoff.ts';
-export type { CascadeService, CascadeSendOptions, CascadeEndpoint, BotCredentials, CascadeAccepted, CascadeStatusRecord, CascadeStepStatus, CascadeHistoryEntry, BroadcastResult, RouteView } from './engine/cascade-types.ts';
+export type {
+  CascadeService,
+  CascadeSendOptions,
+  CascadeEndpoint,
+  BotCredentials,
+  CascadeAccepted,
+  CascadeStatusRecord,
+  CascadeStepStatus,
+  CascadeHistoryEntry,
+  BroadcastResult,
+  RouteView,
+} from './engine/cascade-types.ts';
 export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broadcast.ts';
 export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
 export { createRoundLoop } from './engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
 export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';
 export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './storage/plan-ingest.ts';
-export { ingestRows, effectRowValues, historyRowValues, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './storage/ingest-rows.ts';
+export {
+  ingestRows,
+  effectRowValues,
+  historyRowValues,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  EFFECT_ROW_COLUMNS,
+  HISTORY_ROW_COLUMNS,
+} from './storage/ingest-rows.ts';
 export type { IngestRows } from './storage/ingest-rows.ts';
 export { storedMessageFromRow, effectFromRow, historyEntryFromRow } from './storage/message-rows.ts';
 export type { MessageRow, EffectRow, HistoryRow } from './storage/message-rows.ts';

@@ -94,7 +94,9 @@ describe('messaging routes', () => {
 
   it('passes the account and numeric id to the engine', async () => {
     const status = vi.fn(async (accountId: number, messageId: number) => ({ accountId, messageId }) as unknown as MessageStatusRecord);
-    const update = vi.fn(async (accountId: number, messageId: number, body: unknown) => ({ accountId, messageId, body }) as unknown as MessageStatusRecord);
+    const update = vi.fn(
+      async (accountId: number, messageId: number, body: unknown) => ({ accountId, messageId, body }) as unknown as MessageStatusRecord,
+    );
     const { app } = setup(createFakeEngine({ status, update }));
     expect(await (await app.request('/bat/message/42', { headers: auth })).json()).toEqual({ accountId: 7, messageId: 42 });
     const patched = await app.request('/bat/message/42', { method: 'PATCH', headers: json, body: '{"cancel":true}' });
@@ -106,7 +108,18 @@ describe('messaging routes', () => {
     const res = await app.request('/api/AlphaName/wallet/info?TransactionTypes=charge&Page=2&PageSize=10', { headers: auth });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
-      items: [{ id: 2, transactionType: 'charge', amount: -0.035, balanceAfter: 12.5, currency: 'EUR', messageId: 11, description: 'sms', dt: '2026-01-02T00:00:00.000Z' }],
+      items: [
+        {
+          id: 2,
+          transactionType: 'charge',
+          amount: -0.035,
+          balanceAfter: 12.5,
+          currency: 'EUR',
+          messageId: 11,
+          description: 'sms',
+          dt: '2026-01-02T00:00:00.000Z',
+        },
+      ],
       total: 1,
       page: 2,
       pageSize: 10,
@@ -125,12 +138,24 @@ describe('messaging routes', () => {
 
   it('sets an alpha-name callback and validates the URL', async () => {
     const { app } = setup();
-    const ok = await app.request('/api/AlphaName/callback', { method: 'PUT', headers: json, body: JSON.stringify({ alphaName: 'ACME', url: 'https://hooks.example.com/in' }) });
+    const ok = await app.request('/api/AlphaName/callback', {
+      method: 'PUT',
+      headers: json,
+      body: JSON.stringify({ alphaName: 'ACME', url: 'https://hooks.example.com/in' }),
+    });
     expect(await ok.json()).toEqual({ alphaName: 'ACME', channels: ['sms'], callbackUrl: 'https://hooks.example.com/in' });
-    const bad = await app.request('/api/AlphaName/callback', { method: 'PUT', headers: json, body: JSON.stringify({ alphaName: 'ACME', url: 'ftp://x' }) });
+    const bad = await app.request('/api/AlphaName/callback', {
+      method: 'PUT',
+      headers: json,
+      body: JSON.stringify({ alphaName: 'ACME', url: 'ftp://x' }),
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { details: Array<{ path: string }> }).details[0]!.path).toBe('url');
-    const unknown = await app.request('/api/AlphaName/callback', { method: 'PUT', headers: json, body: JSON.stringify({ alphaName: 'OTHER', url: null }) });
+    const unknown = await app.request('/api/AlphaName/callback', {
+      method: 'PUT',
+      headers: json,
+      body: JSON.stringify({ alphaName: 'OTHER', url: null }),
+    });
     expect(unknown.status).toBe(404);
   });
 });
@@ -171,7 +196,14 @@ describe('system routes', () => {
         (a) =>
           defineRoute(
             a,
-            { method: 'get', path: '/extra/whoami', summary: 'who', tags: ['extra'], auth: 'basic-or-key', responses: { 200: { description: 'me' } } },
+            {
+              method: 'get',
+              path: '/extra/whoami',
+              summary: 'who',
+              tags: ['extra'],
+              auth: 'basic-or-key',
+              responses: { 200: { description: 'me' } },
+            },
             (c) => c.json({ login: c.var.account.login }),
           ),
       ],

@@ -60,7 +60,9 @@ export function authenticate(): MiddlewareHandler<Env> {
       throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
     }
     const cache = c.var.authCache;
-    const cacheKey = await digestHex(credentials.kind === 'key' ? `k\0${credentials.key}` : `p\0${credentials.login}\0${credentials.password}`);
+    const cacheKey = await digestHex(
+      credentials.kind === 'key' ? `k\0${credentials.key}` : `p\0${credentials.login}\0${credentials.password}`,
+    );
     let account = cache.get(cacheKey);
     if (!account) {
       account = (await verify(c.var.engine, credentials)) ?? undefined;

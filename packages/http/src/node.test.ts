@@ -23,7 +23,10 @@ describe('serve', () => {
   });
 
   it('answers 413 over a real socket for an oversized body', async () => {
-    const server = await serve({ fetch: createFetchHandler({ engine: createFakeEngine(), defaultMetrics: false, maxBodyBytes: 64 }), port: 0 });
+    const server = await serve({
+      fetch: createFetchHandler({ engine: createFakeEngine(), defaultMetrics: false, maxBodyBytes: 64 }),
+      port: 0,
+    });
     try {
       const res = await fetch(`http://127.0.0.1:${server.port}/bat/messagelist`, {
         method: 'POST',

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 
 /** A Node `http` request listener over a fetch handler: mount it in express, fastify or koa. */
-export function createNodeListener(handler: (req: Request) => Promise<Response> | Response): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createNodeListener(
+  handler: (req: Request) => Promise<Response> | Response,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return getRequestListener((req) => handler(req));
 }
 

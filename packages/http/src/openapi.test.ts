@@ -7,7 +7,18 @@ import { createFakeEngine } from './testing/fake-engine.ts';
 
 type Doc = {
   openapi: string;
-  paths: Record<string, Record<string, { security: unknown[]; parameters?: Array<{ name: string; in: string; required: boolean }>; requestBody?: unknown; responses: Record<string, unknown> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security: unknown[];
+        parameters?: Array<{ name: string; in: string; required: boolean }>;
+        requestBody?: unknown;
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
   components: { securitySchemes: Record<string, { type: string; scheme?: string; name?: string }> };
 };
 
@@ -18,7 +29,17 @@ describe('OpenAPI document', () => {
     const doc = (await (await app.request('/openapi.json')).json()) as Doc;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/bat/messagelist', '/bat/message/{messageId}', '/bat/balance', '/api/AlphaName/wallet/info', '/api/AlphaName/callback', '/health', '/metrics', '/openapi.json', '/docs']),
+      expect.arrayContaining([
+        '/bat/messagelist',
+        '/bat/message/{messageId}',
+        '/bat/balance',
+        '/api/AlphaName/wallet/info',
+        '/api/AlphaName/callback',
+        '/health',
+        '/metrics',
+        '/openapi.json',
+        '/docs',
+      ]),
     );
     expect(Object.keys(doc.paths['/bat/message/{messageId}']!).sort()).toEqual(['get', 'patch']);
   });
@@ -70,13 +91,24 @@ describe('OpenAPI document', () => {
     const doc = buildOpenApiDocument(extra) as Doc;
     const op = doc.paths['/api/company/operators']!['post']!;
     expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }]);
-    expect(op.requestBody).toMatchObject({ content: { 'application/json': { schema: { properties: { name: { type: 'string' } }, required: ['name'] } } } });
+    expect(op.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { properties: { name: { type: 'string' } }, required: ['name'] } } },
+    });
   });
 
   it('carries the records of a mounted sub-app, which answers under its base path', async () => {
     const sub = new Hono<{ Variables: { who: string } }>();
-    defineRoute(sub, { method: 'get', path: '/tokens/:id', summary: 'A token', tags: ['chat hub'], auth: 'operator-token', responses: { 200: { description: 'ok' } } }, (c) =>
-      c.json({ id: c.req.param('id') }),
+    defineRoute(
+      sub,
+      {
+        method: 'get',
+        path: '/tokens/:id',
+        summary: 'A token',
+        tags: ['chat hub'],
+        auth: 'operator-token',
+        responses: { 200: { description: 'ok' } },
+      },
+      (c) => c.json({ id: c.req.param('id') }),
     );
     const app = createHttpApp({ engine: createFakeEngine(), defaultMetrics: false, extraRoutes: [(a) => mountRoutes(a, '/hub', sub)] });
     expect(await (await app.request('/hub/tokens/5')).json()).toEqual({ id: '5' });

@@ -100,9 +100,7 @@ export const walletHistorySchema = z.object({
 /** Body of `PUT /api/AlphaName/callback`: `url: null` removes the callback. */
 export const alphaNameCallbackRequestSchema = z.object({
   alphaName: z.string().min(1),
-  url: z
-    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
-    .nullable(),
+  url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).nullable(),
 });
 
 /** An alpha-name as answered by the API. */

@@ -1,6 +1,14 @@
 import type pg from 'pg';
 import { SpillwayError, accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core';
-import type { AccountRow, AccountStorage, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransaction, WalletTransactionRow } from '@spillway/core';
+import type {
+  AccountRow,
+  AccountStorage,
+  AlphaNameRow,
+  ApiKeyRow,
+  NewWalletTransaction,
+  WalletTransaction,
+  WalletTransactionRow,
+} from '@spillway/core';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
@@ -84,9 +92,9 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return found ? accountFromRow(found) : null;
     },
     async listApiKeys(accountId) {
-      return (await rows<ApiKeyRow>(pool, `SELECT * FROM ${x}api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, [accountId])).map(
-        apiKeyFromRow,
-      );
+      return (
+        await rows<ApiKeyRow>(pool, `SELECT * FROM ${x}api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, [accountId])
+      ).map(apiKeyFromRow);
     },
     async revokeApiKey(accountId, keyId) {
       // The storage has no clock; the revocation time only documents the row.
@@ -114,9 +122,9 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
     async listAlphaNames(accountId) {
       // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
-      return (await rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId])).map(
-        alphaNameFromRow,
-      );
+      return (
+        await rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId])
+      ).map(alphaNameFromRow);
     },
     async setAlphaNameCallback(accountId, name, url) {
       const updated = await row<AlphaNameRow>(
@@ -146,15 +154,16 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
         pool,
         async (client) => ({
           items: (
-            await rows<WalletTransactionRow>(client, `SELECT * FROM ${x}wallet_transactions WHERE ${where} ORDER BY id DESC LIMIT $3 OFFSET $4`, [
-              accountId,
-              kinds,
-              pageSize,
-              offset,
-            ])
+            await rows<WalletTransactionRow>(
+              client,
+              `SELECT * FROM ${x}wallet_transactions WHERE ${where} ORDER BY id DESC LIMIT $3 OFFSET $4`,
+              [accountId, kinds, pageSize, offset],
+            )
           ).map(walletTransactionFromRow),
-          total: (await row<{ total: number }>(client, `SELECT COUNT(*) AS total FROM ${x}wallet_transactions WHERE ${where}`, [accountId, kinds]))!
-            .total,
+          total: (await row<{ total: number }>(client, `SELECT COUNT(*) AS total FROM ${x}wallet_transactions WHERE ${where}`, [
+            accountId,
+            kinds,
+          ]))!.total,
         }),
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
       );

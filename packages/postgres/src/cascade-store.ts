@@ -1,5 +1,12 @@
 import type pg from 'pg';
-import { SpillwayError, routeBindingFromRow, routeBindingKey, routeDefinitionJson, shortLinkFromRow, storedRouteFromRow } from '@spillway/core';
+import {
+  SpillwayError,
+  routeBindingFromRow,
+  routeBindingKey,
+  routeDefinitionJson,
+  shortLinkFromRow,
+  storedRouteFromRow,
+} from '@spillway/core';
 import type { CascadeStorage, RouteBinding, RouteBindingRow, RouteRow, ShortLink, ShortLinkRow, Variable } from '@spillway/core';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
@@ -18,10 +25,11 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
   const revision = (db: pg.Pool | pg.PoolClient, id: string, rev: number) =>
     route(db, `${SELECT_ROUTE} WHERE r.id = $1 AND v.revision = $2`, [id, rev]);
   const liveHead = async (db: pg.Pool | pg.PoolClient, accountId: number, id: string, lock = '') =>
-    row<{ revision: number }>(db, `SELECT revision FROM ${x}cascade_routes WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL ${lock}`, [
-      accountId,
-      id,
-    ]);
+    row<{ revision: number }>(
+      db,
+      `SELECT revision FROM ${x}cascade_routes WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL ${lock}`,
+      [accountId, id],
+    );
 
   return {
     async listRoutes(accountId) {
@@ -34,22 +42,29 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
       ).map(storedRouteFromRow);
     },
     getRoute: (accountId, id) =>
-      route(pool, `${SELECT_ROUTE} AND v.revision = r.revision WHERE r.account_id = $1 AND r.id = $2 AND r.deleted_at IS NULL`, [accountId, id]),
+      route(pool, `${SELECT_ROUTE} AND v.revision = r.revision WHERE r.account_id = $1 AND r.id = $2 AND r.deleted_at IS NULL`, [
+        accountId,
+        id,
+      ]),
     getRouteRevision: (id, rev) => revision(pool, id, rev),
 
     createRoute: (accountId, id, definition, at) =>
       transaction(pool, async (client) => {
         try {
-          await run(client, `INSERT INTO ${x}cascade_routes (id, account_id, revision, created_at) VALUES ($1, $2, 1, $3)`, [id, accountId, at]);
+          await run(client, `INSERT INTO ${x}cascade_routes (id, account_id, revision, created_at) VALUES ($1, $2, 1, $3)`, [
+            id,
+            accountId,
+            at,
+          ]);
         } catch (error) {
           if (isUniqueViolation(error)) throw new SpillwayError('conflict', `A route with id '${id}' exists`);
           throw error;
         }
-        await run(client, `INSERT INTO ${x}cascade_route_revisions (route_id, revision, definition, updated_at) VALUES ($1, 1, $2::jsonb, $3)`, [
-          id,
-          routeDefinitionJson(definition),
-          at,
-        ]);
+        await run(
+          client,
+          `INSERT INTO ${x}cascade_route_revisions (route_id, revision, definition, updated_at) VALUES ($1, 1, $2::jsonb, $3)`,
+          [id, routeDefinitionJson(definition), at],
+        );
         return (await revision(client, id, 1))!;
       }),
 
@@ -61,23 +76,22 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
         if (head.revision !== expected) {
           throw new SpillwayError('conflict', `Route '${id}' is at revision ${head.revision}, not ${expected}`);
         }
-        await run(client, `INSERT INTO ${x}cascade_route_revisions (route_id, revision, definition, updated_at) VALUES ($1, $2, $3::jsonb, $4)`, [
-          id,
-          expected + 1,
-          routeDefinitionJson(definition),
-          at,
-        ]);
+        await run(
+          client,
+          `INSERT INTO ${x}cascade_route_revisions (route_id, revision, definition, updated_at) VALUES ($1, $2, $3::jsonb, $4)`,
+          [id, expected + 1, routeDefinitionJson(definition), at],
+        );
         await run(client, `UPDATE ${x}cascade_routes SET revision = $1 WHERE id = $2 AND revision = $3`, [expected + 1, id, expected]);
         return revision(client, id, expected + 1);
       }),
 
     deleteRoute: (accountId, id, at) =>
       transaction(pool, async (client) => {
-        const deleted = await run(client, `UPDATE ${x}cascade_routes SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`, [
-          at,
-          accountId,
-          id,
-        ]);
+        const deleted = await run(
+          client,
+          `UPDATE ${x}cascade_routes SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`,
+          [at, accountId, id],
+        );
         if (deleted === 0) return false;
         await run(client, `DELETE FROM ${x}cascade_route_bindings WHERE route_id = $1`, [id]);
         return true;
@@ -96,7 +110,12 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
         return true;
       }),
     async unbindRoute(accountId, alphaName) {
-      return (await run(pool, `DELETE FROM ${x}cascade_route_bindings WHERE account_id = $1 AND alpha_name = $2`, [accountId, routeBindingKey(alphaName)])) > 0;
+      return (
+        (await run(pool, `DELETE FROM ${x}cascade_route_bindings WHERE account_id = $1 AND alpha_name = $2`, [
+          accountId,
+          routeBindingKey(alphaName),
+        ])) > 0
+      );
     },
     async listRouteBindings(accountId): Promise<RouteBinding[]> {
       const found = await rows<RouteBindingRow>(
@@ -129,14 +148,18 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
     },
     async getVariables(accountId, ids) {
       if (ids.length === 0) return [];
-      return rows<Variable>(pool, `SELECT id, value FROM ${x}cascade_variables WHERE account_id = $1 AND id = ANY($2::text[]) ORDER BY id COLLATE "C"`, [
-        accountId,
-        ids,
-      ]);
+      return rows<Variable>(
+        pool,
+        `SELECT id, value FROM ${x}cascade_variables WHERE account_id = $1 AND id = ANY($2::text[]) ORDER BY id COLLATE "C"`,
+        [accountId, ids],
+      );
     },
 
     async createShortLink(link, at): Promise<ShortLink> {
-      const existing = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE message_id = $1 AND url = $2`, [link.messageId, link.url]);
+      const existing = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE message_id = $1 AND url = $2`, [
+        link.messageId,
+        link.url,
+      ]);
       if (existing) return shortLinkFromRow(existing);
       try {
         // A concurrent resend may insert the same message and URL first: then answer its link.
@@ -151,7 +174,10 @@ export function createCascadeStore(pool: pg.Pool, x: string): CascadeStorage {
         if (isUniqueViolation(error)) throw new SpillwayError('conflict', `Short link code '${link.code}' is taken`);
         throw error;
       }
-      const raced = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE message_id = $1 AND url = $2`, [link.messageId, link.url]);
+      const raced = await row<ShortLinkRow>(pool, `SELECT * FROM ${x}short_links WHERE message_id = $1 AND url = $2`, [
+        link.messageId,
+        link.url,
+      ]);
       return shortLinkFromRow(raced!);
     },
     async getShortLink(code) {

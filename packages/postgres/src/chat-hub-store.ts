@@ -9,11 +9,11 @@ const KEY_FIELDS = 'kid, secret, created_at, retired_at';
 export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
   return {
     async createOperator(input, at) {
-      const created = await row<ChatHubOperatorRow>(pool, `INSERT INTO ${x}chat_hub_operators (account_id, name, created_at) VALUES ($1, $2, $3) RETURNING *`, [
-        input.accountId,
-        input.name,
-        at,
-      ]);
+      const created = await row<ChatHubOperatorRow>(
+        pool,
+        `INSERT INTO ${x}chat_hub_operators (account_id, name, created_at) VALUES ($1, $2, $3) RETURNING *`,
+        [input.accountId, input.name, at],
+      );
       if (!created) throw new SpillwayError('internal', 'operator was not created');
       return chatHubOperatorFromRow(created);
     },
@@ -22,18 +22,20 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
       return found ? chatHubOperatorFromRow(found) : null;
     },
     async listOperators(accountId) {
-      return (await rows<ChatHubOperatorRow>(pool, `SELECT * FROM ${x}chat_hub_operators WHERE account_id = $1 ORDER BY id`, [accountId])).map(chatHubOperatorFromRow);
+      return (
+        await rows<ChatHubOperatorRow>(pool, `SELECT * FROM ${x}chat_hub_operators WHERE account_id = $1 ORDER BY id`, [accountId])
+      ).map(chatHubOperatorFromRow);
     },
     async deleteOperator(accountId, id) {
       return (await run(pool, `DELETE FROM ${x}chat_hub_operators WHERE account_id = $1 AND id = $2`, [accountId, id])) > 0;
     },
 
     async revokeToken(input, at) {
-      await run(pool, `INSERT INTO ${x}chat_hub_revoked_tokens (jti, revoked_at, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING`, [
-        input.jti,
-        at,
-        input.expiresAt,
-      ]);
+      await run(
+        pool,
+        `INSERT INTO ${x}chat_hub_revoked_tokens (jti, revoked_at, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING`,
+        [input.jti, at, input.expiresAt],
+      );
     },
     async getRevokedToken(jti) {
       const found = await row<RevokedTokenRow>(pool, `SELECT * FROM ${x}chat_hub_revoked_tokens WHERE jti = $1`, [jti]);
@@ -53,7 +55,9 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
       return signingKeyFromRow(created);
     },
     async listActiveSigningKeys() {
-      return (await rows<SigningKeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys WHERE retired_at IS NULL ORDER BY seq`)).map(signingKeyFromRow);
+      return (
+        await rows<SigningKeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys WHERE retired_at IS NULL ORDER BY seq`)
+      ).map(signingKeyFromRow);
     },
     async listSigningKeys() {
       return (await rows<SigningKeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys ORDER BY seq`)).map(signingKeyFromRow);

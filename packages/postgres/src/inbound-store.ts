@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import { SpillwayError, WEBHOOK_DELIVERY_COLUMNS, claimedDeliveryFromRow, inboundMessageFromRow, webhookDeliveryFromRow } from '@spillway/core';
+import {
+  SpillwayError,
+  WEBHOOK_DELIVERY_COLUMNS,
+  claimedDeliveryFromRow,
+  inboundMessageFromRow,
+  webhookDeliveryFromRow,
+} from '@spillway/core';
 import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessageRow, InboundStorage, WebhookDeliveryRow } from '@spillway/core';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
@@ -49,9 +55,16 @@ export function createInboundStore(pool: pg.Pool, x: string): InboundStorage {
     },
 
     async getInbound(accountId, idUuid) {
-      const found = await row<InboundMessageRow>(pool, `SELECT * FROM ${x}inbound_messages WHERE id = $1 AND account_id = $2`, [idUuid, accountId]);
+      const found = await row<InboundMessageRow>(pool, `SELECT * FROM ${x}inbound_messages WHERE id = $1 AND account_id = $2`, [
+        idUuid,
+        accountId,
+      ]);
       if (!found) return null;
-      const delivery = await row<WebhookDeliveryRow>(pool, `SELECT ${WEBHOOK_DELIVERY_COLUMNS} FROM ${x}webhook_deliveries WHERE inbound_id = $1`, [idUuid]);
+      const delivery = await row<WebhookDeliveryRow>(
+        pool,
+        `SELECT ${WEBHOOK_DELIVERY_COLUMNS} FROM ${x}webhook_deliveries WHERE inbound_id = $1`,
+        [idUuid],
+      );
       return { inbound: inboundMessageFromRow(found), delivery: delivery ? webhookDeliveryFromRow(delivery) : null };
     },
 

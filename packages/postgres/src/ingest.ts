@@ -41,7 +41,8 @@ const WALLET_COLUMNS = typedColumns(WALLET_ROW_COLUMNS, {
  */
 async function ingestIn(client: pg.PoolClient, x: string, batch: IngestBatch): Promise<IngestResult> {
   const { accountId, at } = batch;
-  const balance = (await row<{ balance: number }>(client, `SELECT balance FROM ${x}accounts WHERE id = $1 FOR UPDATE`, [accountId]))?.balance ?? 0;
+  const balance =
+    (await row<{ balance: number }>(client, `SELECT balance FROM ${x}accounts WHERE id = $1 FOR UPDATE`, [accountId]))?.balance ?? 0;
 
   // Known customerMessageIds are read in one query.
   const known = new Map<string, KnownCustomerMessage>();
@@ -57,7 +58,10 @@ async function ingestIn(client: pg.PoolClient, x: string, batch: IngestBatch): P
   const plan = planIngest({ messages: batch.messages, known, balance });
   if (plan.action === 'answer') return plan.result;
 
-  const listId = (await row<{ id: number }>(client, `INSERT INTO ${x}message_lists (account_id, created_at) VALUES ($1, $2) RETURNING id`, [accountId, at]))!.id;
+  const listId = (await row<{ id: number }>(client, `INSERT INTO ${x}message_lists (account_id, created_at) VALUES ($1, $2) RETURNING id`, [
+    accountId,
+    at,
+  ]))!.id;
   // Ids come from the table's sequence up front, so that effects, history and charges can name
   // their message in the same bulk statements; sorted, since batch order must be id order.
   const allocated = (

@@ -18,7 +18,13 @@ async function commitIn(client: Queryable, x: string, commit: Commit): Promise<v
         `UPDATE ${x}messages m SET status = u.status, snapshot = u.snapshot, cost = m.cost + u.add_cost, updated_at = $5
          FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::bigint[]) AS u(id, status, snapshot, add_cost)
          WHERE m.id = u.id`,
-        [batch.map((u) => u.id), batch.map((u) => u.status), batch.map((u) => JSON.stringify(u.snapshot)), batch.map((u) => u.addCost ?? 0), commit.at],
+        [
+          batch.map((u) => u.id),
+          batch.map((u) => u.status),
+          batch.map((u) => JSON.stringify(u.snapshot)),
+          batch.map((u) => u.addCost ?? 0),
+          commit.at,
+        ],
       );
     }
   }
@@ -50,7 +56,8 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
     ingest,
     getMessage: (id) => message('id = $1', [id]),
     getMessageByGuid: (guid) => message('guid = $1 ORDER BY id DESC LIMIT 1', [guid]),
-    getMessageByTrackinId: (accountId, trackinId) => message('account_id = $1 AND trackin_id = $2 ORDER BY id DESC LIMIT 1', [accountId, trackinId]),
+    getMessageByTrackinId: (accountId, trackinId) =>
+      message('account_id = $1 AND trackin_id = $2 ORDER BY id DESC LIMIT 1', [accountId, trackinId]),
     async getMessages(ids) {
       if (ids.length === 0) return [];
       const found = await rows<MessageRow>(pool, `SELECT * FROM ${x}messages WHERE id = ANY($1::bigint[])`, [ids]);
@@ -63,7 +70,11 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
     },
     async history(messageId) {
       return (
-        await rows<HistoryRow>(pool, `SELECT message_id, step, channel, status, at, error FROM ${x}history WHERE message_id = $1 ORDER BY seq`, [messageId])
+        await rows<HistoryRow>(
+          pool,
+          `SELECT message_id, step, channel, status, at, error FROM ${x}history WHERE message_id = $1 ORDER BY seq`,
+          [messageId],
+        )
       ).map(historyEntryFromRow);
     },
     async appendHistory(entries) {
@@ -90,13 +101,23 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
       return claimed.map(effectFromRow).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id);
     },
     async nextDueAt(now) {
-      return (await row<{ due: number | null }>(pool, `SELECT MIN(due_at) AS due FROM ${x}effects WHERE lease_until <= $1`, [now]))?.due ?? null;
+      return (
+        (await row<{ due: number | null }>(pool, `SELECT MIN(due_at) AS due FROM ${x}effects WHERE lease_until <= $1`, [now]))?.due ?? null
+      );
     },
     async updateSteps(id, steps, dueAt, content) {
-      await run(pool, `UPDATE ${x}messages SET steps = $1::jsonb, due_at = $2, content = $3 WHERE id = $4`, [JSON.stringify(steps), dueAt, content, id]);
+      await run(pool, `UPDATE ${x}messages SET steps = $1::jsonb, due_at = $2, content = $3 WHERE id = $4`, [
+        JSON.stringify(steps),
+        dueAt,
+        content,
+        id,
+      ]);
     },
     async rescheduleDue(messageId, dueAt) {
-      await run(pool, `UPDATE ${x}effects SET due_at = $1 WHERE message_id = $2 AND kind = 'event' AND event_type = 'DUE'`, [dueAt, messageId]);
+      await run(pool, `UPDATE ${x}effects SET due_at = $1 WHERE message_id = $2 AND kind = 'event' AND event_type = 'DUE'`, [
+        dueAt,
+        messageId,
+      ]);
     },
   };
 }

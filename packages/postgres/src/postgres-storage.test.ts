@@ -1,7 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Effect, NewMessage } from '@spillway/core';
-import { runCascadeStorageContract, runChatHubStorageContract, runInboundStorageContract, runStorageContract } from '@spillway/core/testing';
+import {
+  runCascadeStorageContract,
+  runChatHubStorageContract,
+  runInboundStorageContract,
+  runStorageContract,
+} from '@spillway/core/testing';
 import { createPostgresStorage, type PostgresStorage } from './postgres-storage.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
@@ -77,7 +82,12 @@ describe.skipIf(!url)('postgres storage', () => {
         await one.migrate();
         const account = await one.createAccount({ login: 'a', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
         const total = 600;
-        await one.ingest({ accountId: account.id, at: 1, chargeDescription: 'SMS', messages: Array.from({ length: total }, (_, i) => message(i)) });
+        await one.ingest({
+          accountId: account.id,
+          at: 1,
+          chargeDescription: 'SMS',
+          messages: Array.from({ length: total }, (_, i) => message(i)),
+        });
 
         // Both processes claim in parallel, several connections each, until the outbox is drained.
         const claimed: Effect[][] = [];
@@ -122,7 +132,10 @@ describe.skipIf(!url)('postgres storage', () => {
       const storage = await db.storage();
       try {
         const account = await storage.createAccount({ login: 'n', name: 'N', passwordHash: 'h', currency: 'EUR' }, 1_700_000_000_000);
-        const tx = await storage.addWalletTransaction({ accountId: account.id, kind: 'topup', amount: 9_000_000_000_000, messageId: null, description: '' }, 2);
+        const tx = await storage.addWalletTransaction(
+          { accountId: account.id, kind: 'topup', amount: 9_000_000_000_000, messageId: null, description: '' },
+          2,
+        );
         expect(typeof account.id).toBe('number');
         expect(account.createdAt).toBe(1_700_000_000_000);
         expect(tx.balanceAfter).toBe(9_000_000_000_000);
@@ -136,7 +149,10 @@ describe.skipIf(!url)('postgres storage', () => {
       const storage = await db.storage();
       try {
         const account = await storage.createAccount({ login: 't', name: 'T', passwordHash: 'h', currency: 'EUR' }, 1);
-        await storage.addWalletTransaction({ accountId: account.id, kind: 'topup', amount: 5000 * 50_000, messageId: null, description: '' }, 1);
+        await storage.addWalletTransaction(
+          { accountId: account.id, kind: 'topup', amount: 5000 * 50_000, messageId: null, description: '' },
+          1,
+        );
         const messages = Array.from({ length: 5000 }, (_, i) => ({ ...message(5_000), charge: 50_000, content: `{"to":"${i}"}` }));
         const started = performance.now();
         const result = await storage.ingest({ accountId: account.id, at: 2, chargeDescription: 'SMS', messages });

@@ -1,6 +1,23 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError, routeBindingFromRow, routeBindingKey, routeDefinitionJson, shortLinkFromRow, storedRouteFromRow } from '@spillway/core';
-import type { CascadeStorage, RouteBinding, RouteBindingRow, RouteDefinition, RouteRow, ShortLink, ShortLinkRow, StoredRoute, Variable } from '@spillway/core';
+import {
+  SpillwayError,
+  routeBindingFromRow,
+  routeBindingKey,
+  routeDefinitionJson,
+  shortLinkFromRow,
+  storedRouteFromRow,
+} from '@spillway/core';
+import type {
+  CascadeStorage,
+  RouteBinding,
+  RouteBindingRow,
+  RouteDefinition,
+  RouteRow,
+  ShortLink,
+  ShortLinkRow,
+  StoredRoute,
+  Variable,
+} from '@spillway/core';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**
@@ -56,7 +73,8 @@ export const CASCADE_SCHEMA = `
 /** A route revision row as better-sqlite3 returns it: the definition is JSON text. */
 type SqliteRouteRow = Omit<RouteRow, 'definition'> & { definition: string };
 
-const toRoute = (row: SqliteRouteRow): StoredRoute => storedRouteFromRow({ ...row, definition: JSON.parse(row.definition) as RouteDefinition });
+const toRoute = (row: SqliteRouteRow): StoredRoute =>
+  storedRouteFromRow({ ...row, definition: JSON.parse(row.definition) as RouteDefinition });
 
 const SELECT_ROUTE = `SELECT r.id, r.account_id, v.revision, r.created_at, v.definition, v.updated_at
   FROM cascade_routes r JOIN cascade_route_revisions v ON v.route_id = r.id`;
@@ -178,8 +196,7 @@ export function createCascadeStore(db: Database.Database): CascadeStorage {
       return true;
     },
     unbindRoute: async (accountId, alphaName) => q.unbind.run(accountId, routeBindingKey(alphaName)).changes > 0,
-    listRouteBindings: async (accountId): Promise<RouteBinding[]> =>
-      q.bindings.all(accountId).map(routeBindingFromRow),
+    listRouteBindings: async (accountId): Promise<RouteBinding[]> => q.bindings.all(accountId).map(routeBindingFromRow),
     resolveRoute: async (accountId, alphaName) => {
       const row = q.resolve.get(accountId, alphaName);
       return row ? toRoute(row) : null;

@@ -1,6 +1,19 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError, WEBHOOK_DELIVERY_COLUMNS, claimedDeliveryFromRow, inboundMessageFromRow, webhookDeliveryFromRow } from '@spillway/core';
-import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessage, InboundMessageRow, InboundStorage, WebhookDeliveryRow } from '@spillway/core';
+import {
+  SpillwayError,
+  WEBHOOK_DELIVERY_COLUMNS,
+  claimedDeliveryFromRow,
+  inboundMessageFromRow,
+  webhookDeliveryFromRow,
+} from '@spillway/core';
+import type {
+  ClaimedDelivery,
+  ClaimedDeliveryRow,
+  InboundMessage,
+  InboundMessageRow,
+  InboundStorage,
+  WebhookDeliveryRow,
+} from '@spillway/core';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**
@@ -48,7 +61,9 @@ export function createInboundStore(db: Database.Database): InboundStorage {
      VALUES (?, ?, ?, 'pending', ?, ?) RETURNING ${WEBHOOK_DELIVERY_COLUMNS}`,
   );
   const selectInbound = db.prepare<[string, number], InboundMessageRow>('SELECT * FROM inbound_messages WHERE id = ? AND account_id = ?');
-  const selectDeliveryOf = db.prepare<[string], WebhookDeliveryRow>(`SELECT ${WEBHOOK_DELIVERY_COLUMNS} FROM webhook_deliveries WHERE inbound_id = ?`);
+  const selectDeliveryOf = db.prepare<[string], WebhookDeliveryRow>(
+    `SELECT ${WEBHOOK_DELIVERY_COLUMNS} FROM webhook_deliveries WHERE inbound_id = ?`,
+  );
   const selectDue = db.prepare<[number, number, number], ClaimedDeliveryRow>(
     `SELECT d.id, d.inbound_id, d.account_id, d.url, d.status, d.attempts, d.last_error, d.due_at, d.created_at, d.delivered_at,
             m.id AS m_id, m.account_id AS m_account_id, m.alpha_name, m.phone_number, m.text, m.received_at

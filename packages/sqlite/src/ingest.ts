@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core';
+import {
+  EFFECT_ROW_COLUMNS,
+  HISTORY_ROW_COLUMNS,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  customerMessageIdsOf,
+  ingestRows,
+  planIngest,
+} from '@spillway/core';
 import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
 
@@ -40,7 +48,13 @@ function ingestIn(s: Statements, batch: IngestBatch): IngestResult {
 
   const listId = Number(s.insertList.run(accountId, at).lastInsertRowid);
   const first = s.maxMessageId.get()!.id + 1;
-  const rows = ingestRows(batch, plan, listId, Array.from(plan.fresh, (_, k) => first + k), balance);
+  const rows = ingestRows(
+    batch,
+    plan,
+    listId,
+    Array.from(plan.fresh, (_, k) => first + k),
+    balance,
+  );
   s.messages.insert(rows.messages);
   if (plan.required !== 0) s.setBalance.run(rows.balance, accountId);
   s.wallet.insert(rows.wallet);

@@ -2,7 +2,14 @@ import type Database from 'better-sqlite3';
 import type { Commit, HistoryEntry, MessageStorage } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
-import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS, historyEntryFromRow, effectRowValues, historyRowValues, type HistoryRow } from '@spillway/core';
+import {
+  EFFECT_ROW_COLUMNS,
+  HISTORY_ROW_COLUMNS,
+  historyEntryFromRow,
+  effectRowValues,
+  historyRowValues,
+  type HistoryRow,
+} from '@spillway/core';
 import { toEffect, toStoredMessage, type SqliteEffectRow, type SqliteMessageRow } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
@@ -62,7 +69,9 @@ export function createMessageStore(db: Database.Database): MessageStorage {
   const commitTx = db.transaction((commit: Commit) => commitIn(st(), commit));
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
   const claimTx = db.transaction((now: number, limit: number, leaseMs: number) =>
-    st().claim.all(now + leaseMs, now, now, limit).map(toEffect),
+    st()
+      .claim.all(now + leaseMs, now, now, limit)
+      .map(toEffect),
   );
 
   return {
@@ -83,7 +92,11 @@ export function createMessageStore(db: Database.Database): MessageStorage {
     },
     async getMessages(ids) {
       if (ids.length === 0) return [];
-      const byId = new Map(st().byIds.all(JSON.stringify(ids)).map((row) => [row.id, row]));
+      const byId = new Map(
+        st()
+          .byIds.all(JSON.stringify(ids))
+          .map((row) => [row.id, row]),
+      );
       // Answer in the order asked; unknown ids are left out.
       return ids.flatMap((id) => {
         const row = byId.get(id);

@@ -26,7 +26,9 @@ describe('simulator test numbers', () => {
     const sim = createSimulator({ latencyMs: 200 });
     const ctx = { clock, report: (r: Receipt) => reports.push(r) };
     const base = { from: 'Shop', text: 'hi', type: 'sms', ttl: 60 };
-    await expect(sim.send({ ...base, messageId: 1, step: 0, channel: 'sms', to: '99900000003' }, ctx)).resolves.toMatchObject({ outcome: 'accepted' });
+    await expect(sim.send({ ...base, messageId: 1, step: 0, channel: 'sms', to: '99900000003' }, ctx)).resolves.toMatchObject({
+      outcome: 'accepted',
+    });
     await sim.send({ ...base, messageId: 2, step: 1, channel: 'chatapp', to: '99900000005' }, ctx);
     await clock.advance(199);
     expect(reports).toEqual([]);

@@ -68,7 +68,13 @@ export function createSimulator(options: SimulatorOptions = {}): ChannelDriver &
           later(ctx, latency * 2 + 1, { messageId, step, outcome: 'read' });
           break;
         case 'undeliverable':
-          later(ctx, latency, { messageId, step, outcome: 'failed', failure: 'undeliverable', error: 'recipient not reachable on this channel (simulator)' });
+          later(ctx, latency, {
+            messageId,
+            step,
+            outcome: 'failed',
+            failure: 'undeliverable',
+            error: 'recipient not reachable on this channel (simulator)',
+          });
           break;
         case 'permanent':
           later(ctx, latency, { messageId, step, outcome: 'failed', failure: 'permanent', error: 'permanent error (simulator)' });

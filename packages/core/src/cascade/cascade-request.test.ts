@@ -40,26 +40,57 @@ describe('parseCascadeRequest', () => {
   });
 
   it('applies the messageType rules', () => {
-    expect(detailsOf(() => parseCascadeRequest([{ ...base, messageType: 'promo' }], { now })).map((d) => d.path)).toEqual(['[0].buttonText', '[0].buttonAction']);
-    const promo = parseCascadeRequest([{ ...base, messageType: 'promo', buttonText: 'Buy', buttonAction: 'https://shop.example/x' }], { now });
+    expect(detailsOf(() => parseCascadeRequest([{ ...base, messageType: 'promo' }], { now })).map((d) => d.path)).toEqual([
+      '[0].buttonText',
+      '[0].buttonAction',
+    ]);
+    const promo = parseCascadeRequest([{ ...base, messageType: 'promo', buttonText: 'Buy', buttonAction: 'https://shop.example/x' }], {
+      now,
+    });
     expect(promo[0]?.buttonAction).toBe('https://shop.example/x');
-    expect(detailsOf(() => parseCascadeRequest([{ ...base, messageType: 'chatapp_survey' }], { now }))[0]?.path).toBe('[0].chatappMessage.survey.options');
-    const survey = parseCascadeRequest([{ ...base, messageType: 'chatapp_survey', chatappMessage: { text: 'How?', survey: { options: ['👍 good', '😐', '👎 bad'] } } }], { now });
+    expect(detailsOf(() => parseCascadeRequest([{ ...base, messageType: 'chatapp_survey' }], { now }))[0]?.path).toBe(
+      '[0].chatappMessage.survey.options',
+    );
+    const survey = parseCascadeRequest(
+      [{ ...base, messageType: 'chatapp_survey', chatappMessage: { text: 'How?', survey: { options: ['👍 good', '😐', '👎 bad'] } } }],
+      { now },
+    );
     expect(survey[0]?.chatappMessage?.survey?.options).toEqual(['👍 good', '😐', '👎 bad']);
-    expect(detailsOf(() => parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600', messageType: 'flashcall' }], { now }))[0]?.path).toBe('[0].flashcallText');
-    expect(parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600', messageType: 'flashcall', flashcallText: 1234 }], { now })[0]?.flashcallText).toBe('1234');
+    expect(
+      detailsOf(() => parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600', messageType: 'flashcall' }], { now }))[0]?.path,
+    ).toBe('[0].flashcallText');
+    expect(
+      parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600', messageType: 'flashcall', flashcallText: 1234 }], { now })[0]
+        ?.flashcallText,
+    ).toBe('1234');
     expect(detailsOf(() => parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600' }], { now }))[0]?.path).toBe('[0].text');
   });
 
   it('lists every bad item with its path and rejects the request whole', () => {
     const details = detailsOf(() =>
-      parseCascadeRequest([base, { ...base, toPhone: 'abc' }, base, { ...base, sheduledSent: '2026-01-02T10:00:00', messageType: 'sms' }], { now }),
+      parseCascadeRequest([base, { ...base, toPhone: 'abc' }, base, { ...base, sheduledSent: '2026-01-02T10:00:00', messageType: 'sms' }], {
+        now,
+      }),
     );
     expect(details.map((d) => d.path)).toEqual(['[1].toPhone', '[3].messageType', '[3].sheduledSent']);
     expect(detailsOf(() => parseCascadeRequest([], { now }))[0]?.path).toBe('(body)');
-    expect(detailsOf(() => parseCascadeRequest(Array.from({ length: 5001 }, () => base), { now }))[0]?.message).toContain('5000');
-    expect(parseCascadeRequest(Array.from({ length: 5000 }, () => base), { now })).toHaveLength(5000);
-    expect(detailsOf(() => parseCascadeRequest([{ ...base, sheduledSent: '2028-01-01T00:00:00Z' }], { now }))[0]?.path).toBe('[0].sheduledSent');
+    expect(
+      detailsOf(() =>
+        parseCascadeRequest(
+          Array.from({ length: 5001 }, () => base),
+          { now },
+        ),
+      )[0]?.message,
+    ).toContain('5000');
+    expect(
+      parseCascadeRequest(
+        Array.from({ length: 5000 }, () => base),
+        { now },
+      ),
+    ).toHaveLength(5000);
+    expect(detailsOf(() => parseCascadeRequest([{ ...base, sheduledSent: '2028-01-01T00:00:00Z' }], { now }))[0]?.path).toBe(
+      '[0].sheduledSent',
+    );
   });
 
   it('takes a lone object as one message', () => {
@@ -67,7 +98,13 @@ describe('parseCascadeRequest', () => {
   });
 
   it('maps the overview shape, with top-level defaults and the default alpha-name', () => {
-    const body = { ttl: 300, messages: [{ recipient: '99912345600', text: 'Hi %name=1%', variables: [{ id: 1, value: 'Ann' }] }, { recipient: 99912345601, text: 'Yo', fromName: 'Other' }] };
+    const body = {
+      ttl: 300,
+      messages: [
+        { recipient: '99912345600', text: 'Hi %name=1%', variables: [{ id: 1, value: 'Ann' }] },
+        { recipient: 99912345601, text: 'Yo', fromName: 'Other' },
+      ],
+    };
     const out = parseCascadeRequest(body, { now, defaultFromName: 'Shop' });
     expect(out.map((c) => [c.path, c.fromName, c.toPhone, c.ttl, c.text, c.messageType])).toEqual([
       ['messages[0]', 'Shop', '99912345600', 300, 'Hi %name=1%', 'transaction'],
@@ -78,7 +115,9 @@ describe('parseCascadeRequest', () => {
     expect(details.map((d) => d.path)).toEqual(['messages[1].recipient']);
     const noFrom = detailsOf(() => parseCascadeRequest({ messages: [{ recipient: '99912345600', text: 'a' }] }, { now }));
     expect(noFrom).toEqual([{ path: 'messages[0].fromName', message: expect.stringContaining('fromName') }]);
-    expect(detailsOf(() => parseCascadeRequest({ messages: [{ recipient: '1', text: 'a' }] }, { now, defaultFromName: 'S' }))[0]?.path).toBe('messages[0].recipient');
+    expect(
+      detailsOf(() => parseCascadeRequest({ messages: [{ recipient: '1', text: 'a' }] }, { now, defaultFromName: 'S' }))[0]?.path,
+    ).toBe('messages[0].recipient');
   });
 });
 

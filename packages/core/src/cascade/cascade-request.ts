@@ -32,7 +32,14 @@ export const chatappMessageSchema = z.looseObject({
       type: z.string().optional(),
       defaultHeight: z.boolean().optional(),
       buttons: z
-        .array(z.looseObject({ actionType: z.string().optional(), actionBody: z.string().optional(), text: z.string().optional(), textSize: z.string().optional() }))
+        .array(
+          z.looseObject({
+            actionType: z.string().optional(),
+            actionBody: z.string().optional(),
+            text: z.string().optional(),
+            textSize: z.string().optional(),
+          }),
+        )
         .max(24)
         .optional(),
     })
@@ -47,7 +54,10 @@ export const messengerMessageSchema = z.looseObject({
   text: z.string().max(4096).optional(),
   photoUrl: httpUrl.optional(),
   chatId: z.number().int().optional(),
-  buttons: z.array(z.looseObject({ action: z.string(), text: z.string() })).max(24).optional(),
+  buttons: z
+    .array(z.looseObject({ action: z.string(), text: z.string() }))
+    .max(24)
+    .optional(),
 });
 
 /** One cascade message of the array shape (interface 2.6), plus Spillway's `text` and `variables`. */
@@ -103,7 +113,10 @@ const overviewSchema = z.object({
   messageType: z.enum(CASCADE_MESSAGE_TYPES).optional(),
   ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).optional(),
   sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
-  messages: z.array(z.looseObject({ recipient: stringLike, text: z.string().optional() })).min(1).max(MAX_CASCADE_MESSAGES),
+  messages: z
+    .array(z.looseObject({ recipient: stringLike, text: z.string().optional() }))
+    .min(1)
+    .max(MAX_CASCADE_MESSAGES),
 });
 
 /** A cascade message, validated and normalized. */
@@ -183,7 +196,8 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
     }
     const m = parsed.data;
     const fromName = m.fromName ?? options.defaultFromName;
-    if (!fromName) errors.push({ path: `${item.path}.fromName`, message: 'fromName is required (the account has no alpha-name to default to)' });
+    if (!fromName)
+      errors.push({ path: `${item.path}.fromName`, message: 'fromName is required (the account has no alpha-name to default to)' });
     const scheduledAt = m.sheduledSent ? Date.parse(m.sheduledSent) : null;
     if (scheduledAt !== null && scheduledAt > options.now + MAX_SCHEDULE_MS) {
       errors.push({ path: `${item.path}.sheduledSent`, message: 'must be at most one year ahead' });

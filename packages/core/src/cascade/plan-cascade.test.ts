@@ -10,7 +10,11 @@ const one = (item: Record<string, unknown>) => parseCascadeRequest([{ fromName: 
 
 describe('planCascade', () => {
   it('plans one step per route step with the text each channel sends', () => {
-    const c = one({ text: 'plain', chatappMessage: { text: 'chat', fallbackText: 'fallback' }, messengerMessage: { text: 'bot', chatId: 5 } });
+    const c = one({
+      text: 'plain',
+      chatappMessage: { text: 'chat', fallbackText: 'fallback' },
+      messengerMessage: { text: 'bot', chatId: 5 },
+    });
     const plan = planCascade(c, defaultRoute, opts);
     expect(plan.steps.map((s) => [s.channel, s.type, s.text])).toEqual([
       ['messenger', 'messenger', 'bot'],
@@ -70,21 +74,46 @@ describe('planCascade', () => {
 
   it('carries promo buttons, survey options, sessions and flash call codes', () => {
     const promo = planCascade(
-      one({ messageType: 'promo', text: 'Sale', buttonText: 'Buy', buttonAction: 'https://s.example', wheterCheckSession: true, chatappMessage: { text: 'Sale!', media: 'https://s.example/i.png' } }),
+      one({
+        messageType: 'promo',
+        text: 'Sale',
+        buttonText: 'Buy',
+        buttonAction: 'https://s.example',
+        wheterCheckSession: true,
+        chatappMessage: { text: 'Sale!', media: 'https://s.example/i.png' },
+      }),
       defaultRoute,
       opts,
     );
     expect(promo.steps.map((s) => s.messageData)).toEqual([
       { buttons: [{ action: 'https://s.example', text: 'Buy' }] },
       { media: 'https://s.example/i.png', img: 'https://s.example/i.png', buttonText: 'Buy', buttonAction: 'https://s.example' },
-      { media: 'https://s.example/i.png', img: 'https://s.example/i.png', buttonText: 'Buy', buttonAction: 'https://s.example', checkSession: true },
+      {
+        media: 'https://s.example/i.png',
+        img: 'https://s.example/i.png',
+        buttonText: 'Buy',
+        buttonAction: 'https://s.example',
+        checkSession: true,
+      },
       { suggestions: [{ sugText: 'Buy', sugUrl: 'https://s.example' }], img: 'https://s.example/i.png' },
       undefined,
     ]);
     expect(promo.steps[2]?.type).toBe('chatapp_promo');
-    const survey = planCascade(one({ messageType: 'chatapp_survey', chatappMessage: { text: 'Q', survey: { options: ['🙂', '🙁'] } } }), defaultRoute, opts);
+    const survey = planCascade(
+      one({ messageType: 'chatapp_survey', chatappMessage: { text: 'Q', survey: { options: ['🙂', '🙁'] } } }),
+      defaultRoute,
+      opts,
+    );
     expect(survey.steps[2]).toMatchObject({ type: 'chatapp_survey', messageData: { survey: { options: ['🙂', '🙁'] } } });
-    const flash: Route = { name: 'f', start: 'f', steps: [{ id: 'f', channel: 'flashcall' }, { id: 's', channel: 'sms' }], edges: [{ from: 'f', to: 's', on: 'undeliverable' }] };
+    const flash: Route = {
+      name: 'f',
+      start: 'f',
+      steps: [
+        { id: 'f', channel: 'flashcall' },
+        { id: 's', channel: 'sms' },
+      ],
+      edges: [{ from: 'f', to: 's', on: 'undeliverable' }],
+    };
     const call = planCascade(one({ messageType: 'flashcall', flashcallText: '4321' }), flash, opts);
     expect(call.steps.map((s) => [s.type, s.text])).toEqual([
       ['flashcall', '4321'],

@@ -25,7 +25,15 @@ describe('variables', () => {
   });
 
   it('parses both upload shapes, integer ids as text, the last repeat winning', () => {
-    expect(parseVariableUpload({ items: [{ id: 1, value: 'a' }, { id: 'x', value: 'b' }, { id: '1', value: 'c' }] })).toEqual([
+    expect(
+      parseVariableUpload({
+        items: [
+          { id: 1, value: 'a' },
+          { id: 'x', value: 'b' },
+          { id: '1', value: 'c' },
+        ],
+      }),
+    ).toEqual([
       { id: '1', value: 'c' },
       { id: 'x', value: 'b' },
     ]);

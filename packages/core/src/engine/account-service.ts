@@ -18,12 +18,7 @@ function randomKey(): string {
 }
 
 /** Accounts, keys, alpha-names and wallets over the storage port. */
-export function createAccountService(deps: {
-  storage: Storage;
-  hasher: PasswordHasher;
-  clock: Clock;
-  currency: string;
-}): AccountService {
+export function createAccountService(deps: { storage: Storage; hasher: PasswordHasher; clock: Clock; currency: string }): AccountService {
   const { storage, hasher, clock } = deps;
 
   const mustGet = async (accountId: number): Promise<Account> => {
@@ -34,9 +29,12 @@ export function createAccountService(deps: {
 
   const service: AccountService = {
     async create(input: CreateAccountInput) {
-      if (!input.login.trim()) throw new SpillwayError('validation_failed', 'login must not be empty', [{ path: 'login', message: 'required' }]);
+      if (!input.login.trim())
+        throw new SpillwayError('validation_failed', 'login must not be empty', [{ path: 'login', message: 'required' }]);
       if (input.password.length < 8)
-        throw new SpillwayError('validation_failed', 'password must have at least 8 characters', [{ path: 'password', message: 'too short' }]);
+        throw new SpillwayError('validation_failed', 'password must have at least 8 characters', [
+          { path: 'password', message: 'too short' },
+        ]);
       const account = await storage.createAccount(
         {
           login: input.login,
@@ -65,7 +63,7 @@ export function createAccountService(deps: {
       const found = await storage.findAccountByLogin(login);
       if (!found) {
         // Spend the same time as a real check so that logins cannot be probed by timing.
-        await hasher.verifyPassword(password, DUMMY_HASH.value ??= await hasher.hashPassword('not-a-password'));
+        await hasher.verifyPassword(password, (DUMMY_HASH.value ??= await hasher.hashPassword('not-a-password')));
         return null;
       }
       return (await hasher.verifyPassword(password, found.passwordHash)) ? found.account : null;
@@ -109,7 +107,8 @@ export function createAccountService(deps: {
     setRateLimit: (accountId, category, limit) => storage.setRateLimit(accountId, category, limit),
     async topUp(accountId, amount, description = 'top-up') {
       await mustGet(accountId);
-      if (!(amount > 0)) throw new SpillwayError('validation_failed', 'a top-up is a positive amount', [{ path: 'amount', message: 'must be > 0' }]);
+      if (!(amount > 0))
+        throw new SpillwayError('validation_failed', 'a top-up is a positive amount', [{ path: 'amount', message: 'must be > 0' }]);
       return storage.addWalletTransaction(
         { accountId, kind: 'topup', amount: toMicros(amount), messageId: null, description },
         clock.now(),

@@ -26,9 +26,7 @@ function toStep(snapshot: { value: unknown; context: unknown }, actions: { type:
   return {
     state,
     status: statusOf(state.value),
-    actions: actions
-      .filter((a) => ENGINE_ACTIONS.has(a.type))
-      .map((a) => ({ type: a.type, params: a.params ?? {} }) as EngineAction),
+    actions: actions.filter((a) => ENGINE_ACTIONS.has(a.type)).map((a) => ({ type: a.type, params: a.params ?? {} }) as EngineAction),
     changed,
   };
 }
@@ -58,8 +56,7 @@ export class MachineAdvancer {
     if (hit) return hit;
     const snapshot = machine.resolveState({ value: state.value as StateValue, context: state.context });
     const [nextSnapshot, actions] = transition(machine, snapshot, event);
-    const changed =
-      actions.length > 0 || JSON.stringify(nextSnapshot.value) + JSON.stringify(nextSnapshot.context) !== stateKey;
+    const changed = actions.length > 0 || JSON.stringify(nextSnapshot.value) + JSON.stringify(nextSnapshot.context) !== stateKey;
     return this.remember(cacheKey, toStep(nextSnapshot, actions, changed));
   }
 

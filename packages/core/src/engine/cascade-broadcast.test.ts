@@ -4,7 +4,12 @@ import { broadcastDetails, expandBroadcast } from './cascade-broadcast.ts';
 
 describe('broadcast', () => {
   it('expands the template once per recipient; a recipient keeps its own id and variables', () => {
-    const items = expandBroadcast({ fromName: 'Shop', text: 'Hi %name=n%', toPhone: 'ignored', recipients: ['99900000000', { toPhone: 99900000001, id: 7, variables: [{ id: 'n', value: 'Ann' }] }] });
+    const items = expandBroadcast({
+      fromName: 'Shop',
+      text: 'Hi %name=n%',
+      toPhone: 'ignored',
+      recipients: ['99900000000', { toPhone: 99900000001, id: 7, variables: [{ id: 'n', value: 'Ann' }] }],
+    });
     expect(items).toEqual([
       { fromName: 'Shop', text: 'Hi %name=n%', toPhone: '99900000000' },
       { fromName: 'Shop', text: 'Hi %name=n%', toPhone: '99900000001', id: '7', variables: [{ id: 'n', value: 'Ann' }] },

@@ -48,7 +48,10 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
     for (const ref of refs) {
       const url = values.get(ref.id);
       if (ref.kind !== 'short_url' || url === undefined || links.has(url)) continue;
-      const link = await storage.createShortLink({ code: newShortCode(), accountId: message.accountId, messageId: message.id, url }, clock.now());
+      const link = await storage.createShortLink(
+        { code: newShortCode(), accountId: message.accountId, messageId: message.id, url },
+        clock.now(),
+      );
       links.set(url, `${deps.publicBaseUrl()}/s/${link.code}`);
     }
     return resolveVariables(text, (kind, id) => {
@@ -83,7 +86,11 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
         if (last === null || now - last > SESSION_WINDOW_MS) return skip(step, 'no open session');
       }
       const botToken =
-        spec.channel === 'messenger' ? meta.credentials?.messengerBotToken : spec.channel === 'chatapp_bot' ? meta.credentials?.chatappBotToken : undefined;
+        spec.channel === 'messenger'
+          ? meta.credentials?.messengerBotToken
+          : spec.channel === 'chatapp_bot'
+            ? meta.credentials?.chatappBotToken
+            : undefined;
       if (isBot && !botToken) {
         const header = spec.channel === 'messenger' ? 'X-Tg-Bot-Key' : 'X-Viber-Auth-Token';
         return skip(step, `no bot credentials (send ${header})`);

@@ -45,7 +45,11 @@ export interface CascadeDeps {
  * until a step is sent), status, broadcast, routes, variables and short links; plus the
  * {@link KindHandler} that runs cascade messages and `observe`, to be fed the worker's commits.
  */
-export function createCascadeService(deps: CascadeDeps): { service: CascadeService; handler: KindHandler; observe: (commit: Commit) => void } {
+export function createCascadeService(deps: CascadeDeps): {
+  service: CascadeService;
+  handler: KindHandler;
+  observe: (commit: Commit) => void;
+} {
   const { storage, clock, rateCard, advancer } = deps;
   const loader = createRouteLoader(storage, { maxRetries: deps.maxRetries });
   const routes = createRouteService(storage, clock);
@@ -81,7 +85,8 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     const machine = await loader.machine(ref);
     let step = advancer.initial(key, machine, undefined);
     const guid = globalThis.crypto.randomUUID();
-    const credentials = options.credentials && (options.credentials.chatappBotToken || options.credentials.messengerBotToken) ? options.credentials : null;
+    const credentials =
+      options.credentials && (options.credentials.chatappBotToken || options.credentials.messengerBotToken) ? options.credentials : null;
     const meta: CascadeMeta = {
       messageType: v.messageType,
       endpoint: options.endpoint ?? 'default',
@@ -115,14 +120,16 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       step = advancer.next(key, machine, step.state, { type: 'DUE' });
       message.status = step.status;
       message.snapshot = step.state;
-      for (const a of step.actions) if (a.type === 'send') message.effects.push({ kind: 'send', step: a.params.step, event: null, dueAt: now });
+      for (const a of step.actions)
+        if (a.type === 'send') message.effects.push({ kind: 'send', step: a.params.step, event: null, dueAt: now });
     }
     return message;
   }
 
   async function load(accountId: number, message: StoredMessage | null, what: string): Promise<ReturnType<typeof buildCascadeStatus>> {
     // Another account's message is reported exactly like a missing one.
-    if (!message || message.accountId !== accountId || message.kind !== 'cascade') throw new SpillwayError('not_found', `cascade message ${what} not found`);
+    if (!message || message.accountId !== accountId || message.kind !== 'cascade')
+      throw new SpillwayError('not_found', `cascade message ${what} not found`);
     const route = message.routeRef ? await loader.route(message.routeRef).catch(() => null) : null;
     const currency = (await storage.getAccount(accountId))?.currency ?? rateCard.currency;
     return buildCascadeStatus(message, route, await storage.history(message.id), currency);
@@ -152,7 +159,10 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       }
       const balance = await storage.getBalance(accountId);
       if (balance < required) {
-        throw new SpillwayError('payment_required', `balance ${fromMicros(balance)} does not cover the first steps (${fromMicros(required)})`);
+        throw new SpillwayError(
+          'payment_required',
+          `balance ${fromMicros(balance)} does not cover the first steps (${fromMicros(required)})`,
+        );
       }
       const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'cascade' });
       if (result.status !== 'accepted') throw new SpillwayError('internal', `cascade ingest answered ${result.status}`);
@@ -171,13 +181,15 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
           messages: accepted.map((a, i) => ({ ...a, toPhone: String((items[i] as { toPhone: unknown }).toPhone).replace(/^\+/, '') })),
         };
       } catch (error) {
-        if (error instanceof SpillwayError && error.details) throw new SpillwayError(error.code, error.message, broadcastDetails(error.details));
+        if (error instanceof SpillwayError && error.details)
+          throw new SpillwayError(error.code, error.message, broadcastDetails(error.details));
         throw error;
       }
     },
 
     statusByGuid: async (accountId, guid) => load(accountId, await storage.getMessageByGuid(guid), guid),
-    statusByTrackinId: async (accountId, trackinId) => load(accountId, await storage.getMessageByTrackinId(accountId, trackinId), trackinId),
+    statusByTrackinId: async (accountId, trackinId) =>
+      load(accountId, await storage.getMessageByTrackinId(accountId, trackinId), trackinId),
 
     listRoutes: (accountId) => routes.list(accountId),
     getRoute: (accountId, id) => routes.get(accountId, id),

@@ -34,7 +34,12 @@ function channelOf(message: StoredMessage, history: HistoryEntry[]): ChannelId |
  * channel that delivered or was tried last, every route step with its status, time, error and
  * cost, and the ordered history. Never shows the stored bot credentials.
  */
-export function buildCascadeStatus(message: StoredMessage, route: Route | null, history: HistoryEntry[], currency: string): CascadeStatusRecord {
+export function buildCascadeStatus(
+  message: StoredMessage,
+  route: Route | null,
+  history: HistoryEntry[],
+  currency: string,
+): CascadeStatusRecord {
   const meta = cascadeMetaOf(message.meta);
   const first = message.steps[0];
   const steps = message.steps.map((spec, i): CascadeStepStatus => {

@@ -3,7 +3,15 @@ import { createFakeClock } from '../clock.ts';
 import type { Commit } from '../ports/message-storage.ts';
 import { createFirstStepWaiter } from './first-step-waiter.ts';
 
-const commit = (parts: Partial<Commit>): Commit => ({ at: 0, updates: [], history: [], doneEffects: [], newEffects: [], cancelTimers: [], ...parts });
+const commit = (parts: Partial<Commit>): Commit => ({
+  at: 0,
+  updates: [],
+  history: [],
+  doneEffects: [],
+  newEffects: [],
+  cancelTimers: [],
+  ...parts,
+});
 const settledFlag = (p: Promise<void>) => {
   const state = { done: false };
   void p.then(() => (state.done = true));
@@ -15,7 +23,9 @@ describe('first-step waiter', () => {
   it('resolves once every message had a step handed over or ended, not on a skip', async () => {
     const waiter = createFirstStepWaiter(createFakeClock());
     const state = settledFlag(waiter.wait([1, 2], 10_000));
-    waiter.observe(commit({ history: [{ messageId: 1, step: 0, channel: 'messenger', status: 'Skipped', at: 0, error: 'no bot credentials' }] }));
+    waiter.observe(
+      commit({ history: [{ messageId: 1, step: 0, channel: 'messenger', status: 'Skipped', at: 0, error: 'no bot credentials' }] }),
+    );
     waiter.observe(commit({ history: [{ messageId: 1, step: 1, channel: 'chatapp', status: 'Sent', at: 0, error: null }] }));
     await tick();
     expect(state.done).toBe(false);

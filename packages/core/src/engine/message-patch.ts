@@ -40,11 +40,7 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
   const { storage, clock } = deps;
   const parsed = messagePatchSchema.safeParse(body);
   if (!parsed.success) {
-    throw new SpillwayError(
-      'validation_failed',
-      'invalid message patch',
-      issuesToDetails(parsed.error.issues),
-    );
+    throw new SpillwayError('validation_failed', 'invalid message patch', issuesToDetails(parsed.error.issues));
   }
   if (message.status !== 'scheduled') {
     throw new SpillwayError('conflict', `message ${message.id} is ${message.status}: only scheduled messages can change`);
@@ -64,7 +60,13 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
     });
     if (message.cost > 0) {
       await storage.addWalletTransaction(
-        { accountId: message.accountId, kind: 'refund', amount: message.cost, messageId: message.id, description: `cancelled message ${message.id}` },
+        {
+          accountId: message.accountId,
+          kind: 'refund',
+          amount: message.cost,
+          messageId: message.id,
+          description: `cancelled message ${message.id}`,
+        },
         now,
       );
     }
@@ -80,13 +82,25 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
   const difference = steps[0]!.cost - message.cost;
   if (difference > 0) {
     const tx = await storage.tryCharge(
-      { accountId: message.accountId, kind: 'charge', amount: -difference, messageId: message.id, description: `change of message ${message.id}` },
+      {
+        accountId: message.accountId,
+        kind: 'charge',
+        amount: -difference,
+        messageId: message.id,
+        description: `change of message ${message.id}`,
+      },
       now,
     );
     if (!tx) throw new SpillwayError('payment_required', `the balance does not cover the change (${fromMicros(difference)})`);
   } else if (difference < 0) {
     await storage.addWalletTransaction(
-      { accountId: message.accountId, kind: 'refund', amount: -difference, messageId: message.id, description: `change of message ${message.id}` },
+      {
+        accountId: message.accountId,
+        kind: 'refund',
+        amount: -difference,
+        messageId: message.id,
+        description: `change of message ${message.id}`,
+      },
       now,
     );
   }

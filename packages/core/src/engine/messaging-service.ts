@@ -38,7 +38,13 @@ export function messageKindHandler(storage: Storage, clock: Clock): KindHandler 
       const cost = message.steps[step]?.cost ?? 0;
       if (step === 0 || cost === 0) return {};
       const tx = await storage.tryCharge(
-        { accountId: message.accountId, kind: 'charge', amount: -cost, messageId: message.id, description: `fallback ${step} of message ${message.id}` },
+        {
+          accountId: message.accountId,
+          kind: 'charge',
+          amount: -cost,
+          messageId: message.id,
+          description: `fallback ${step} of message ${message.id}`,
+        },
         clock.now(),
       );
       if (tx) return { charged: cost };
@@ -95,9 +101,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       charge: steps[0]!.cost,
       meta: null,
       effects: [
-        dueAt > now
-          ? { kind: 'event', step: 0, event: { type: 'DUE' }, dueAt }
-          : { kind: 'send', step: 0, event: null, dueAt: now },
+        dueAt > now ? { kind: 'event', step: 0, event: { type: 'DUE' }, dueAt } : { kind: 'send', step: 0, event: null, dueAt: now },
       ],
       history: [],
     };
@@ -136,10 +140,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
         throw new SpillwayError('conflict', 'customerMessageId reused with other content', details);
       }
       if (result.status === 'insufficient_funds') {
-        throw new SpillwayError(
-          'payment_required',
-          `balance ${fromMicros(result.balance)} does not cover ${fromMicros(result.required)}`,
-        );
+        throw new SpillwayError('payment_required', `balance ${fromMicros(result.balance)} does not cover ${fromMicros(result.required)}`);
       }
       deps.notify();
       const replays = new Set(result.replays);

@@ -57,7 +57,9 @@ export function createRouteService(storage: Storage, clock: Clock) {
       readOnly(id);
       const parsed = revisionSchema.safeParse(body);
       if (!parsed.success) {
-        throw new SpillwayError('validation_failed', 'The route is invalid', [{ path: 'revision', message: 'the revision being replaced is required (optimistic locking)' }]);
+        throw new SpillwayError('validation_failed', 'The route is invalid', [
+          { path: 'revision', message: 'the revision being replaced is required (optimistic locking)' },
+        ]);
       }
       const definition = definitionOf(body);
       const updated = await storage.updateRoute(accountId, id, parsed.data.revision, definition, clock.now());
@@ -70,7 +72,9 @@ export function createRouteService(storage: Storage, clock: Clock) {
     },
     async bind(accountId: number, id: string, alphaName: string | null): Promise<RouteBinding> {
       if (alphaName !== null && !(await storage.getAlphaName(accountId, alphaName))) {
-        throw new SpillwayError('validation_failed', 'Unknown alpha-name', [{ path: 'alphaName', message: `"${alphaName}" is not an alpha-name of this account` }]);
+        throw new SpillwayError('validation_failed', 'Unknown alpha-name', [
+          { path: 'alphaName', message: `"${alphaName}" is not an alpha-name of this account` },
+        ]);
       }
       if (BUILTIN_ROUTES[id]) {
         // Binding a built-in means: no route of the account's own there.

@@ -215,7 +215,13 @@ export function createWorker(deps: WorkerDeps) {
     }
   }
 
-  function historyEntry(message: StoredMessage, step: number, status: HistoryEntry['status'], at: number, error: string | null): HistoryEntry {
+  function historyEntry(
+    message: StoredMessage,
+    step: number,
+    status: HistoryEntry['status'],
+    at: number,
+    error: string | null,
+  ): HistoryEntry {
     const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
     return { messageId: message.id, step, channel, status, at, error };
   }

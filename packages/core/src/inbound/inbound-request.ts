@@ -24,7 +24,9 @@ export function parseInboundRequest(body: unknown): InboundRequest {
   if (!parsed.success) throw new SpillwayError('validation_failed', 'Invalid incoming message', issuesToDetails(parsed.error.issues));
   const phoneNumber = normalizePhoneNumber(parsed.data.phoneNumber);
   if (!phoneNumber) {
-    throw new SpillwayError('validation_failed', 'Invalid incoming message', [{ path: 'phoneNumber', message: 'not a valid phone number' }]);
+    throw new SpillwayError('validation_failed', 'Invalid incoming message', [
+      { path: 'phoneNumber', message: 'not a valid phone number' },
+    ]);
   }
   return { ...parsed.data, phoneNumber };
 }

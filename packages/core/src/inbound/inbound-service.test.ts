@@ -29,7 +29,14 @@ describe('inbound service', () => {
     let woken = 0;
     const service = createInboundService({ storage, clock, newId, onQueued: () => woken++ });
     const receipt = await service.receive(1, { alphaName: 'Shop', phoneNumber: '+4915112345678', text: 'hi' });
-    expect(receipt).toEqual({ idUuid: newId(), alphaName: 'Shop', phoneNumber: '4915112345678', text: 'hi', dt: '2026-05-01T09:00:00.000Z', delivery: 'queued' });
+    expect(receipt).toEqual({
+      idUuid: newId(),
+      alphaName: 'Shop',
+      phoneNumber: '4915112345678',
+      text: 'hi',
+      dt: '2026-05-01T09:00:00.000Z',
+      delivery: 'queued',
+    });
     expect(recorded).toEqual([
       {
         inbound: { idUuid: newId(), accountId: 1, alphaName: 'Shop', phoneNumber: '4915112345678', text: 'hi', receivedAt: clock.now() },
@@ -41,7 +48,11 @@ describe('inbound service', () => {
 
   it('records without delivery when there is no callback', async () => {
     const { storage, recorded } = fakeStorage(null);
-    const receipt = await createInboundService({ storage, clock }).receive(1, { alphaName: 'Shop', phoneNumber: '4915112345678', text: 'hi' });
+    const receipt = await createInboundService({ storage, clock }).receive(1, {
+      alphaName: 'Shop',
+      phoneNumber: '4915112345678',
+      text: 'hi',
+    });
     expect(receipt.delivery).toBe('no_callback');
     expect(receipt.idUuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(recorded[0]?.delivery).toBeNull();
@@ -50,7 +61,9 @@ describe('inbound service', () => {
   it('answers 404 for an alpha-name the account does not have, and 400 with every bad path', async () => {
     const { storage, recorded } = fakeStorage(null);
     const service = createInboundService({ storage, clock });
-    await expect(service.receive(2, { alphaName: 'Shop', phoneNumber: '4915112345678', text: 'hi' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(service.receive(2, { alphaName: 'Shop', phoneNumber: '4915112345678', text: 'hi' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
     const error = (await service.receive(1, { alphaName: 5, text: '' }).catch((e: unknown) => e)) as SpillwayError;
     expect(error).toBeInstanceOf(SpillwayError);
     expect(error.details?.map((d) => d.path).sort()).toEqual(['alphaName', 'phoneNumber', 'text']);

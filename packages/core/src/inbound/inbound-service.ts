@@ -14,7 +14,9 @@ export interface InboundReceipt extends InboundPayload {
 
 /** An incoming message with the state of its webhook delivery. */
 export interface InboundRecord extends InboundPayload {
-  delivery: Pick<WebhookDelivery, 'status' | 'attempts' | 'lastError' | 'url'> & { nextAttemptAt: string | null; deliveredAt: string | null } | null;
+  delivery:
+    | (Pick<WebhookDelivery, 'status' | 'attempts' | 'lastError' | 'url'> & { nextAttemptAt: string | null; deliveredAt: string | null })
+    | null;
 }
 
 /** Dependencies of {@link createInboundService}. */

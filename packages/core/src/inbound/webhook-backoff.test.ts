@@ -4,7 +4,8 @@ import { MAX_WEBHOOK_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, nextWebhookRetryDelay } 
 describe('webhook backoff', () => {
   it('waits 10 s, 30 s, 2 min, 10 min, 1 h, then longer, growing', () => {
     expect([1, 2, 3, 4, 5].map(nextWebhookRetryDelay)).toEqual([10_000, 30_000, 120_000, 600_000, 3_600_000]);
-    for (let i = 1; i < WEBHOOK_RETRY_DELAYS_MS.length; i++) expect(WEBHOOK_RETRY_DELAYS_MS[i]!).toBeGreaterThanOrEqual(WEBHOOK_RETRY_DELAYS_MS[i - 1]!);
+    for (let i = 1; i < WEBHOOK_RETRY_DELAYS_MS.length; i++)
+      expect(WEBHOOK_RETRY_DELAYS_MS[i]!).toBeGreaterThanOrEqual(WEBHOOK_RETRY_DELAYS_MS[i - 1]!);
   });
 
   it('gives up after the last attempt, about a day after the first', () => {

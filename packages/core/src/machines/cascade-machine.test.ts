@@ -98,7 +98,11 @@ describe('compileRoute', () => {
     expect(r.snap.context).toEqual({ step: 0, retries: 1 });
     expect(r.actions).toEqual([{ type: 'armTimer', params: { timer: 'retry', step: 0, seconds: 42 } }]);
 
-    r = drive(m, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'throttled', retryAfter: 42 }, { type: 'TIMER', step: 0, timer: 'retry' }]);
+    r = drive(m, [
+      { type: 'DUE' },
+      { type: 'FAILED', step: 0, failure: 'throttled', retryAfter: 42 },
+      { type: 'TIMER', step: 0, timer: 'retry' },
+    ]);
     expect(r.snap.value).toEqual({ processing: { chat: 'sending' } });
     expect(r.actions).toEqual([{ type: 'send', params: { step: 0 } }]);
 
@@ -115,10 +119,17 @@ describe('compileRoute', () => {
   });
 
   it('takes the expired edge while waiting to retry and honours maxRetries', () => {
-    const r = drive(m, [{ type: 'DUE' }, { type: 'ACCEPTED', step: 0 }, { type: 'FAILED', step: 0, failure: 'temporary' }, { type: 'TIMER', step: 0, timer: 'expiry' }]);
+    const r = drive(m, [
+      { type: 'DUE' },
+      { type: 'ACCEPTED', step: 0 },
+      { type: 'FAILED', step: 0, failure: 'temporary' },
+      { type: 'TIMER', step: 0, timer: 'expiry' },
+    ]);
     expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
     const none = compileRoute({ ...twoStep, id: undefined }, { maxRetries: 0 });
-    expect(drive(none, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'throttled' }]).snap.value).toEqual({ processing: { sms: 'sending' } });
+    expect(drive(none, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'throttled' }]).snap.value).toEqual({
+      processing: { sms: 'sending' },
+    });
   });
 
   it('waits for a read when the step has a not_read edge', () => {
@@ -148,7 +159,7 @@ describe('compileRoute', () => {
         expect(r.snap.value).toBe('delivered');
         expect(r.actions).toEqual([
           { type: 'cancelTimers', params: { step: 1 } },
-          { type: 'note', params: { step: 1, status: 'Superseded', error: expect.stringContaining("step 0 (chat, chatapp)") } },
+          { type: 'note', params: { step: 1, status: 'Superseded', error: expect.stringContaining('step 0 (chat, chatapp)') } },
         ]);
       }
     }
@@ -192,7 +203,12 @@ describe('compileRoute', () => {
   });
 
   it('uses step indexes of the route order, whatever the start', () => {
-    const reversed: Route = { name: 'r', start: 'b', steps: [sms('a'), { id: 'b', channel: 'rcs' }], edges: [{ from: 'b', to: 'a', on: 'expired' }] };
+    const reversed: Route = {
+      name: 'r',
+      start: 'b',
+      steps: [sms('a'), { id: 'b', channel: 'rcs' }],
+      edges: [{ from: 'b', to: 'a', on: 'expired' }],
+    };
     const mr = compileRoute(reversed);
     const r = drive(mr, [{ type: 'DUE' }]);
     expect(r.snap.context).toEqual({ step: 1, retries: 0 });

@@ -32,8 +32,10 @@ type StepEvent = Extract<MachineEvent, { step: number }>;
 type Args = { context: CascadeMachineContext; event: MachineEvent };
 const stepOf = (event: MachineEvent): number | undefined => ('step' in event ? (event as StepEvent).step : undefined);
 const isCurrent = ({ context, event }: Args) => stepOf(event) === context.step;
-const isTimer = (timer: TimerName) => ({ context, event }: Args) =>
-  event.type === 'TIMER' && event.timer === timer && event.step === context.step;
+const isTimer =
+  (timer: TimerName) =>
+  ({ context, event }: Args) =>
+    event.type === 'TIMER' && event.timer === timer && event.step === context.step;
 
 /** Final state of an outcome that has no edge; `expired` and `not_read` end as undeliverable. */
 const FINAL_OF: Record<RouteOutcome, string> = {

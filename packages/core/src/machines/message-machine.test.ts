@@ -41,7 +41,10 @@ describe('message machine', () => {
     ]);
     expect(all[3]!.status).toBe('processing');
     expect(all[3]!.state.context).toMatchObject({ step: 1 });
-    expect(all[3]!.actions).toEqual([{ type: 'cancelTimers', params: {} }, { type: 'send', params: { step: 1 } }]);
+    expect(all[3]!.actions).toEqual([
+      { type: 'cancelTimers', params: {} },
+      { type: 'send', params: { step: 1 } },
+    ]);
     expect(last.status).toBe('delivered');
   });
 
@@ -94,11 +97,7 @@ describe('message machine', () => {
   });
 
   it('a late delivery of an earlier attempt ends the message delivered, noting the supersession', () => {
-    const { last } = run(3, [
-      { type: 'DUE' },
-      { type: 'TIMER', step: 0, timer: 'expiry' },
-      { type: 'DELIVERED', step: 0 },
-    ]);
+    const { last } = run(3, [{ type: 'DUE' }, { type: 'TIMER', step: 0, timer: 'expiry' }, { type: 'DELIVERED', step: 0 }]);
     expect(last.status).toBe('delivered');
     expect(last.actions).toContainEqual({
       type: 'note',

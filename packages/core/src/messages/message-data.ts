@@ -15,7 +15,10 @@ export const MAX_SMS_TEXT = 1600;
 export const MAX_BUTTON_TEXT = 30;
 
 /** An absolute http(s) URL. A regex rather than z.url(): `new URL()` costs 10x more per value. */
-const url = z.string().regex(/^https?:\/\/[^\s/?#@:]+(:\d{1,5})?([/?#]\S*)?$/i, 'Must be an absolute http(s) URL').max(2048);
+const url = z
+  .string()
+  .regex(/^https?:\/\/[^\s/?#@:]+(:\d{1,5})?([/?#]\S*)?$/i, 'Must be an absolute http(s) URL')
+  .max(2048);
 const buttonText = z.string().min(1).max(MAX_BUTTON_TEXT);
 
 /** Text that must be present. */
@@ -129,9 +132,15 @@ function issue(ctx: Ctx, path: (string | number)[], message: string): void {
 }
 
 /** Button fields come in pairs: a caption needs a target and a target needs a caption. */
-function checkButtonPair(ctx: Ctx, base: (string | number)[], md: { buttonText?: string | undefined; buttonAction?: string | undefined }): void {
-  if (md.buttonText !== undefined && md.buttonAction === undefined) issue(ctx, [...base, 'buttonAction'], 'buttonAction is required with buttonText');
-  if (md.buttonAction !== undefined && md.buttonText === undefined) issue(ctx, [...base, 'buttonText'], 'buttonText is required with buttonAction');
+function checkButtonPair(
+  ctx: Ctx,
+  base: (string | number)[],
+  md: { buttonText?: string | undefined; buttonAction?: string | undefined },
+): void {
+  if (md.buttonText !== undefined && md.buttonAction === undefined)
+    issue(ctx, [...base, 'buttonAction'], 'buttonAction is required with buttonText');
+  if (md.buttonAction !== undefined && md.buttonText === undefined)
+    issue(ctx, [...base, 'buttonText'], 'buttonText is required with buttonAction');
 }
 
 /**
@@ -146,11 +155,13 @@ export function checkPromo(v: Content<z.output<typeof promoData>>, ctx: Ctx): vo
   checkButtonPair(ctx, ['messageData'], md);
   if (md.img !== undefined && md.video !== undefined) issue(ctx, ['messageData', 'video'], 'img and video cannot be combined');
   if (hasButton && !hasText) issue(ctx, ['text'], 'A button needs text');
-  if (md.img !== undefined && hasText && !hasButton) issue(ctx, ['messageData', 'buttonText'], 'An image with text needs a button (buttonText and buttonAction)');
+  if (md.img !== undefined && hasText && !hasButton)
+    issue(ctx, ['messageData', 'buttonText'], 'An image with text needs a button (buttonText and buttonAction)');
   for (const key of ['thumbnail', 'fileSize', 'duration'] as const) {
     if (md[key] !== undefined && md.video === undefined) issue(ctx, ['messageData', key], `${key} belongs to a video`);
   }
-  if (!hasText && !hasButton && md.img === undefined && md.video === undefined) issue(ctx, ['text'], 'chatapp_promo needs text, img or video');
+  if (!hasText && !hasButton && md.img === undefined && md.video === undefined)
+    issue(ctx, ['text'], 'chatapp_promo needs text, img or video');
 }
 
 /** chatapp_trans: text; file + text; file. The file's fileUrl, fileName and fileType go together. */
@@ -186,8 +197,10 @@ export function checkRcs(v: Content<z.output<typeof rcsData>>, ctx: Ctx): void {
     if (hasText) issue(ctx, ['text'], 'An RCS carousel carries its text in its cards');
     if (md.suggestions !== undefined) issue(ctx, ['messageData', 'suggestions'], 'An RCS carousel carries its suggestions in its cards');
     md.carousel.forEach((card, i) => {
-      if (card.img !== undefined && card.video !== undefined) issue(ctx, ['messageData', 'carousel', i, 'video'], 'img and video cannot be combined');
-      if (!card.text && card.img === undefined && card.video === undefined) issue(ctx, ['messageData', 'carousel', i], 'A card needs text, img or video');
+      if (card.img !== undefined && card.video !== undefined)
+        issue(ctx, ['messageData', 'carousel', i, 'video'], 'img and video cannot be combined');
+      if (!card.text && card.img === undefined && card.video === undefined)
+        issue(ctx, ['messageData', 'carousel', i], 'A card needs text, img or video');
     });
   }
   if (media.length === 0 && !hasText) issue(ctx, ['text'], 'rcs needs text, an image, a video, a file or a carousel');

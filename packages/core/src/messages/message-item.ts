@@ -40,7 +40,11 @@ const from = z.string().min(1, 'from (the alpha-name) must not be empty').max(64
 const to = z.string().transform((raw, ctx) => {
   const digits = normalizePhoneNumber(raw);
   if (digits !== null) return digits;
-  ctx.issues.push({ code: 'custom', input: raw, message: 'Must be a possible phone number in E.164 form (digits, country code first, optional +)' });
+  ctx.issues.push({
+    code: 'custom',
+    input: raw,
+    message: 'Must be a possible phone number in E.164 form (digits, country code first, optional +)',
+  });
   return z.NEVER;
 });
 
@@ -52,7 +56,11 @@ const ttl = z
     if (v === undefined || v === null) return null;
     const n = typeof v === 'number' ? v : TTL_DIGITS.test(v) ? Number(v) : NaN;
     if (n >= 1 && n <= MAX_TTL_SECONDS) return n;
-    ctx.issues.push({ code: 'custom', input: v, message: `ttl is whole seconds from 1 to ${MAX_TTL_SECONDS} (14 days), as an integer or a string` });
+    ctx.issues.push({
+      code: 'custom',
+      input: v,
+      message: `ttl is whole seconds from 1 to ${MAX_TTL_SECONDS} (14 days), as an integer or a string`,
+    });
     return z.NEVER;
   });
 
@@ -85,7 +93,16 @@ function fallbackVariant<T extends MessageType, X extends z.ZodType<string, unkn
   messageData: D,
   check?: Check<NonNullable<z.output<D>>>,
 ) {
-  const schema = z.object({ type: z.literal(type), from, to, text, messageData, ttl, fallbacks: nestedFallbacks, scheduledAt: fallbackScheduledAt });
+  const schema = z.object({
+    type: z.literal(type),
+    from,
+    to,
+    text,
+    messageData,
+    ttl,
+    fallbacks: nestedFallbacks,
+    scheduledAt: fallbackScheduledAt,
+  });
   // The generic output type cannot be related to Check by the compiler; the shapes match.
   return check ? schema.superRefine(check as unknown as (v: z.output<typeof schema>, ctx: z.RefinementCtx) => void, contentParsed) : schema;
 }
@@ -107,7 +124,11 @@ const fallbackVariants = [
 /** A fallback of a message: from, to, type, text, optional ttl and messageData; no fallbacks of its own. */
 export const fallbackSchema = z.discriminatedUnion('type', fallbackVariants);
 
-const fallbacks = z.array(fallbackSchema).max(MAX_FALLBACKS, `At most ${MAX_FALLBACKS} fallbacks`).nullish().transform((v) => v ?? []);
+const fallbacks = z
+  .array(fallbackSchema)
+  .max(MAX_FALLBACKS, `At most ${MAX_FALLBACKS} fallbacks`)
+  .nullish()
+  .transform((v) => v ?? []);
 
 /** Members every item has whatever its type: reported even when the type is unknown. */
 export const commonItemSchema = z.object({ from, to, ttl, customerMessageId, scheduledAt });
@@ -153,4 +174,3 @@ export type FallbackItem = z.output<typeof fallbackSchema>;
 export type SendRequest = z.output<typeof sendRequestSchema>;
 /** A send request as sent by a client. */
 export type SendRequestInput = z.input<typeof sendRequestSchema>;
-

@@ -112,8 +112,27 @@ export function getOtpTemplate(id: string): OtpTemplate | undefined {
  * interface's own example uses. Accepted case-insensitively.
  */
 export const OTP_LANGUAGES = [
-  'EN', 'ES', 'FR', 'DE', 'PT', 'RU', 'TR', 'JA', 'ZH', 'KO',
-  'AR', 'FA', 'NO', 'DA', 'SV', 'CS', 'HU', 'NL', 'PL', 'VI', 'UK',
+  'EN',
+  'ES',
+  'FR',
+  'DE',
+  'PT',
+  'RU',
+  'TR',
+  'JA',
+  'ZH',
+  'KO',
+  'AR',
+  'FA',
+  'NO',
+  'DA',
+  'SV',
+  'CS',
+  'HU',
+  'NL',
+  'PL',
+  'VI',
+  'UK',
 ] as const;
 export type OtpLanguage = (typeof OTP_LANGUAGES)[number];
 
@@ -142,10 +161,7 @@ const INTEGER_STRING = /^-?\d{1,15}$/;
  * `pin` as an integer), NUMBER as a non-zero integer (a JSON integer or a string of digits).
  * Answers the normalized params, or every issue found.
  */
-export function checkOtpParams(
-  template: OtpTemplate,
-  params: Record<string, unknown>,
-): { params: OtpParams; issues: OtpParamIssue[] } {
+export function checkOtpParams(template: OtpTemplate, params: Record<string, unknown>): { params: OtpParams; issues: OtpParamIssue[] } {
   const out: OtpParams = {};
   const issues: OtpParamIssue[] = [];
   for (const { name, type } of template.params) {
@@ -157,8 +173,7 @@ export function checkOtpParams(
       else if (typeof value === 'number' && Number.isSafeInteger(value)) out[name] = String(value);
       else issues.push({ param: name, message: `"${name}" must be a non-empty string (TEXT)` });
     } else {
-      const n =
-        typeof value === 'number' ? value : typeof value === 'string' && INTEGER_STRING.test(value) ? Number(value) : NaN;
+      const n = typeof value === 'number' ? value : typeof value === 'string' && INTEGER_STRING.test(value) ? Number(value) : NaN;
       if (Number.isSafeInteger(n) && n !== 0) out[name] = n;
       else issues.push({ param: name, message: `"${name}" must be a non-zero integer (NUMBER)` });
     }

@@ -16,7 +16,19 @@ describe('normalizePhoneNumber', () => {
   });
 
   it('agrees with libphonenumber-js isPossiblePhoneNumber', () => {
-    const samples = ['4930123456', '12025550123', '120255501234', '79161234567', '861012345678', '3312345678', '33123456789', '5511912345678', '4420712345', '97142345678', '2348012345678'];
+    const samples = [
+      '4930123456',
+      '12025550123',
+      '120255501234',
+      '79161234567',
+      '861012345678',
+      '3312345678',
+      '33123456789',
+      '5511912345678',
+      '4420712345',
+      '97142345678',
+      '2348012345678',
+    ];
     for (const digits of samples) expect(normalizePhoneNumber(digits) !== null, digits).toBe(isPossiblePhoneNumber('+' + digits));
   });
 

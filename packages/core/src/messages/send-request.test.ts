@@ -64,7 +64,11 @@ describe('parseSendRequest: the request', () => {
         msg({}),
         msg({ to: '12' }),
         msg({ from: '', ttl: 0 }),
-        msg({ type: 'chatapp_otp', text: '', messageData: { templateId: OTP6, templateLang: 'EN', templateParams: { pin: '1', business_platform_name: 'Acme' } } }),
+        msg({
+          type: 'chatapp_otp',
+          text: '',
+          messageData: { templateId: OTP6, templateLang: 'EN', templateParams: { pin: '1', business_platform_name: 'Acme' } },
+        }),
         msg({ fallbacks: [msg({ type: 'fax' }), msg({ to: 'abc', text: '' })] }),
       ],
     });
@@ -97,7 +101,9 @@ describe('parseSendRequest: normalization', () => {
     const [m] = parse(msg({ to: '+4915112345678', ttl: '3600', customerMessageId: '' }));
     expect(m).toMatchObject({ index: 0, customerMessageId: null, ttl: 3600, scheduledAt: null });
     expect(m?.item.to).toBe('4915112345678');
-    expect(m?.attempts).toEqual([{ channel: 'sms', type: 'sms', from: 'Acme', to: '4915112345678', text: 'Hello', ttl: 3600, partsCount: 1 }]);
+    expect(m?.attempts).toEqual([
+      { channel: 'sms', type: 'sms', from: 'Acme', to: '4915112345678', text: 'Hello', ttl: 3600, partsCount: 1 },
+    ]);
   });
 
   it('accepts integer and string ttl within 1..14 days and nothing else', () => {
@@ -110,7 +116,8 @@ describe('parseSendRequest: normalization', () => {
     expect(parse(msg({ to: '999123456' }))[0]?.item.to).toBe('999123456');
     expect(parse(msg({ to: '+999123456789012' }))[0]?.item.to).toBe('999123456789012');
     expect(badPaths(msg({ to: '99912345' }))).toEqual(['messages[0].to']);
-    for (const to of ['+49 151 12345678', '0015112345678', '', '+', 4915112345678]) expect(badPaths(msg({ to }))).toEqual(['messages[0].to']);
+    for (const to of ['+49 151 12345678', '0015112345678', '', '+', 4915112345678])
+      expect(badPaths(msg({ to }))).toEqual(['messages[0].to']);
   });
 
   it('rejects a customerMessageId longer than 64 characters', () => {
@@ -220,7 +227,10 @@ describe('messageData: chatapp_trans', () => {
   });
 
   it('rejects a partial file, another file type, an image, and nothing', () => {
-    expect(badPaths(trans('x', { fileUrl: PDF.fileUrl }))).toEqual(['messages[0].messageData.fileName', 'messages[0].messageData.fileType']);
+    expect(badPaths(trans('x', { fileUrl: PDF.fileUrl }))).toEqual([
+      'messages[0].messageData.fileName',
+      'messages[0].messageData.fileType',
+    ]);
     expect(badPaths(trans('x', { ...PDF, fileType: 'docx' }))).toEqual(['messages[0].messageData.fileType']);
     expect(badPaths(trans('x', { img: IMG }))).toEqual(['messages[0].messageData.img']);
     expect(badPaths(trans(''))).toEqual(['messages[0].text']);
@@ -261,7 +271,8 @@ describe('messageData: other types', () => {
     const [m] = parse(msg({ type: 'flashcall', text: 123456 }));
     expect(m?.attempts[0]).toMatchObject({ channel: 'flashcall', text: '123456', partsCount: 1 });
     expect(parse(msg({ type: 'flashcall', text: '0042' }))[0]?.attempts[0]?.text).toBe('0042');
-    for (const text of ['123', '123456789', 'abcd', 999, 1.5]) expect(badPaths(msg({ type: 'flashcall', text }))).toEqual(['messages[0].text']);
+    for (const text of ['123', '123456789', 'abcd', 999, 1.5])
+      expect(badPaths(msg({ type: 'flashcall', text }))).toEqual(['messages[0].text']);
     expect(badPaths(msg({ type: 'flashcall', text: '1234', messageData: { img: IMG } }))).toEqual(['messages[0].messageData.img']);
   });
 
@@ -299,7 +310,11 @@ describe('messageData: chatapp_otp', () => {
 
   it('accepts the interface example (integer pin, uk) and renders the template as the text', () => {
     const [m] = parse(otp({ pin: 123456, business_platform_name: 'Acme', code_validity_time: 2 }));
-    expect(m?.item.messageData).toEqual({ templateId: OTP6, templateLang: 'UK', templateParams: { pin: '123456', business_platform_name: 'Acme', code_validity_time: 2 } });
+    expect(m?.item.messageData).toEqual({
+      templateId: OTP6,
+      templateLang: 'UK',
+      templateParams: { pin: '123456', business_platform_name: 'Acme', code_validity_time: 2 },
+    });
     expect(m?.attempts[0]?.text).toBe('123456 is your verification code for Acme. It is valid for 2 hours.');
   });
 
@@ -310,7 +325,9 @@ describe('messageData: chatapp_otp', () => {
       'messages[0].messageData.templateParams.code_validity_time',
       'messages[0].messageData.templateParams.PIN',
     ]);
-    expect(badPaths(otp({ pin: '1', business_platform_name: 'A', code_validity_time: 1 }, 'xx'))).toEqual(['messages[0].messageData.templateLang']);
+    expect(badPaths(otp({ pin: '1', business_platform_name: 'A', code_validity_time: 1 }, 'xx'))).toEqual([
+      'messages[0].messageData.templateLang',
+    ]);
     expect(badPaths(otp({ pin: '1' }, 'EN', '00000000-0000-0000-0000-000000000000'))).toEqual(['messages[0].messageData.templateId']);
     expect(badPaths(msg({ type: 'chatapp_otp' }))).toEqual(['messages[0].messageData']);
   });

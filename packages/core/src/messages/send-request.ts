@@ -48,7 +48,8 @@ export interface ValidatedMessage {
  * parseSendRequest({ messages: [{ from: 'Acme', to: '+999000000100', type: 'sms', text: 'Hi' }] }, { now: Date.now() })
  */
 export function parseSendRequest(body: unknown, opts: { now: number }): ValidatedMessage[] {
-  const messages = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { messages?: unknown }).messages : undefined;
+  const messages =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { messages?: unknown }).messages : undefined;
   if (!Array.isArray(messages)) {
     const message = 'The body must be a JSON object with a messages array';
     throw new SpillwayError('validation_failed', message, [{ path: 'messages', message }]);
@@ -88,7 +89,15 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
     if (invalid > 0) continue; // the request fails anyway: skip building what will be thrown away
     const attempts: AttemptDraft[] = [draftOf(item)];
     for (const fallback of item.fallbacks) attempts.push(draftOf(fallback));
-    out.push({ index, item, customerMessageId: item.customerMessageId, scheduledAt, ttl: item.ttl, attempts, content: JSON.stringify(item) });
+    out.push({
+      index,
+      item,
+      customerMessageId: item.customerMessageId,
+      scheduledAt,
+      ttl: item.ttl,
+      attempts,
+      content: JSON.stringify(item),
+    });
   }
   if (invalid > 0) {
     throw new SpillwayError('validation_failed', `${invalid} of ${messages.length} messages are invalid`, details);
@@ -129,4 +138,3 @@ function addIssues(details: ErrorDetail[], prefix: string, issues: readonly z.co
     }
   }
 }
-

@@ -14,8 +14,7 @@ export interface OutboundAttempt extends Pick<StepSpec, 'channel' | 'type' | 'fr
 
 /** What a driver answers when handed an attempt. Acceptance is never delivery. */
 export type SendResult =
-  | { outcome: 'accepted'; providerMessageId?: string }
-  | { outcome: 'failed'; failure: FailureClass; error: string; retryAfter?: number };
+  { outcome: 'accepted'; providerMessageId?: string } | { outcome: 'failed'; failure: FailureClass; error: string; retryAfter?: number };
 
 /** A delivery outcome reported by a driver after acceptance. */
 export interface Receipt {

@@ -46,9 +46,7 @@ export interface ClaimedDelivery extends WebhookDelivery {
 
 /** How an attempt ended. */
 export type DeliveryOutcome =
-  | { status: 'delivered' }
-  | { status: 'retry'; dueAt: number; error: string }
-  | { status: 'failed'; error: string };
+  { status: 'delivered' } | { status: 'retry'; dueAt: number; error: string } | { status: 'failed'; error: string };
 
 /**
  * Incoming chat-app messages and the persisted outbox of their webhook deliveries. Passes

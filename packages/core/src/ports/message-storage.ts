@@ -3,11 +3,21 @@ import type { Effect, NewEffect } from '../types/effect.ts';
 import type { HistoryEntry, MessageKind, PersistedMachineState, StepSpec, StoredMessage } from '../types/message.ts';
 
 /** A message to insert at acceptance, with the effects and history its first transitions produced. */
-export interface NewMessage
-  extends Pick<
-    StoredMessage,
-    'kind' | 'guid' | 'trackinId' | 'customerMessageId' | 'content' | 'steps' | 'status' | 'snapshot' | 'routeRef' | 'dueAt' | 'expiresAt' | 'meta'
-  > {
+export interface NewMessage extends Pick<
+  StoredMessage,
+  | 'kind'
+  | 'guid'
+  | 'trackinId'
+  | 'customerMessageId'
+  | 'content'
+  | 'steps'
+  | 'status'
+  | 'snapshot'
+  | 'routeRef'
+  | 'dueAt'
+  | 'expiresAt'
+  | 'meta'
+> {
   /** Charged at acceptance, micro-units (one wallet transaction per message when > 0). */
   charge: number;
   effects: Omit<NewEffect, 'messageId'>[];

@@ -30,7 +30,13 @@ export const defaultRoute: Route = chain('default', 'Default cascade', ['messeng
  * messenger bot first, then chat-app business messages before the client's own chat-app bot
  * (the verified business channel is the surer second choice), then RCS and SMS.
  */
-export const messengerFirstRoute: Route = chain('messenger-first', 'Messenger first', ['messenger', 'chatapp', 'chatapp_bot', 'rcs', 'sms']);
+export const messengerFirstRoute: Route = chain('messenger-first', 'Messenger first', [
+  'messenger',
+  'chatapp',
+  'chatapp_bot',
+  'rcs',
+  'sms',
+]);
 
 /**
  * The route of `flashcall` cascade messages whose bound route has no flash-call step: the flash

@@ -45,7 +45,9 @@ describe('validateRoute', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.path).toBe('steps[1]');
     expect(errors[0]?.message).toContain('b → c');
-    expect(validateRoute({ ...base, edges: [...base.edges, { from: 'a', to: 'a', on: 'expired' }] })[0]?.message).toContain("'a' is on a cycle");
+    expect(validateRoute({ ...base, edges: [...base.edges, { from: 'a', to: 'a', on: 'expired' }] })[0]?.message).toContain(
+      "'a' is on a cycle",
+    );
   });
 
   it('rejects two edges on one outcome and misplaced or missing afterSeconds', () => {
@@ -53,7 +55,11 @@ describe('validateRoute', () => {
     expect(twice).toEqual([{ path: 'edges[2].on', message: "step 'a' has more than one 'undeliverable' edge" }]);
     const noAfter = validateRoute({ ...base, edges: [...base.edges, { from: 'a', to: 'c', on: 'not_read' }] });
     expect(noAfter.map((e) => e.path)).toEqual(['edges[2].afterSeconds']);
-    const smsRead = validateRoute({ ...base, steps: [...base.steps, { id: 'd', channel: 'rcs' }], edges: [...base.edges, { from: 'c', to: 'd', on: 'not_read', afterSeconds: 60 }] });
+    const smsRead = validateRoute({
+      ...base,
+      steps: [...base.steps, { id: 'd', channel: 'rcs' }],
+      edges: [...base.edges, { from: 'c', to: 'd', on: 'not_read', afterSeconds: 60 }],
+    });
     expect(smsRead).toEqual([{ path: 'edges[2].on', message: expect.stringContaining("'c' (sms) never reports a read") }]);
     const misplaced = validateRoute({ ...base, edges: [{ ...base.edges[0]!, afterSeconds: 5 }, base.edges[1]!] });
     expect(misplaced.map((e) => e.path)).toEqual(['edges[0].afterSeconds']);

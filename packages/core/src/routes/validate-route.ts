@@ -32,7 +32,8 @@ export function validateRoute(route: Route): ErrorDetail[] {
   route.edges.forEach((edge, i) => {
     const from = route.steps[index.get(edge.from) ?? -1];
     if (!from) errors.push({ path: `edges[${i}].from`, message: `edge from unknown step '${edge.from}'` });
-    if (!index.has(edge.to)) errors.push({ path: `edges[${i}].to`, message: `edge from '${edge.from}' leads to unknown step '${edge.to}'` });
+    if (!index.has(edge.to))
+      errors.push({ path: `edges[${i}].to`, message: `edge from '${edge.from}' leads to unknown step '${edge.to}'` });
     const key = `${edge.from}\u0000${edge.on}`;
     if (seen.has(key)) errors.push({ path: `edges[${i}].on`, message: `step '${edge.from}' has more than one '${edge.on}' edge` });
     seen.add(key);
@@ -41,10 +42,16 @@ export function validateRoute(route: Route): ErrorDetail[] {
         errors.push({ path: `edges[${i}].afterSeconds`, message: `not_read edge from '${edge.from}' needs afterSeconds > 0` });
       }
       if (from && NO_READ_RECEIPTS.has(from.channel)) {
-        errors.push({ path: `edges[${i}].on`, message: `step '${edge.from}' (${from.channel}) never reports a read, so not_read cannot be used` });
+        errors.push({
+          path: `edges[${i}].on`,
+          message: `step '${edge.from}' (${from.channel}) never reports a read, so not_read cannot be used`,
+        });
       }
     } else if (edge.afterSeconds !== undefined) {
-      errors.push({ path: `edges[${i}].afterSeconds`, message: `afterSeconds applies to not_read edges only (edge from '${edge.from}' on '${edge.on}')` });
+      errors.push({
+        path: `edges[${i}].afterSeconds`,
+        message: `afterSeconds applies to not_read edges only (edge from '${edge.from}' on '${edge.on}')`,
+      });
     }
     if (from && index.has(edge.to)) next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to]);
   });

@@ -12,7 +12,9 @@ describe('route bindings', () => {
 
 describe('routeDefinitionJson', () => {
   it('keeps only the graph: id and revision live in their columns', () => {
-    const route = { id: 'x', revision: 3, name: 'n', start: 's', steps: [], edges: [] } as unknown as Parameters<typeof routeDefinitionJson>[0];
+    const route = { id: 'x', revision: 3, name: 'n', start: 's', steps: [], edges: [] } as unknown as Parameters<
+      typeof routeDefinitionJson
+    >[0];
     expect(JSON.parse(routeDefinitionJson(route))).toEqual({ name: 'n', start: 's', steps: [], edges: [] });
   });
 });

@@ -28,12 +28,26 @@ export interface RouteBindingRow {
 
 /** Maps a parsed route revision row to the stored route. */
 export function storedRouteFromRow(row: RouteRow): StoredRoute {
-  return { ...row.definition, id: row.id, revision: row.revision, accountId: row.account_id, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    ...row.definition,
+    id: row.id,
+    revision: row.revision,
+    accountId: row.account_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 /** Maps a `short_links` row to the short link. */
 export function shortLinkFromRow(row: ShortLinkRow): ShortLink {
-  return { code: row.code, accountId: row.account_id, messageId: row.message_id, url: row.url, clicks: row.clicks, createdAt: row.created_at };
+  return {
+    code: row.code,
+    accountId: row.account_id,
+    messageId: row.message_id,
+    url: row.url,
+    clicks: row.clicks,
+    createdAt: row.created_at,
+  };
 }
 
 /** The JSON text stored as a route revision's definition: only the graph; id and revision live in their columns. */

@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestBatch, NewMessage } from '../ports/message-storage.ts';
-import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, effectRowValues, historyRowValues, ingestRows } from './ingest-rows.ts';
+import {
+  EFFECT_ROW_COLUMNS,
+  HISTORY_ROW_COLUMNS,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  effectRowValues,
+  historyRowValues,
+  ingestRows,
+} from './ingest-rows.ts';
 
 /** Row-major values back to one record per row. */
 function records(columns: readonly string[], values: readonly unknown[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (let r = 0; r * columns.length < values.length; r++) out.push(Object.fromEntries(columns.map((c, i) => [c, values[r * columns.length + i]])));
+  for (let r = 0; r * columns.length < values.length; r++)
+    out.push(Object.fromEntries(columns.map((c, i) => [c, values[r * columns.length + i]])));
   return out;
 }
 import { planIngest } from './plan-ingest.ts';
@@ -45,7 +54,11 @@ describe('ingestRows', () => {
       messages: [
         message({ customerMessageId: 'r', content: 'same' }),
         message({ meta: { a: 1 }, steps: [{ to: '1' } as never], charge: 30 }),
-        message({ charge: 20, effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 5 }], history: [{ step: 0, channel: 'sms', status: 'Sent', at: 77, error: null }] }),
+        message({
+          charge: 20,
+          effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 5 }],
+          history: [{ step: 0, channel: 'sms', status: 'Sent', at: 77, error: null }],
+        }),
       ],
     };
     const plan = planned(batch, new Map([['r', { id: 9, listId: 1, content: 'same' }]]));
@@ -54,7 +67,16 @@ describe('ingestRows', () => {
     expect(plan.ids).toEqual([9, 100, 101]);
     const messages = records(MESSAGE_ROW_COLUMNS, rows.messages);
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toMatchObject({ id: 100, list_id: 12, account_id: 4, created_at: 77, updated_at: 77, cost: 30, meta: '{"a":1}', steps: '[{"to":"1"}]' });
+    expect(messages[0]).toMatchObject({
+      id: 100,
+      list_id: 12,
+      account_id: 4,
+      created_at: 77,
+      updated_at: 77,
+      cost: 30,
+      meta: '{"a":1}',
+      steps: '[{"to":"1"}]',
+    });
     expect(JSON.parse(messages[0]!.snapshot as string)).toEqual(snapshot);
     expect(messages[1]).toMatchObject({ id: 101, cost: 20, meta: null });
 
@@ -64,8 +86,12 @@ describe('ingestRows', () => {
       { account_id: 4, kind: 'charge', amount: -20, balance_after: 950, message_id: 101, description: 'SMS', created_at: 77 },
     ]);
     expect(rows.balance).toBe(950);
-    expect(records(EFFECT_ROW_COLUMNS, rows.effects)).toEqual([{ message_id: 101, kind: 'event', step: 0, event: '{"type":"DUE"}', event_type: 'DUE', due_at: 5 }]);
-    expect(records(HISTORY_ROW_COLUMNS, rows.history)).toEqual([{ message_id: 101, step: 0, channel: 'sms', status: 'Sent', at: 77, error: null }]);
+    expect(records(EFFECT_ROW_COLUMNS, rows.effects)).toEqual([
+      { message_id: 101, kind: 'event', step: 0, event: '{"type":"DUE"}', event_type: 'DUE', due_at: 5 },
+    ]);
+    expect(records(HISTORY_ROW_COLUMNS, rows.history)).toEqual([
+      { message_id: 101, step: 0, channel: 'sms', status: 'Sent', at: 77, error: null },
+    ]);
   });
 
   it('writes no wallet row for an uncharged message', () => {
@@ -79,6 +105,13 @@ describe('ingestRows', () => {
 describe('effectRowValues / historyRowValues', () => {
   it('lay out commit effects and history like ingest does', () => {
     expect(effectRowValues([{ messageId: 3, kind: 'send', step: 1, event: null, dueAt: 9 }])).toEqual([3, 'send', 1, null, null, 9]);
-    expect(historyRowValues([{ messageId: 3, step: 1, channel: 'sms', status: 'Sent', at: 9, error: 'x' }])).toEqual([3, 1, 'sms', 'Sent', 9, 'x']);
+    expect(historyRowValues([{ messageId: 3, step: 1, channel: 'sms', status: 'Sent', at: 9, error: 'x' }])).toEqual([
+      3,
+      1,
+      'sms',
+      'Sent',
+      9,
+      'x',
+    ]);
   });
 });

@@ -81,7 +81,13 @@ export interface IngestRows {
  * the ids the adapter allocated for `plan.fresh`, ascending (batch order is id order); they are
  * also written into `plan.ids`, which then answers the ingest.
  */
-export function ingestRows(batch: IngestBatch, plan: IngestInsertPlan, listId: number, freshIds: readonly number[], balance: number): IngestRows {
+export function ingestRows(
+  batch: IngestBatch,
+  plan: IngestInsertPlan,
+  listId: number,
+  freshIds: readonly number[],
+  balance: number,
+): IngestRows {
   const { accountId, at } = batch;
   const out: IngestRows = { messages: [], wallet: [], effects: [], history: [], balance };
   // Messages of one request usually share the snapshot object: serialise it once.

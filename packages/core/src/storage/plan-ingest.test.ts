@@ -6,7 +6,9 @@ const known = (entries: [string, KnownCustomerMessage][] = []) => new Map(entrie
 
 describe('customerMessageIdsOf', () => {
   it('lists each customerMessageId once, in batch order, without nulls', () => {
-    expect(customerMessageIdsOf([msg({ customerMessageId: 'b' }), msg(), msg({ customerMessageId: 'a' }), msg({ customerMessageId: 'b' })])).toEqual(['b', 'a']);
+    expect(
+      customerMessageIdsOf([msg({ customerMessageId: 'b' }), msg(), msg({ customerMessageId: 'a' }), msg({ customerMessageId: 'b' })]),
+    ).toEqual(['b', 'a']);
   });
 });
 
@@ -39,18 +41,28 @@ describe('planIngest', () => {
   });
 
   it('refuses a known customerMessageId with other content', () => {
-    const plan = planIngest({ messages: [msg(), msg({ customerMessageId: 'x', content: 'two' })], known: known([['x', { id: 1, listId: 1, content: 'one' }]]), balance: 100 });
+    const plan = planIngest({
+      messages: [msg(), msg({ customerMessageId: 'x', content: 'two' })],
+      known: known([['x', { id: 1, listId: 1, content: 'one' }]]),
+      balance: 100,
+    });
     expect(plan).toEqual({ action: 'answer', result: { status: 'conflict', indexes: [1] } });
   });
 
   it('refuses a customerMessageId repeated in the batch at every place, even with the same content', () => {
     const messages = [msg({ customerMessageId: 'd' }), msg(), msg({ customerMessageId: 'd' }), msg({ customerMessageId: 'd' })];
-    expect(planIngest({ messages, known: known(), balance: 100 })).toEqual({ action: 'answer', result: { status: 'conflict', indexes: [0, 2, 3] } });
+    expect(planIngest({ messages, known: known(), balance: 100 })).toEqual({
+      action: 'answer',
+      result: { status: 'conflict', indexes: [0, 2, 3] },
+    });
   });
 
   it('reports conflicts before insufficient funds', () => {
     const messages = [msg({ customerMessageId: 'd', charge: 1_000 }), msg({ customerMessageId: 'd' })];
-    expect(planIngest({ messages, known: known(), balance: 0 })).toEqual({ action: 'answer', result: { status: 'conflict', indexes: [0, 1] } });
+    expect(planIngest({ messages, known: known(), balance: 0 })).toEqual({
+      action: 'answer',
+      result: { status: 'conflict', indexes: [0, 1] },
+    });
   });
 
   it('refuses a batch the balance does not cover, with balance and required', () => {
@@ -59,7 +71,10 @@ describe('planIngest', () => {
   });
 
   it('accepts a batch the balance covers exactly', () => {
-    expect(planIngest({ messages: [msg({ charge: 60 }), msg({ charge: 60 })], known: known(), balance: 120 })).toMatchObject({ action: 'insert', required: 120 });
+    expect(planIngest({ messages: [msg({ charge: 60 }), msg({ charge: 60 })], known: known(), balance: 120 })).toMatchObject({
+      action: 'insert',
+      required: 120,
+    });
   });
 
   it('needs no funds for replays', () => {
@@ -72,6 +87,12 @@ describe('planIngest', () => {
   });
 
   it('plans an empty batch as an insert of nothing', () => {
-    expect(planIngest({ messages: [], known: known(), balance: 0 })).toEqual({ action: 'insert', ids: [], replays: [], fresh: [], required: 0 });
+    expect(planIngest({ messages: [], known: known(), balance: 0 })).toEqual({
+      action: 'insert',
+      ids: [],
+      replays: [],
+      fresh: [],
+      required: 0,
+    });
   });
 });

@@ -72,7 +72,12 @@ export function describeAccountStorage(storage: StorageRef): void {
       expect(withUrl?.callbackUrl).toBe('https://example.com/hook');
       // Upserting replaces the channels and keeps the callback.
       const replaced = await storage().upsertAlphaName({ accountId: account.id, name: 'Zed', channels: ['messenger', 'sms'] });
-      expect(replaced).toEqual({ accountId: account.id, name: 'Zed', channels: ['messenger', 'sms'], callbackUrl: 'https://example.com/hook' });
+      expect(replaced).toEqual({
+        accountId: account.id,
+        name: 'Zed',
+        channels: ['messenger', 'sms'],
+        callbackUrl: 'https://example.com/hook',
+      });
 
       expect((await storage().listAlphaNames(account.id)).map((a) => a.name)).toEqual(['Acme', 'Zed']);
       expect(await storage().getAlphaName(account.id, 'Zed')).toEqual(replaced);
@@ -90,7 +95,10 @@ export function describeAccountStorage(storage: StorageRef): void {
 
     it('moves the balance and records balanceAfter, below zero too', async () => {
       const account = await createFundedAccount(storage());
-      const topup = await storage().addWalletTransaction({ accountId: account.id, kind: 'topup', amount: 3_000_000, messageId: null, description: 'top' }, 10);
+      const topup = await storage().addWalletTransaction(
+        { accountId: account.id, kind: 'topup', amount: 3_000_000, messageId: null, description: 'top' },
+        10,
+      );
       expect(topup).toEqual({
         id: expect.any(Number),
         accountId: account.id,
@@ -101,25 +109,34 @@ export function describeAccountStorage(storage: StorageRef): void {
         description: 'top',
         createdAt: 10,
       });
-      const adjustment = await storage().addWalletTransaction({ accountId: account.id, kind: 'adjustment', amount: -5_000_000, messageId: null, description: 'fix' }, 11);
+      const adjustment = await storage().addWalletTransaction(
+        { accountId: account.id, kind: 'adjustment', amount: -5_000_000, messageId: null, description: 'fix' },
+        11,
+      );
       expect(adjustment.balanceAfter).toBe(-2_000_000);
       expect(await storage().getBalance(account.id)).toBe(-2_000_000);
     });
 
     it('tryCharge refuses when the balance is short and charges otherwise', async () => {
       const account = await createFundedAccount(storage(), 100);
-      expect(await storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -101, messageId: null, description: 'too much' }, 20)).toBeNull();
+      expect(
+        await storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -101, messageId: null, description: 'too much' }, 20),
+      ).toBeNull();
       expect(await storage().getBalance(account.id)).toBe(100);
       expect((await storage().listWalletTransactions(account.id, { page: 1, pageSize: 10 })).total).toBe(1);
 
-      const exact = await storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -100, messageId: null, description: 'all' }, 21);
+      const exact = await storage().tryCharge(
+        { accountId: account.id, kind: 'charge', amount: -100, messageId: null, description: 'all' },
+        21,
+      );
       expect(exact).toMatchObject({ kind: 'charge', amount: -100, balanceAfter: 0, createdAt: 21 });
       expect(await storage().getBalance(account.id)).toBe(0);
     });
 
     it('tryCharge is atomic: of two charges the balance covers once, one succeeds', async () => {
       const account = await createFundedAccount(storage(), 150);
-      const charge = () => storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -100, messageId: null, description: 'x' }, 30);
+      const charge = () =>
+        storage().tryCharge({ accountId: account.id, kind: 'charge', amount: -100, messageId: null, description: 'x' }, 30);
       const results = await Promise.all([charge(), charge()]);
       expect(results.filter((r) => r !== null)).toHaveLength(1);
       expect(await storage().getBalance(account.id)).toBe(50);
@@ -129,7 +146,10 @@ export function describeAccountStorage(storage: StorageRef): void {
       const account = await createFundedAccount(storage());
       const kinds = ['topup', 'charge', 'charge', 'refund', 'charge', 'adjustment'] as const;
       for (const [i, kind] of kinds.entries()) {
-        await storage().addWalletTransaction({ accountId: account.id, kind, amount: kind === 'charge' ? -1 : 10, messageId: null, description: `t${i}` }, 100 + i);
+        await storage().addWalletTransaction(
+          { accountId: account.id, kind, amount: kind === 'charge' ? -1 : 10, messageId: null, description: `t${i}` },
+          100 + i,
+        );
       }
       const all = await storage().listWalletTransactions(account.id, { page: 1, pageSize: 100 });
       expect(all.total).toBe(6);

@@ -161,7 +161,14 @@ export function runCascadeStorageContract(options: CascadeStorageContractOptions
       it(
         'upserts per account and answers the known ids only',
         withStore(async (s) => {
-          await s.upsertVariables(1, [{ id: '1', value: 'Ann' }, { id: 'link', value: 'https://e.com' }], 1);
+          await s.upsertVariables(
+            1,
+            [
+              { id: '1', value: 'Ann' },
+              { id: 'link', value: 'https://e.com' },
+            ],
+            1,
+          );
           await s.upsertVariables(2, [{ id: '1', value: 'Bob' }], 1);
           await s.upsertVariables(1, [{ id: '1', value: 'Anna' }], 2);
           const got = await s.getVariables(1, ['1', 'link', 'ghost']);
@@ -179,7 +186,12 @@ export function runCascadeStorageContract(options: CascadeStorageContractOptions
         withStore(async (s) => {
           const many = Array.from({ length: 3000 }, (_, i) => ({ id: String(i), value: `v${i}` }));
           await s.upsertVariables(1, many, 1);
-          expect(await s.getVariables(1, many.map((v) => v.id))).toHaveLength(3000);
+          expect(
+            await s.getVariables(
+              1,
+              many.map((v) => v.id),
+            ),
+          ).toHaveLength(3000);
         }),
       );
     });

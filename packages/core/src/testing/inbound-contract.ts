@@ -113,7 +113,12 @@ export function runInboundStorageContract(options: InboundStorageContractOptions
         const d = await s.recordInbound(message('a'), { url: 'https://example.com/hook', dueAt: T0 });
         await s.claimDueDeliveries(T0, 10, LEASE);
         await s.completeDelivery(d!.id, { status: 'delivered' }, T0 + 5);
-        expect((await s.getInbound(1, 'a'))?.delivery).toMatchObject({ status: 'delivered', attempts: 1, deliveredAt: T0 + 5, lastError: null });
+        expect((await s.getInbound(1, 'a'))?.delivery).toMatchObject({
+          status: 'delivered',
+          attempts: 1,
+          deliveredAt: T0 + 5,
+          lastError: null,
+        });
         expect(await s.claimDueDeliveries(T0 + 10 * LEASE, 10, LEASE)).toEqual([]);
       }),
     );
@@ -124,12 +129,22 @@ export function runInboundStorageContract(options: InboundStorageContractOptions
         const d = await s.recordInbound(message('a'), { url: 'https://example.com/hook', dueAt: T0 });
         await s.claimDueDeliveries(T0, 10, LEASE);
         await s.completeDelivery(d!.id, { status: 'retry', dueAt: T0 + 10_000, error: 'HTTP 500' }, T0 + 1);
-        expect((await s.getInbound(1, 'a'))?.delivery).toMatchObject({ status: 'pending', attempts: 1, lastError: 'HTTP 500', dueAt: T0 + 10_000 });
+        expect((await s.getInbound(1, 'a'))?.delivery).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          lastError: 'HTTP 500',
+          dueAt: T0 + 10_000,
+        });
         expect(await s.claimDueDeliveries(T0 + 9_999, 10, LEASE)).toEqual([]);
         const again = await s.claimDueDeliveries(T0 + 10_000, 10, LEASE);
         expect(again.map((x) => [x.inboundId, x.attempts])).toEqual([['a', 1]]);
         await s.completeDelivery(d!.id, { status: 'failed', error: 'HTTP 404' }, T0 + 10_001);
-        expect((await s.getInbound(1, 'a'))?.delivery).toMatchObject({ status: 'failed', attempts: 2, lastError: 'HTTP 404', deliveredAt: null });
+        expect((await s.getInbound(1, 'a'))?.delivery).toMatchObject({
+          status: 'failed',
+          attempts: 2,
+          lastError: 'HTTP 404',
+          deliveredAt: null,
+        });
         expect(await s.claimDueDeliveries(T0 + 10 * LEASE, 10, LEASE)).toEqual([]);
       }),
     );
@@ -148,7 +163,9 @@ export function runInboundStorageContract(options: InboundStorageContractOptions
       'rejects a reused idUuid with a conflict and leaves no delivery behind',
       withStore(async (s) => {
         await s.recordInbound(message('a'), null);
-        const error = await s.recordInbound(message('a', { text: 'again' }), { url: 'https://example.com/hook', dueAt: T0 }).catch((e: unknown) => e);
+        const error = await s
+          .recordInbound(message('a', { text: 'again' }), { url: 'https://example.com/hook', dueAt: T0 })
+          .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(SpillwayError);
         expect((error as SpillwayError).code).toBe('conflict');
         expect(await s.getInbound(1, 'a')).toEqual({ inbound: message('a'), delivery: null });

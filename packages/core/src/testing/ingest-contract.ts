@@ -12,7 +12,10 @@ export function describeIngest(storage: StorageRef): void {
         trackinId: 'track-1',
         customerMessageId: 'cm-1',
         content: '{"a":1}',
-        steps: [step('999000000001', { channel: 'messenger', type: 'messenger', messageData: { buttons: [{ text: 'ok' }] }, ttl: 60 }), step('999000000001')],
+        steps: [
+          step('999000000001', { channel: 'messenger', type: 'messenger', messageData: { buttons: [{ text: 'ok' }] }, ttl: 60 }),
+          step('999000000001'),
+        ],
         status: 'processing',
         snapshot: { value: { attempt: 'waiting' }, context: { step: 1, attempt: 2, revision: 'r1' } },
         routeRef: 'route-1@3',
@@ -29,7 +32,15 @@ export function describeIngest(storage: StorageRef): void {
 
       const [first, second] = await storage().getMessages(result.ids);
       const { effects: _e, history: _h, charge: _c, ...stored } = cascade;
-      expect(first).toEqual({ ...stored, id: result.ids[0], listId: result.listId, accountId: account.id, createdAt: 2_500, updatedAt: 2_500, cost: 120_000 });
+      expect(first).toEqual({
+        ...stored,
+        id: result.ids[0],
+        listId: result.listId,
+        accountId: account.id,
+        createdAt: 2_500,
+        updatedAt: 2_500,
+        cost: 120_000,
+      });
       expect(second).toMatchObject({ id: result.ids[1], listId: result.listId, kind: 'message', meta: null, cost: 0, guid: null });
       expect(await storage().getMessage(result.ids[0]!)).toEqual(first);
       expect(await storage().getMessage(result.ids[1]! + 1000)).toBeNull();
@@ -37,7 +48,12 @@ export function describeIngest(storage: StorageRef): void {
 
     it('records one charge transaction per charged message, linked to it', async () => {
       const account = await createFundedAccount(storage(), 1_000_000);
-      const result = await ingestAccepted(storage(), account.id, [newMessage({ charge: 100_000 }), newMessage({ charge: 0 }), newMessage({ charge: 250_000 })], 3_000);
+      const result = await ingestAccepted(
+        storage(),
+        account.id,
+        [newMessage({ charge: 100_000 }), newMessage({ charge: 0 }), newMessage({ charge: 250_000 })],
+        3_000,
+      );
       expect(await storage().getBalance(account.id)).toBe(650_000);
       const charges = await storage().listWalletTransactions(account.id, { kinds: ['charge'], page: 1, pageSize: 10 });
       expect(charges.total).toBe(2);
@@ -52,7 +68,10 @@ export function describeIngest(storage: StorageRef): void {
     it('inserts effects and history under the right message id', async () => {
       const account = await createFundedAccount(storage(), 1_000_000);
       const result = await ingestAccepted(storage(), account.id, [
-        newMessage({ effects: [{ kind: 'send', step: 0, event: null, dueAt: 2_000 }], history: [{ step: 0, channel: 'sms', status: 'Sent', at: 2_000, error: null }] }),
+        newMessage({
+          effects: [{ kind: 'send', step: 0, event: null, dueAt: 2_000 }],
+          history: [{ step: 0, channel: 'sms', status: 'Sent', at: 2_000, error: null }],
+        }),
         newMessage({
           effects: [
             { kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 9_000 },
@@ -80,7 +99,11 @@ export function describeIngest(storage: StorageRef): void {
 
     it('replays a customerMessageId with the same content: original id, nothing inserted, no charge', async () => {
       const account = await createFundedAccount(storage(), 1_000_000);
-      const original = newMessage({ customerMessageId: 'order-1', content: '{"to":"1"}', history: [{ step: 0, channel: 'sms', status: 'Sent', at: 1, error: null }] });
+      const original = newMessage({
+        customerMessageId: 'order-1',
+        content: '{"to":"1"}',
+        history: [{ step: 0, channel: 'sms', status: 'Sent', at: 1, error: null }],
+      });
       const first = await ingestAccepted(storage(), account.id, [original]);
 
       const fresh = newMessage({ charge: 10_000 });
@@ -138,7 +161,11 @@ export function describeIngest(storage: StorageRef): void {
         accountId: account.id,
         at: 3_000,
         chargeDescription: 'SMS',
-        messages: [newMessage({ customerMessageId: 'dup', content: 'one' }), newMessage({ guid: 'g-ok' }), newMessage({ customerMessageId: 'dup', content: 'two' })],
+        messages: [
+          newMessage({ customerMessageId: 'dup', content: 'one' }),
+          newMessage({ guid: 'g-ok' }),
+          newMessage({ customerMessageId: 'dup', content: 'two' }),
+        ],
       });
       expect(result).toEqual({ status: 'conflict', indexes: [0, 2] });
       expect(await storage().getBalance(account.id)).toBe(1_000_000);

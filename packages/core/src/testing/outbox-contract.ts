@@ -15,7 +15,11 @@ export function describeOutbox(storage: StorageRef): void {
   /** Ingests `count` messages without effects and answers their ids. */
   const messages = async (count: number) => {
     const account = await createFundedAccount(storage(), 1_000_000);
-    const result = await ingestAccepted(storage(), account.id, Array.from({ length: count }, () => newMessage({ effects: [] })));
+    const result = await ingestAccepted(
+      storage(),
+      account.id,
+      Array.from({ length: count }, () => newMessage({ effects: [] })),
+    );
     return { accountId: account.id, ids: result.ids };
   };
   const effectsAt = async (now: number) => (await storage().claimDueEffects(now, 1000, 1)).map(({ id: _id, ...e }) => e);
@@ -67,7 +71,13 @@ export function describeOutbox(storage: StorageRef): void {
         cancelTimers: [],
       });
       const message = await storage().getMessage(a);
-      expect(message).toMatchObject({ status: 'processing', snapshot: { value: { sending: 'sms' }, context: { step: 0, attempt: 1 } }, cost: 50_007, updatedAt: 3_000, createdAt: 2_000 });
+      expect(message).toMatchObject({
+        status: 'processing',
+        snapshot: { value: { sending: 'sms' }, context: { step: 0, attempt: 1 } },
+        cost: 50_007,
+        updatedAt: 3_000,
+        createdAt: 2_000,
+      });
       expect((await storage().getMessage(b))?.updatedAt).toBe(2_000);
       expect((await storage().history(a)).map((h) => h.status)).toEqual(['Clicked', 'Sent', 'Delivered']);
       // After the lease ran out, the done effect is gone and the other comes back.
@@ -113,7 +123,14 @@ export function describeOutbox(storage: StorageRef): void {
       const { ids } = await messages(1);
       const m = ids[0]!;
       const send = (dueAt: number): NewEffect => ({ messageId: m, kind: 'send', step: dueAt, event: null, dueAt });
-      await storage().commit({ at: 1, updates: [], history: [], doneEffects: [], cancelTimers: [], newEffects: [send(300), send(100), send(200), send(100), send(5_000)] });
+      await storage().commit({
+        at: 1,
+        updates: [],
+        history: [],
+        doneEffects: [],
+        cancelTimers: [],
+        newEffects: [send(300), send(100), send(200), send(100), send(5_000)],
+      });
       expect(await storage().nextDueAt(0)).toBe(100);
 
       const firstTwo = await storage().claimDueEffects(250, 2, 1_000);
@@ -150,7 +167,14 @@ export function describeOutbox(storage: StorageRef): void {
       const { ids } = await messages(2);
       const [a, b] = ids as [number, number];
       const due = (messageId: number, dueAt: number): NewEffect => ({ messageId, kind: 'event', step: 0, event: { type: 'DUE' }, dueAt });
-      await storage().commit({ at: 1, updates: [], history: [], doneEffects: [], cancelTimers: [], newEffects: [due(a, 5_000), timer(a, 0, 6_000), due(b, 5_000)] });
+      await storage().commit({
+        at: 1,
+        updates: [],
+        history: [],
+        doneEffects: [],
+        cancelTimers: [],
+        newEffects: [due(a, 5_000), timer(a, 0, 6_000), due(b, 5_000)],
+      });
       await storage().rescheduleDue(a, 9_000);
       expect(await effectsAt(FAR)).toEqual([due(b, 5_000), timer(a, 0, 6_000), due(a, 9_000)]);
     });

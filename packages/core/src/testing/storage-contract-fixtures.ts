@@ -15,15 +15,32 @@ let numbers = 0;
 /** Creates an account with `balance` micro-units in its wallet (one topup). */
 export async function createFundedAccount(storage: Storage, balance = 0): Promise<Account> {
   logins += 1;
-  const account = await storage.createAccount({ login: `user${logins}`, name: `User ${logins}`, passwordHash: 'hash', currency: 'EUR' }, 1_000);
+  const account = await storage.createAccount(
+    { login: `user${logins}`, name: `User ${logins}`, passwordHash: 'hash', currency: 'EUR' },
+    1_000,
+  );
   if (balance !== 0) {
-    await storage.addWalletTransaction({ accountId: account.id, kind: 'topup', amount: balance, messageId: null, description: 'opening' }, 1_000);
+    await storage.addWalletTransaction(
+      { accountId: account.id, kind: 'topup', amount: balance, messageId: null, description: 'opening' },
+      1_000,
+    );
   }
   return account;
 }
 
 export function step(to: string, overrides: Partial<StepSpec> = {}): StepSpec {
-  return { channel: 'sms', type: 'sms', from: 'Spillway', to, text: `hello ${to}`, ttl: null, partsCount: 1, cost: 50_000, rate: 50_000, ...overrides };
+  return {
+    channel: 'sms',
+    type: 'sms',
+    from: 'Spillway',
+    to,
+    text: `hello ${to}`,
+    ttl: null,
+    partsCount: 1,
+    cost: 50_000,
+    rate: 50_000,
+    ...overrides,
+  };
 }
 
 /** A new message with one DUE effect at its due time and no history; override any field. */

@@ -12,15 +12,18 @@ export const MAX_ROUTE_STEPS = 32;
  * Step ids become state names of the compiled machine (`{ processing: { sms: 'awaiting' } }`),
  * so they are restricted to characters XState never reads as path syntax.
  */
-const stepId = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
+const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
 export const routeStepSchema = z.object({
   id: stepId,
   channel: z.enum(CHANNELS),
   /** Seconds this step may take before its `expired` outcome; absent: its share of the ttl. */
-  timeoutSeconds: z.number().int().positive().max(30 * 86400).optional(),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 86400)
+    .optional(),
   /** Chat-app steps: send only when the recipient has an open session (`wheterCheckSession`). */
   requireSession: z.boolean().optional(),
   label: z.string().max(200).optional(),
@@ -33,7 +36,12 @@ export const routeEdgeSchema = z.object({
   to: stepId,
   on: z.enum(ROUTE_OUTCOMES),
   /** `not_read` edges: seconds to wait for a read after delivery. */
-  afterSeconds: z.number().int().positive().max(30 * 86400).optional(),
+  afterSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 86400)
+    .optional(),
 });
 
 /**

@@ -10,7 +10,11 @@ import type { ClientAuthEnv } from './token-auth.ts';
 const HOUR = 3600_000;
 let h: Harness;
 
-function call(method: string, path: string, options: { token?: string; keyHeader?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+function call(
+  method: string,
+  path: string,
+  options: { token?: string; keyHeader?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.keyHeader) headers['x-authorization-key'] = options.keyHeader;
@@ -139,7 +143,10 @@ describe('POST /api/operator/get-token', () => {
     const local = new Date(h.clock.now() + HOUR).toISOString().replace('Z', '');
     const res = await call('POST', '/api/operator/get-token', { token: acme, body: { id: ann.id, expiresAt: local } });
     expect(decodeJwt((await res.json()) as string).exp).toBe((h.clock.now() + HOUR) / 1000);
-    const offset = await call('POST', '/api/operator/get-token', { token: acme, body: { id: ann.id, expiresAt: '2026-01-01T03:00:00+02:00' } });
+    const offset = await call('POST', '/api/operator/get-token', {
+      token: acme,
+      body: { id: ann.id, expiresAt: '2026-01-01T03:00:00+02:00' },
+    });
     expect(decodeJwt((await offset.json()) as string).exp).toBe(Date.UTC(2026, 0, 1, 1) / 1000);
   });
 
@@ -222,7 +229,13 @@ describe('POST /api/operator/validate-token', () => {
     const acme = await companyToken();
     const globex = await companyToken('globex', 'globex-pass');
     const gus = await operatorToken(globex, (await createOperator(globex, 'Gus')).id);
-    expect(await validate(acme, gus)).toEqual({ isValid: false, operatorId: null, clientId: null, expiresAt: null, error: 'token belongs to another company' });
+    expect(await validate(acme, gus)).toEqual({
+      isValid: false,
+      operatorId: null,
+      clientId: null,
+      expiresAt: null,
+      error: 'token belongs to another company',
+    });
     expect(await validate(acme, acme)).toMatchObject({ isValid: false, error: 'token is a company token, not an operator token' });
   });
 
@@ -305,13 +318,19 @@ describe('POST /api/auth and requireClientToken', () => {
     const app = new Hono<ClientAuthEnv>();
     app.onError((err, c) => (err instanceof SpillwayError ? c.json(err.toJSON(), err.status as 400) : c.json({ error: 'internal' }, 500)));
     app.route('/', h.app);
-    app.get('/api/clientsenders', requireClientToken({ engine: h.engine, tokens: h.tokens }), (c) => c.json({ login: c.var.account.login }));
+    app.get('/api/clientsenders', requireClientToken({ engine: h.engine, tokens: h.tokens }), (c) =>
+      c.json({ login: c.var.account.login }),
+    );
     return app;
   }
 
   it('issues a client token the client-management endpoints accept, as Bearer or X-Authorization-Key', async () => {
     const app = clientApp();
-    const res = await app.request('/api/auth', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'globex', password: 'globex-pass' }) });
+    const res = await app.request('/api/auth', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'globex', password: 'globex-pass' }),
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { token: string; expiresAt: string; tokenType: string; expiresIn: number };
     expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 3600, expiresAt: new Date(h.clock.now() + HOUR).toISOString() });
@@ -327,7 +346,15 @@ describe('POST /api/auth and requireClientToken', () => {
 
   it('answers 401 to wrong credentials and no token, 403 to a company token', async () => {
     const app = clientApp();
-    expect((await app.request('/api/auth', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'globex', password: 'x' }) })).status).toBe(401);
+    expect(
+      (
+        await app.request('/api/auth', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ login: 'globex', password: 'x' }),
+        })
+      ).status,
+    ).toBe(401);
     expect((await app.request('/api/clientsenders')).status).toBe(401);
     const company = await companyToken();
     expect((await app.request('/api/clientsenders', { headers: { authorization: `Bearer ${company}` } })).status).toBe(403);

@@ -294,7 +294,12 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       responses: {
         200: {
           description: 'Client token',
-          schema: z.object({ token: z.string(), tokenType: z.literal('Bearer'), expiresAt: z.string().nullable(), expiresIn: z.number().int() }),
+          schema: z.object({
+            token: z.string(),
+            tokenType: z.literal('Bearer'),
+            expiresAt: z.string().nullable(),
+            expiresIn: z.number().int(),
+          }),
         },
         401: { description: 'Wrong credentials' },
       },

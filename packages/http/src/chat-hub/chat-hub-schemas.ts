@@ -29,4 +29,3 @@ export const validateView = z.object({
   expiresAt: z.string().nullable(),
   error: z.string().nullable(),
 });
-

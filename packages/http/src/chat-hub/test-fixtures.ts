@@ -52,9 +52,12 @@ export function createMemoryChatHubStorage(): ChatHubStorage {
 }
 
 /** Accounts of the fake engine: login → password and account. */
-export function createFakeAccounts(list: Array<{ account: Account; password: string }>): Pick<AccountService, 'authenticatePassword' | 'get'> {
+export function createFakeAccounts(
+  list: Array<{ account: Account; password: string }>,
+): Pick<AccountService, 'authenticatePassword' | 'get'> {
   return {
-    authenticatePassword: async (login, password) => list.find((e) => e.account.login === login && e.password === password)?.account ?? null,
+    authenticatePassword: async (login, password) =>
+      list.find((e) => e.account.login === login && e.password === password)?.account ?? null,
     get: async (id) => list.find((e) => e.account.id === id)?.account ?? null,
   };
 }

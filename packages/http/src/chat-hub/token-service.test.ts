@@ -110,7 +110,9 @@ describe('token service', () => {
       const rsa = await new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: key!.kid }).sign(privateKey);
       expect(await s.tokens.verify(rsa, 'company')).toMatchObject({ ok: false, reason: 'algorithm' });
       // The classic confusion: header says RS256, signature is an HMAC with the verifier's secret.
-      const hs = (await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', kid: key!.kid }).sign(base64url.decode(key!.secret))).split('.');
+      const hs = (await new SignJWT(payload).setProtectedHeader({ alg: 'HS256', kid: key!.kid }).sign(base64url.decode(key!.secret))).split(
+        '.',
+      );
       const confused = `${segment({ alg: 'RS256', kid: key!.kid })}.${hs[1]}.${hs[2]}`;
       expect(await s.tokens.verify(confused, 'company')).toMatchObject({ ok: false, reason: 'algorithm' });
     });
@@ -136,7 +138,12 @@ describe('token service', () => {
 
     it('a type claim that does not match the audience', async () => {
       const s = await setup();
-      const swapped = await signWithStoredKey(s, { aud: 'spillway:chat-hub', tt: 'client', cid: 1, exp: Math.floor(s.clock.now() / 1000) + 60 });
+      const swapped = await signWithStoredKey(s, {
+        aud: 'spillway:chat-hub',
+        tt: 'client',
+        cid: 1,
+        exp: Math.floor(s.clock.now() / 1000) + 60,
+      });
       expect(await s.tokens.verify(swapped)).toMatchObject({ ok: false, reason: 'claims' });
     });
   });
@@ -171,7 +178,11 @@ describe('token service', () => {
         return createTokenService({ storage: s.storage, clock }).issueCompanyToken(1);
       };
       expect((await s.tokens.verify(await ahead(20_000), 'company')).ok).toBe(true);
-      expect(await s.tokens.verify(await ahead(60_000), 'company')).toMatchObject({ ok: false, reason: 'claims', message: 'token is not valid yet' });
+      expect(await s.tokens.verify(await ahead(60_000), 'company')).toMatchObject({
+        ok: false,
+        reason: 'claims',
+        message: 'token is not valid yet',
+      });
     });
 
     it('honours a configured tolerance', async () => {
@@ -198,7 +209,9 @@ describe('token service', () => {
 
   it('forgets revocations of long-expired tokens when revoking another', async () => {
     const s = await setup();
-    const first = await s.tokens.verify(await s.tokens.issueOperatorToken({ accountId: 1, operatorId: s.op.id, expiresAt: s.clock.now() + 60_000 }));
+    const first = await s.tokens.verify(
+      await s.tokens.issueOperatorToken({ accountId: 1, operatorId: s.op.id, expiresAt: s.clock.now() + 60_000 }),
+    );
     if (!first.ok) throw new Error('expected a valid token');
     await s.tokens.revoke(first.claims);
     await s.clock.advance(60_000 + 30_000);

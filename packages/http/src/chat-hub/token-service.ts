@@ -42,20 +42,11 @@ export interface TokenClaims {
  * Why a token was refused. `wrong_type` and `revoked` concern a genuine token (403 at the HTTP
  * edge); every other reason means the token proves nothing (401).
  */
-export type TokenFailureReason =
-  | 'malformed'
-  | 'algorithm'
-  | 'unknown_key'
-  | 'signature'
-  | 'claims'
-  | 'expired'
-  | 'wrong_type'
-  | 'revoked';
+export type TokenFailureReason = 'malformed' | 'algorithm' | 'unknown_key' | 'signature' | 'claims' | 'expired' | 'wrong_type' | 'revoked';
 
 /** The answer of {@link TokenService.verify}. `claims` is present whenever the signature held. */
 export type TokenVerification =
-  | { ok: true; claims: TokenClaims }
-  | { ok: false; reason: TokenFailureReason; message: string; claims?: TokenClaims };
+  { ok: true; claims: TokenClaims } | { ok: false; reason: TokenFailureReason; message: string; claims?: TokenClaims };
 
 /** Issues and verifies company, operator and client tokens; manages the signing keys. */
 export interface TokenService {
@@ -237,4 +228,3 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
 }
 
 const article = (type: TokenType): string => (type === 'operator' ? 'an operator' : `a ${type}`);
-

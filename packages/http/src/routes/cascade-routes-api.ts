@@ -111,7 +111,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       method: 'put',
       path: '/api/routes/:id/binding',
       summary: 'Bind a route to an alpha-name, or (alphaName null or absent) make it the account default',
-      description: 'Binding a built-in route removes the account\'s own binding there.',
+      description: "Binding a built-in route removes the account's own binding there.",
       tags,
       auth: 'basic-or-key',
       body: bindingRequestSchema,

@@ -1,4 +1,12 @@
-import { CHANNELS, DELIVERY_STATUSES, MAX_CASCADE_MESSAGES, cascadeItemSchema, routeSchema, variableUploadSchema, broadcastSchema } from '@spillway/core';
+import {
+  CHANNELS,
+  DELIVERY_STATUSES,
+  MAX_CASCADE_MESSAGES,
+  cascadeItemSchema,
+  routeSchema,
+  variableUploadSchema,
+  broadcastSchema,
+} from '@spillway/core';
 import { z } from 'zod';
 
 // Schemas of the cascade API for the OpenAPI document; the engine validates bodies itself.
@@ -51,7 +59,10 @@ export const cascadeStatusSchema = z.object({
       step: z.int(),
       id: z.string(),
       channel,
-      status: z.enum([...DELIVERY_STATUSES, 'skipped', 'superseded']).nullable().meta({ description: 'null: never reached' }),
+      status: z
+        .enum([...DELIVERY_STATUSES, 'skipped', 'superseded'])
+        .nullable()
+        .meta({ description: 'null: never reached' }),
       dt: z.iso.datetime().nullable(),
       error: z.string().nullable(),
       cost: z.number(),
@@ -77,7 +88,9 @@ export const routeViewSchema = routeSchema.extend({
 });
 export const routeBodySchema = routeSchema.omit({ id: true });
 export const bindingSchema = z.object({ alphaName: z.string().nullable(), routeId: z.string() });
-export const bindingRequestSchema = z.object({ alphaName: z.string().min(1).max(64).nullable().optional().meta({ description: 'null or absent: the account default' }) });
+export const bindingRequestSchema = z.object({
+  alphaName: z.string().min(1).max(64).nullable().optional().meta({ description: 'null or absent: the account default' }),
+});
 
 export const variableUploadRequestSchema = variableUploadSchema;
 export const variableUploadResponseSchema = z.object({ stored: z.int() });

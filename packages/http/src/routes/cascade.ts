@@ -42,18 +42,48 @@ interface SendVariant {
 }
 
 const HEADERS_NOTE =
-  'Headers (interface 5.2): X-Authorization-Key authorizes; X-Viber-Auth-Token and X-Tg-Bot-Key carry the client\'s chat-app bot and messenger bot keys, ' +
+  "Headers (interface 5.2): X-Authorization-Key authorizes; X-Viber-Auth-Token and X-Tg-Bot-Key carry the client's chat-app bot and messenger bot keys, " +
   'which enable the bot steps of the route (stored with the message until it ends; without them those steps are skipped).';
 
 const VARIANTS: SendVariant[] = [
   { path: `${BASE}/send_message/async`, summary: 'Send cascade messages', endpoint: 'default', sync: false },
-  { path: `${BASE}/send_message/messenger-chatapp/async`, summary: 'Send cascade messages, messenger bot first', endpoint: 'messenger-first', sync: false },
-  { path: `${BASE}/send_message`, summary: 'Send cascade messages (legacy, answers once the first step is handed to its channel)', endpoint: 'default', sync: true },
+  {
+    path: `${BASE}/send_message/messenger-chatapp/async`,
+    summary: 'Send cascade messages, messenger bot first',
+    endpoint: 'messenger-first',
+    sync: false,
+  },
+  {
+    path: `${BASE}/send_message`,
+    summary: 'Send cascade messages (legacy, answers once the first step is handed to its channel)',
+    endpoint: 'default',
+    sync: true,
+  },
   { path: `${BASE}/send_message_async`, summary: 'Send cascade messages (legacy)', endpoint: 'default', sync: false },
-  { path: `${BASE}/send_message/gateway/messenger-chatapp/async`, summary: 'Send cascade messages through the gateway, messenger bot first', endpoint: 'messenger-first', sync: false },
-  { path: `${BASE}/${REFERRAL}/send_message`, summary: 'Send cascade messages for a referral (synchronous legacy)', endpoint: 'default', sync: true },
-  { path: `${BASE}/${REFERRAL}/send_message_async`, summary: 'Send cascade messages for a referral (legacy)', endpoint: 'default', sync: false },
-  { path: `${BASE}/${REFERRAL}/send_message/gateway/messenger-chatapp/async`, summary: 'Send cascade messages for a referral, messenger bot first', endpoint: 'messenger-first', sync: false },
+  {
+    path: `${BASE}/send_message/gateway/messenger-chatapp/async`,
+    summary: 'Send cascade messages through the gateway, messenger bot first',
+    endpoint: 'messenger-first',
+    sync: false,
+  },
+  {
+    path: `${BASE}/${REFERRAL}/send_message`,
+    summary: 'Send cascade messages for a referral (synchronous legacy)',
+    endpoint: 'default',
+    sync: true,
+  },
+  {
+    path: `${BASE}/${REFERRAL}/send_message_async`,
+    summary: 'Send cascade messages for a referral (legacy)',
+    endpoint: 'default',
+    sync: false,
+  },
+  {
+    path: `${BASE}/${REFERRAL}/send_message/gateway/messenger-chatapp/async`,
+    summary: 'Send cascade messages for a referral, messenger bot first',
+    endpoint: 'messenger-first',
+    sync: false,
+  },
 ];
 
 /** Registers the cascade API (interface 4.2 and the cascade rows of 4.3), `/api/routes`, `/api/items` and `/s/{code}`. */
@@ -115,7 +145,10 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
       tags: ['cascade'],
       auth: 'basic-or-key',
       params: { guid: z.uuid() },
-      responses: { 200: { description: 'The cascade status record', schema: cascadeStatusSchema }, 404: { description: 'No such message on this account' } },
+      responses: {
+        200: { description: 'The cascade status record', schema: cascadeStatusSchema },
+        404: { description: 'No such message on this account' },
+      },
     },
     async (c) => c.json(await c.var.engine.cascades.statusByGuid(c.var.account.id, c.req.param('guid') ?? '')),
   );
@@ -128,7 +161,10 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
       summary: 'Status of a cascade message by its trackinId (the newest with this id)',
       tags: ['cascade'],
       auth: 'basic-or-key',
-      responses: { 200: { description: 'The cascade status record', schema: cascadeStatusSchema }, 404: { description: 'No such message on this account' } },
+      responses: {
+        200: { description: 'The cascade status record', schema: cascadeStatusSchema },
+        404: { description: 'No such message on this account' },
+      },
     },
     async (c) => {
       const id = c.req.param('id') ?? '';

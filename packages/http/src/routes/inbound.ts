@@ -105,7 +105,8 @@ export function registerInboundRoutes(app: Hono<Env>, deps: InboundRouteDeps = {
       method: 'get',
       path: '/api/AlphaName/callback/secret',
       summary: 'The secret that signs the incoming-message callbacks of the account',
-      description: 'Created on first use; verify callbacks with any Standard Webhooks library (`new Webhook(secret).verify(body, headers)`).',
+      description:
+        'Created on first use; verify callbacks with any Standard Webhooks library (`new Webhook(secret).verify(body, headers)`).',
       tags: ['client'],
       auth: 'basic-or-key',
       responses: { 200: { description: 'The signing secret', schema: webhookSecretSchema } },

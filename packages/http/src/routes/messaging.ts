@@ -16,7 +16,6 @@ import {
 } from '../schemas.ts';
 import { parseOrThrow } from '../validate.ts';
 
-
 const messageIdParam = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer');
 
 function messageIdOf(raw: string | undefined): number {
@@ -138,7 +137,10 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       // TransactionTypes is repeatable (?TransactionTypes=a&TransactionTypes=b); a comma list works too.
-      const types = (c.req.queries('TransactionTypes') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean);
+      const types = (c.req.queries('TransactionTypes') ?? [])
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim().toLowerCase())
+        .filter(Boolean);
       const query = parseOrThrow(
         walletQuerySchema,
         {

@@ -62,7 +62,8 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry: Regist
       auth: 'none',
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
     },
-    (c) => // Relative, so that the page still works when the app is mounted under a prefix.
-    c.html(renderDocsPage('openapi.json')),
+    (c) =>
+      // Relative, so that the page still works when the app is mounted under a prefix.
+      c.html(renderDocsPage('openapi.json')),
   );
 }

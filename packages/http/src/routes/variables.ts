@@ -12,7 +12,8 @@ export function registerVariableRoutes(app: Hono<Env>): void {
       method: 'post',
       path: '/api/items',
       summary: 'Store variables for %name=<id>%, %url=<id>% and %short_url=<id>%',
-      description: 'Body: { items: [{ id, value }] } or the bare array. Storing an id again replaces its value; values are read when a step is sent.',
+      description:
+        'Body: { items: [{ id, value }] } or the bare array. Storing an id again replaces its value; values are read when a step is sent.',
       tags: ['cascade'],
       auth: 'basic-or-key',
       body: variableUploadRequestSchema,

@@ -33,8 +33,26 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     },
     async walletHistory(_id: number, query: { kinds?: string[]; page?: number; pageSize?: number }) {
       const items = [
-        { id: 2, accountId: 7, kind: 'charge' as const, amount: -35_000, balanceAfter: 12_500_000, messageId: 11, description: 'sms', createdAt: Date.UTC(2026, 0, 2) },
-        { id: 1, accountId: 7, kind: 'topup' as const, amount: 12_535_000, balanceAfter: 12_535_000, messageId: null, description: 'top-up', createdAt: Date.UTC(2026, 0, 1) },
+        {
+          id: 2,
+          accountId: 7,
+          kind: 'charge' as const,
+          amount: -35_000,
+          balanceAfter: 12_500_000,
+          messageId: 11,
+          description: 'sms',
+          createdAt: Date.UTC(2026, 0, 2),
+        },
+        {
+          id: 1,
+          accountId: 7,
+          kind: 'topup' as const,
+          amount: 12_535_000,
+          balanceAfter: 12_535_000,
+          messageId: null,
+          description: 'top-up',
+          createdAt: Date.UTC(2026, 0, 1),
+        },
       ].filter((t) => !query.kinds || query.kinds.includes(t.kind));
       return { items, total: items.length };
     },

@@ -68,11 +68,19 @@ describe('webhook delivery worker', () => {
     const verified = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>);
     const { delivery: _delivery, ...payload } = receipt;
     expect(verified).toEqual(payload);
-    expect(payload).toEqual({ idUuid: receipt.idUuid, alphaName: 'Shop', phoneNumber: '79991234567', text: body.text, dt: new Date(clock.now()).toISOString() });
+    expect(payload).toEqual({
+      idUuid: receipt.idUuid,
+      alphaName: 'Shop',
+      phoneNumber: '79991234567',
+      text: body.text,
+      dt: new Date(clock.now()).toISOString(),
+    });
     expect(hit.headers['webhook-id']).toBe(receipt.idUuid);
     expect(hit.headers['content-type']).toBe('application/json');
     // Another secret does not verify: the signature is really checked.
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(hit.body, hit.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(hit.body, hit.headers as Record<string, string>),
+    ).toThrow();
 
     expect((await inbound().get(accountId, receipt.idUuid)).delivery).toMatchObject({ status: 'delivered', attempts: 1, lastError: null });
     await worker.drain();

@@ -54,7 +54,14 @@ describe('guardedPost', () => {
   });
 
   it('refuses private, link-local and IPv6 literals', async () => {
-    for (const url of ['http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/']) {
+    for (const url of [
+      'http://10.0.0.1/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/',
+      'http://[fd00::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://0.0.0.0/',
+    ]) {
       await expect(guardedPost(url, post)).rejects.toBeInstanceOf(UrlRefusedError);
     }
   });
@@ -90,7 +97,12 @@ describe('guardedPost', () => {
       return n > 0 ? { status: 307, location: `/r${n - 1}` } : { status: 200 };
     };
     expect(await guardedPost(`${base}/r3`, { ...post, allowPrivateUrls: true })).toEqual({ status: 200, url: `${base}/r0` });
-    expect(hits.map((h) => `${h.method} ${h.path} ${h.body}`)).toEqual(['POST /r3 {"a":1}', 'POST /r2 {"a":1}', 'POST /r1 {"a":1}', 'POST /r0 {"a":1}']);
+    expect(hits.map((h) => `${h.method} ${h.path} ${h.body}`)).toEqual([
+      'POST /r3 {"a":1}',
+      'POST /r2 {"a":1}',
+      'POST /r1 {"a":1}',
+      'POST /r0 {"a":1}',
+    ]);
 
     hits = [];
     await expect(guardedPost(`${base}/r4`, { ...post, allowPrivateUrls: true })).rejects.toThrow(/more than 3 redirects/);

@@ -95,7 +95,8 @@ function checkUrl(raw: string, allowPrivate: boolean, allow: AddressPolicy): URL
   } catch {
     throw new UrlRefusedError(`not a valid URL: ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefusedError(`refused the ${url.protocol} scheme of ${url.href}; only http and https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UrlRefusedError(`refused the ${url.protocol} scheme of ${url.href}; only http and https`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // IP literals skip the lookup when connecting, so they are judged here.
   if (!allowPrivate && isIP(host)) {

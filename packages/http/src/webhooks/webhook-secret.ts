@@ -15,7 +15,10 @@ export function newWebhookSecret(): string {
  * The account's webhook signing secret, created and stored on first use. Concurrent first uses
  * agree: `setSettingIfAbsent` keeps the first secret written and answers it to everyone.
  */
-export async function getWebhookSecret(storage: Pick<AccountStorage, 'getSetting' | 'setSettingIfAbsent'>, accountId: number): Promise<string> {
+export async function getWebhookSecret(
+  storage: Pick<AccountStorage, 'getSetting' | 'setSettingIfAbsent'>,
+  accountId: number,
+): Promise<string> {
   const key = webhookSecretKey(accountId);
   return (await storage.getSetting(key)) ?? storage.setSettingIfAbsent(key, newWebhookSecret());
 }
