@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpillwayError } from '@spillway/core';
+import type { ChannelDriver } from '@spillway/core';
 import { engineFixture } from '../support/engine-fixture.ts';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
@@ -144,5 +145,52 @@ describe('messaging engine with a fake clock', () => {
     const [a, b] = res.messages.map((m) => m.messageId) as [number, number];
     expect((await second.messages.status(f.account.id, a)).deliverystatus).toBe('undeliverable');
     expect((await second.messages.status(f.account.id, b)).deliverystatus).toBe('delivered');
+  });
+});
+
+describe('retries on the same channel', () => {
+  it('retries a throttled fallback after its Retry-After and charges it once', async () => {
+    f = await engineFixture();
+    const { createEngine } = await import('@spillway/core');
+    const { createNodeHasher } = await import('@spillway/http');
+    const { createSimulator } = await import('@spillway/channels');
+    let smsSends = 0;
+    // An SMS gateway that throttles the first send, then delivers.
+    const flakySms: ChannelDriver = {
+      name: 'flaky-sms',
+      channels: ['sms'],
+      async send(attempt, ctx) {
+        smsSends += 1;
+        if (smsSends === 1) return { outcome: 'failed', failure: 'throttled', error: 'slow down', retryAfter: 30 };
+        ctx.clock.setTimeout(() => ctx.report({ messageId: attempt.messageId, step: attempt.step, outcome: 'delivered' }), 100);
+        return { outcome: 'accepted' };
+      },
+    };
+    const engine = createEngine({
+      storage: f.storage,
+      channels: [createSimulator({ latencyMs: 100, channels: ['chatapp'] }), flakySms],
+      hasher: createNodeHasher(),
+      clock: f.clock,
+    });
+    const res = await engine.messages.send(f.account.id, {
+      messages: [{ from: 'Shop', to: '99900000002', type: 'chatapp_service', text: 'Hi', fallbacks: [sms('99900000000')] }],
+    });
+    const id = res.messages[0]!.messageId;
+    const step = async (ms: number) => {
+      await engine.drain();
+      await f.clock.advance(ms);
+      await engine.drain();
+    };
+    await step(100); // chat-app undeliverable → SMS fallback throttled
+    expect(smsSends).toBe(1);
+    await step(29_000);
+    expect(smsSends).toBe(1);
+    await step(1_000); // Retry-After elapsed: sent again
+    expect(smsSends).toBe(2);
+    await step(100);
+    const status = await engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('delivered');
+    const charges = (await engine.accounts.walletHistory(f.account.id, { kinds: ['charge'] })).items.filter((t) => t.messageId === id);
+    expect(charges).toHaveLength(2); // the primary at acceptance, the fallback once
   });
 });

@@ -36,7 +36,9 @@ export function messageKindHandler(storage: Storage, clock: Clock): KindHandler 
     async prepareSend(message, step) {
       // The primary was charged at acceptance; a fallback is charged when it is used.
       const cost = message.steps[step]?.cost ?? 0;
-      if (step === 0 || cost === 0) return {};
+      // A retry of the same fallback (throttled, temporary) is not charged again.
+      const retry = Number(message.snapshot.context['retries'] ?? 0) > 0;
+      if (step === 0 || cost === 0 || retry) return {};
       const tx = await storage.tryCharge(
         {
           accountId: message.accountId,
