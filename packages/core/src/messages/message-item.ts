@@ -87,42 +87,40 @@ const contentParsed = {
     !payload.issues.some((i) => i.path?.[0] === 'text' || i.path?.[0] === 'messageData'),
 };
 
-function fallbackVariant<T extends MessageType, X extends z.ZodType<string, unknown>, D extends z.ZodType>(
-  type: T,
-  text: X,
-  messageData: D,
-  check?: Check<NonNullable<z.output<D>>>,
-) {
-  const schema = z.object({
-    type: z.literal(type),
-    from,
-    to,
-    text,
-    messageData,
-    ttl,
-    fallbacks: nestedFallbacks,
-    scheduledAt: fallbackScheduledAt,
-  });
-  // The generic output type cannot be related to Check by the compiler; the shapes match.
-  return check ? schema.superRefine(check as unknown as (v: z.output<typeof schema>, ctx: z.RefinementCtx) => void, contentParsed) : schema;
+/**
+ * The union member of every type (interface 2.1.1), with the members `shape` adds: the rules of
+ * each type (text, messageData, combination check) are written once, for messages and fallbacks.
+ */
+function variantsOf<S extends z.ZodRawShape>(shape: S) {
+  const variant = <T extends MessageType, X extends z.ZodType<string, unknown>, D extends z.ZodType>(
+    type: T,
+    text: X,
+    messageData: D,
+    check?: Check<NonNullable<z.output<D>>>,
+  ) => {
+    const schema = z.object({ type: z.literal(type), from, to, text, messageData, ttl, ...shape });
+    // The generic output type cannot be related to Check by the compiler; the shapes match.
+    return check
+      ? schema.superRefine(check as unknown as (v: z.output<typeof schema>, ctx: z.RefinementCtx) => void, contentParsed)
+      : schema;
+  };
+  return [
+    variant('sms', smsText, noMessageData),
+    variant('chatapp_service', chatText, noMessageData),
+    variant('chatapp_trans', optionalChatText, transData.optional(), checkTrans),
+    variant('chatapp_promo', optionalChatText, promoData.optional(), checkPromo),
+    variant('chatapp_carousel', optionalChatText, chatCarouselData, checkChatCarousel),
+    variant('chatapp_survey', chatText, surveyData),
+    variant('chatapp_otp', optionalChatText, otpData),
+    variant('chatapp_session', chatText, noMessageData),
+    variant('flashcall_callback', flashcallCode, noMessageData),
+    variant('flashcall', flashcallCode, noMessageData),
+    variant('rcs', optionalChatText, rcsData.optional(), checkRcs),
+  ] as const;
 }
 
-const fallbackVariants = [
-  fallbackVariant('sms', smsText, noMessageData),
-  fallbackVariant('chatapp_service', chatText, noMessageData),
-  fallbackVariant('chatapp_trans', optionalChatText, transData.optional(), checkTrans),
-  fallbackVariant('chatapp_promo', optionalChatText, promoData.optional(), checkPromo),
-  fallbackVariant('chatapp_carousel', optionalChatText, chatCarouselData, checkChatCarousel),
-  fallbackVariant('chatapp_survey', chatText, surveyData),
-  fallbackVariant('chatapp_otp', optionalChatText, otpData),
-  fallbackVariant('chatapp_session', chatText, noMessageData),
-  fallbackVariant('flashcall_callback', flashcallCode, noMessageData),
-  fallbackVariant('flashcall', flashcallCode, noMessageData),
-  fallbackVariant('rcs', optionalChatText, rcsData.optional(), checkRcs),
-] as const;
-
 /** A fallback of a message: from, to, type, text, optional ttl and messageData; no fallbacks of its own. */
-export const fallbackSchema = z.discriminatedUnion('type', fallbackVariants);
+export const fallbackSchema = z.discriminatedUnion('type', variantsOf({ fallbacks: nestedFallbacks, scheduledAt: fallbackScheduledAt }));
 
 const fallbacks = z
   .array(fallbackSchema)
@@ -133,33 +131,8 @@ const fallbacks = z
 /** Members every item has whatever its type: reported even when the type is unknown. */
 export const commonItemSchema = z.object({ from, to, ttl, customerMessageId, scheduledAt });
 
-function messageVariant<T extends MessageType, X extends z.ZodType<string, unknown>, D extends z.ZodType>(
-  type: T,
-  text: X,
-  messageData: D,
-  check?: Check<NonNullable<z.output<D>>>,
-) {
-  const schema = z.object({ type: z.literal(type), from, to, text, messageData, ttl, customerMessageId, scheduledAt, fallbacks });
-  // The generic output type cannot be related to Check by the compiler; the shapes match.
-  return check ? schema.superRefine(check as unknown as (v: z.output<typeof schema>, ctx: z.RefinementCtx) => void, contentParsed) : schema;
-}
-
-const messageVariants = [
-  messageVariant('sms', smsText, noMessageData),
-  messageVariant('chatapp_service', chatText, noMessageData),
-  messageVariant('chatapp_trans', optionalChatText, transData.optional(), checkTrans),
-  messageVariant('chatapp_promo', optionalChatText, promoData.optional(), checkPromo),
-  messageVariant('chatapp_carousel', optionalChatText, chatCarouselData, checkChatCarousel),
-  messageVariant('chatapp_survey', chatText, surveyData),
-  messageVariant('chatapp_otp', optionalChatText, otpData),
-  messageVariant('chatapp_session', chatText, noMessageData),
-  messageVariant('flashcall_callback', flashcallCode, noMessageData),
-  messageVariant('flashcall', flashcallCode, noMessageData),
-  messageVariant('rcs', optionalChatText, rcsData.optional(), checkRcs),
-] as const;
-
 /** One item of the `messages` array (interface 2.1, 2.2) plus Spillway's `scheduledAt`. */
-export const messageItemSchema = z.discriminatedUnion('type', messageVariants);
+export const messageItemSchema = z.discriminatedUnion('type', variantsOf({ customerMessageId, scheduledAt, fallbacks }));
 
 /** The send request body: `{ messages: [...] }` with 1 to 5000 items. For OpenAPI use `io: 'input'`. */
 export const sendRequestSchema = z.object({
