@@ -194,3 +194,95 @@ describe('retries on the same channel', () => {
     expect(charges).toHaveLength(2); // the primary at acceptance, the fallback once
   });
 });
+
+describe('PATCH of a scheduled message', () => {
+  const later = () => new Date(f.clock.now() + 3_600_000).toISOString();
+
+  it('adds a fallback that is then used (the machine starts from the new number of attempts)', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: [{ from: 'Shop', to: '99900000002', type: 'chatapp_service', text: 'Hi', scheduledAt: later() }],
+    });
+    const id = res.messages[0]!.messageId;
+    await f.engine.messages.update(f.account.id, id, { fallbacks: [sms('99900000001')] });
+    await f.advance(3_600_000);
+    await f.advance(200);
+    await f.advance(200);
+    const status = await f.engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('delivered');
+    expect(status.fallbacks?.[0]?.deliverystatus).toBe('delivered');
+  });
+
+  it('removes fallbacks: the message ends with the primary outcome', async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: [
+        {
+          from: 'Shop',
+          to: '99900000002',
+          type: 'chatapp_service',
+          text: 'Hi',
+          scheduledAt: later(),
+          fallbacks: [sms('99900000002'), sms('99900000002')],
+        },
+      ],
+    });
+    const id = res.messages[0]!.messageId;
+    await f.engine.messages.update(f.account.id, id, { fallbacks: [] });
+    await f.advance(3_600_000);
+    await f.advance(200);
+    const status = await f.engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('undeliverable');
+    expect(status.fallbacks).toBeUndefined();
+    expect(status.extendedStatuses.map((e) => e.status)).toEqual(['Sent', 'Failed']);
+  });
+
+  it('moves dtExpire with scheduledAt and ttl', async () => {
+    f = await engineFixture();
+    const at = f.clock.now() + 3_600_000;
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: [sms('99900000000', { scheduledAt: new Date(at).toISOString(), ttl: 600 })],
+    });
+    const id = res.messages[0]!.messageId;
+    expect(res.messages[0]!.dtExpire).toBe(new Date(at + 600_000).toISOString());
+    const moved = await f.engine.messages.update(f.account.id, id, { scheduledAt: new Date(at + 3_600_000).toISOString() });
+    expect(moved.dtExpire).toBe(new Date(at + 3_600_000 + 600_000).toISOString());
+    const shorter = await f.engine.messages.update(f.account.id, id, { ttl: 60 });
+    expect(shorter.dtExpire).toBe(new Date(at + 3_600_000 + 60_000).toISOString());
+    expect((await f.engine.messages.update(f.account.id, id, { ttl: null })).dtExpire).toBeNull();
+  });
+
+  it("reports the patch's own paths and refuses cancel mixed with changes", async () => {
+    f = await engineFixture();
+    const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { scheduledAt: later() })] });
+    const id = res.messages[0]!.messageId;
+    const bad = await f.engine.messages.update(f.account.id, id, { text: '' }).catch((e: unknown) => e as SpillwayError);
+    expect(bad.status).toBe(400);
+    expect(bad.details?.map((d) => d.path)).toEqual(['text']);
+    const mixed = await f.engine.messages.update(f.account.id, id, { cancel: true, text: 'x' }).catch((e: unknown) => e as SpillwayError);
+    expect(mixed.status).toBe(400);
+    expect((await f.engine.messages.status(f.account.id, id)).deliverystatus).toBe('scheduled');
+  });
+});
+
+describe('validation lists every bad item', () => {
+  it('reports an unapproved sender together with schema errors of other items', async () => {
+    f = await engineFixture();
+    const err = await f.engine.messages
+      .send(f.account.id, {
+        messages: [
+          { ...sms('99900000000'), from: 'Nope' },
+          { from: 'Shop', to: '99900000000', type: 'sms' },
+          { ...sms('99900000000'), fallbacks: [{ ...sms('1'), from: 'Nope' }] },
+        ],
+      })
+      .catch((e: unknown) => e as SpillwayError);
+    expect(err.status).toBe(400);
+    expect(err.details?.map((d) => d.path)).toEqual([
+      'messages[0].from',
+      'messages[1].text',
+      'messages[2].fallbacks[0].to',
+      'messages[2].fallbacks[0].from',
+    ]);
+  });
+});

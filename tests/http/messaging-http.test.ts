@@ -107,7 +107,7 @@ describe('POST /bat/messagelist', () => {
     const body = (await res.json()) as { error: string; details: { path: string }[] };
     expect(body.error).toBe('validation_failed');
     const paths = body.details.map((d) => d.path);
-    expect(paths).toEqual(expect.arrayContaining(['messages[1].to', 'messages[2].type']));
+    expect(paths).toEqual(expect.arrayContaining(['messages[1].to', 'messages[2].type', 'messages[4].from']));
     expect(paths.some((p) => p.startsWith('messages[3].messageData.templateParams'))).toBe(true);
     expect(await balance()).toBe(before);
   });

@@ -105,19 +105,22 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
         (await row<{ due: number | null }>(pool, `SELECT MIN(due_at) AS due FROM ${x}effects WHERE lease_until <= $1`, [now]))?.due ?? null
       );
     },
-    async updateSteps(id, steps, dueAt, content) {
-      await run(pool, `UPDATE ${x}messages SET steps = $1::jsonb, due_at = $2, content = $3 WHERE id = $4`, [
-        JSON.stringify(steps),
-        dueAt,
-        content,
-        id,
-      ]);
-    },
-    async rescheduleDue(messageId, dueAt) {
-      await run(pool, `UPDATE ${x}effects SET due_at = $1 WHERE message_id = $2 AND kind = 'event' AND event_type = 'DUE'`, [
-        dueAt,
-        messageId,
-      ]);
+    async updateScheduled(id, c, at) {
+      return transaction(pool, async (client) => {
+        const changed = await run(
+          client,
+          `UPDATE ${x}messages SET steps = $1::jsonb, content = $2, due_at = $3, expires_at = $4, status = $5, snapshot = $6::jsonb,
+             cost = cost + $7, updated_at = $8
+           WHERE id = $9 AND status = 'scheduled'`,
+          [JSON.stringify(c.steps), c.content, c.dueAt, c.expiresAt, c.status, JSON.stringify(c.snapshot), c.addCost, at, id],
+        );
+        if (changed === 0) return false;
+        const due = `message_id = $1 AND kind = 'event' AND event_type = 'DUE'`;
+        if (c.status === 'scheduled') await run(client, `UPDATE ${x}effects SET due_at = $2 WHERE ${due}`, [id, c.dueAt]);
+        else await run(client, `DELETE FROM ${x}effects WHERE ${due}`, [id]);
+        if (c.history.length > 0) await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(c.history));
+        return true;
+      });
     },
   };
 }

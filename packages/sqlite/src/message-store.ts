@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Commit, HistoryEntry, MessageStorage } from '@spillway/core';
+import type { Commit, HistoryEntry, MessageStorage, ScheduledChange } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
 import {
@@ -41,10 +41,14 @@ function prepare(db: Database.Database) {
        RETURNING id, message_id, kind, step, event, due_at`,
     ),
     nextDue: db.prepare<[number], { due: number | null }>(`SELECT MIN(due_at) AS due FROM effects WHERE lease_until <= ?`),
-    updateSteps: db.prepare<[string, number, string, number]>(`UPDATE messages SET steps = ?, due_at = ?, content = ? WHERE id = ?`),
+    updateScheduled: db.prepare<[string, string, number, number | null, string, string, number, number, number]>(
+      `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, cost = cost + ?, updated_at = ?
+       WHERE id = ? AND status = 'scheduled'`,
+    ),
     rescheduleDue: db.prepare<[number, number]>(
       `UPDATE effects SET due_at = ? WHERE message_id = ? AND kind = 'event' AND event_type = 'DUE'`,
     ),
+    dropDue: db.prepare<[number]>(`DELETE FROM effects WHERE message_id = ? AND kind = 'event' AND event_type = 'DUE'`),
   };
 }
 
@@ -67,6 +71,25 @@ export function createMessageStore(db: Database.Database): MessageStorage {
   const st = lazy(() => prepare(db));
   const ingest = createIngest(db);
   const commitTx = db.transaction((commit: Commit) => commitIn(st(), commit));
+  const updateScheduledTx = db.transaction((id: number, c: ScheduledChange, at: number): boolean => {
+    const s = st();
+    const changed = s.updateScheduled.run(
+      JSON.stringify(c.steps),
+      c.content,
+      c.dueAt,
+      c.expiresAt,
+      c.status,
+      JSON.stringify(c.snapshot),
+      c.addCost,
+      at,
+      id,
+    ).changes;
+    if (changed === 0) return false;
+    if (c.status === 'scheduled') s.rescheduleDue.run(c.dueAt, id);
+    else s.dropDue.run(id);
+    s.insertHistory.insert(historyRowValues(c.history));
+    return true;
+  });
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
   const claimTx = db.transaction((now: number, limit: number, leaseMs: number) =>
     st()
@@ -120,11 +143,8 @@ export function createMessageStore(db: Database.Database): MessageStorage {
     async nextDueAt(now) {
       return st().nextDue.get(now)?.due ?? null;
     },
-    async updateSteps(id, steps, dueAt, content) {
-      st().updateSteps.run(JSON.stringify(steps), dueAt, content, id);
-    },
-    async rescheduleDue(messageId, dueAt) {
-      st().rescheduleDue.run(dueAt, messageId);
+    async updateScheduled(id, change, at) {
+      return updateScheduledTx.immediate(id, change, at);
     },
   };
 }

@@ -1,31 +1,58 @@
-import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
-import type { ValidatedMessage } from '../messages/send-request.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
+import { channelOfType, MESSAGE_TYPES } from '../types/channel.ts';
+import type { MessageType } from '../types/channel.ts';
+
+/** A sender to check: the `from` of one attempt, where it stands in the request, on its channel. */
+export interface Sender {
+  path: string;
+  from: string;
+  channel: ChannelId;
+}
+
+const isType = (value: unknown): value is MessageType => (MESSAGE_TYPES as readonly unknown[]).includes(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The senders of a raw send request, read leniently: every item (and fallback) with a string
+ * `from` and a known `type`, whether or not the rest of it is valid, so that a bad sender is
+ * reported together with the schema's findings rather than after them.
+ */
+export function sendersOf(items: readonly unknown[], prefix = 'messages'): Sender[] {
+  const senders: Sender[] = [];
+  const add = (item: unknown, path: string) => {
+    if (isObject(item) && typeof item['from'] === 'string' && isType(item['type'])) {
+      senders.push({ path: `${path}.from`, from: item['from'], channel: channelOfType(item['type']) });
+    }
+  };
+  items.forEach((item, i) => {
+    const path = `${prefix}[${i}]`;
+    add(item, path);
+    const fallbacks = isObject(item) ? item['fallbacks'] : undefined;
+    if (Array.isArray(fallbacks)) fallbacks.forEach((f, j) => add(f, `${path}.fallbacks[${j}]`));
+  });
+  return senders;
+}
 
 /**
  * Every attempt must be sent from an alpha-name the account has approved on the attempt's
- * channel; otherwise the whole request is rejected with every offending path.
+ * channel: one detail per offending sender.
  */
-export async function checkAlphaNames(storage: Storage, accountId: number, messages: ValidatedMessage[]): Promise<void> {
+export async function alphaNameIssues(storage: Storage, accountId: number, senders: readonly Sender[]): Promise<ErrorDetail[]> {
+  if (senders.length === 0) return [];
   const approved = new Map<string, ReadonlySet<ChannelId>>();
   for (const a of await storage.listAlphaNames(accountId)) approved.set(a.name, new Set(a.channels));
   const details: ErrorDetail[] = [];
-  for (const m of messages) {
-    m.attempts.forEach((attempt, j) => {
-      const channels = approved.get(attempt.from);
-      if (channels?.has(attempt.channel)) return;
-      const path = j === 0 ? `messages[${m.index}].from` : `messages[${m.index}].fallbacks[${j - 1}].from`;
-      details.push({
-        path,
-        message: channels
-          ? `alpha-name "${attempt.from}" is not approved for channel ${attempt.channel}`
-          : `alpha-name "${attempt.from}" is not an approved alpha-name of this account`,
-      });
+  for (const s of senders) {
+    const channels = approved.get(s.from);
+    if (channels?.has(s.channel)) continue;
+    details.push({
+      path: s.path,
+      message: channels
+        ? `alpha-name "${s.from}" is not approved for channel ${s.channel}`
+        : `alpha-name "${s.from}" is not an approved alpha-name of this account`,
     });
   }
-  if (details.length > 0) {
-    throw new SpillwayError('validation_failed', `${details.length} sender(s) are not approved alpha-names`, details);
-  }
+  return details;
 }

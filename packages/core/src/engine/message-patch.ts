@@ -1,32 +1,37 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
-import { issuesToDetails } from '../validation/issue-details.ts';
 import { messageMachine } from '../machines/message-machine.ts';
-import { parseSendRequest } from '../messages/send-request.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
+import type { ScheduledChange } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec, StoredMessage } from '../types/message.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
 import type { MachineAdvancer } from './advance.ts';
-import { checkAlphaNames } from './alpha-names.ts';
 import { fromMicros } from './money.ts';
+import { validateSendRequest } from './validate-send.ts';
+
+const changes = {
+  text: z.union([z.string(), z.number().int()]).optional(),
+  ttl: z.union([z.string(), z.number().int()]).nullable().optional(),
+  scheduledAt: z.string().nullable().optional(),
+  messageData: z.record(z.string(), z.unknown()).nullable().optional(),
+  fallbacks: z.array(z.unknown()).optional(),
+};
 
 /**
- * `PATCH /bat/message/{messageId}`: `{ "cancel": true }` withdraws a scheduled message (refunding
- * its charge); otherwise the given fields replace those of the message, which is validated again
- * as a whole. `customerMessageId` cannot change.
+ * `PATCH /bat/message/{messageId}`: `{ "cancel": true }` alone withdraws a scheduled message
+ * (refunding its charge); otherwise the given fields replace those of the message, which is
+ * validated again as a whole. `customerMessageId` cannot change.
  */
-export const messagePatchSchema = z
-  .object({
-    cancel: z.literal(true).optional(),
-    text: z.union([z.string(), z.number().int()]).optional(),
-    ttl: z.union([z.string(), z.number().int()]).nullable().optional(),
-    scheduledAt: z.string().nullable().optional(),
-    messageData: z.record(z.string(), z.unknown()).optional(),
-    fallbacks: z.array(z.unknown()).optional(),
-  })
-  .strict();
+export const messagePatchSchema = z.union([
+  z.object({ cancel: z.literal(true) }).strict(),
+  z
+    .object(changes)
+    .strict()
+    .refine((p) => Object.keys(p).length > 0, 'give at least one of text, ttl, scheduledAt, messageData, fallbacks, or { "cancel": true }'),
+]);
 
 export interface PatchDeps {
   storage: Storage;
@@ -36,49 +41,57 @@ export interface PatchDeps {
   notify: () => void;
 }
 
+const notScheduled = (message: StoredMessage, status: string = message.status) =>
+  new SpillwayError('conflict', `message ${message.id} is ${status}: only scheduled messages can change`);
+
+/** Changes or cancels a scheduled message; the storage applies it only if it is still scheduled. */
 export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage, body: unknown): Promise<void> {
   const { storage, clock } = deps;
   const parsed = messagePatchSchema.safeParse(body);
-  if (!parsed.success) {
-    throw new SpillwayError('validation_failed', 'invalid message patch', issuesToDetails(parsed.error.issues));
-  }
-  if (message.status !== 'scheduled') {
-    throw new SpillwayError('conflict', `message ${message.id} is ${message.status}: only scheduled messages can change`);
-  }
+  if (!parsed.success) throw new SpillwayError('validation_failed', 'invalid message patch', issuesToDetails(parsed.error.issues));
+  if (message.status !== 'scheduled') throw notScheduled(message);
   const now = clock.now();
   const patch = parsed.data;
+  const refund = (micros: number, what: string) =>
+    storage.addWalletTransaction(
+      {
+        accountId: message.accountId,
+        kind: 'refund',
+        amount: micros,
+        messageId: message.id,
+        description: `${what} of message ${message.id}`,
+      },
+      now,
+    );
 
-  if (patch.cancel) {
+  if ('cancel' in patch) {
     const step = deps.advancer.next('message', messageMachine, message.snapshot, { type: 'CANCEL' });
-    await storage.commit({
-      at: now,
-      updates: [{ id: message.id, status: step.status, snapshot: step.state, addCost: -message.cost }],
+    const cancelled: ScheduledChange = {
+      steps: message.steps,
+      content: message.content,
+      dueAt: message.dueAt,
+      expiresAt: message.expiresAt,
+      status: step.status,
+      snapshot: step.state,
+      addCost: -message.cost,
       history: [{ messageId: message.id, step: 0, channel: message.steps[0]!.channel, status: 'Cancelled', at: now, error: null }],
-      doneEffects: [],
-      newEffects: [],
-      cancelTimers: [],
-    });
-    if (message.cost > 0) {
-      await storage.addWalletTransaction(
-        {
-          accountId: message.accountId,
-          kind: 'refund',
-          amount: message.cost,
-          messageId: message.id,
-          description: `cancelled message ${message.id}`,
-        },
-        now,
-      );
-    }
+    };
+    if (!(await storage.updateScheduled(message.id, cancelled, now))) throw notScheduled(message, 'no longer scheduled');
+    if (message.cost > 0) await refund(message.cost, 'cancellation');
     return;
   }
 
-  const { cancel: _cancel, ...changes } = patch;
-  const merged = { ...(JSON.parse(message.content) as Record<string, unknown>), ...changes };
-  const [validated] = parseSendRequest({ messages: [merged] }, { now });
-  if (!validated) throw new SpillwayError('validation_failed', 'invalid message patch');
-  await checkAlphaNames(storage, message.accountId, [validated]);
-  const steps: StepSpec[] = validated.attempts.map((a) => ({ ...a, ...priceAttempt(deps.rateCard, a) }));
+  const merged = { ...(JSON.parse(message.content) as Record<string, unknown>), ...patch };
+  const validated = await validateSendRequest(storage, message.accountId, { messages: [merged] }, now).catch((error: unknown) => {
+    // Report the patch's own paths (`text`), not those of the request it is checked as.
+    if (error instanceof SpillwayError && error.details) {
+      const details = error.details.map((d) => ({ ...d, path: d.path.replace(/^messages\[0\]\.?/, '') || '(body)' }));
+      throw new SpillwayError(error.code, error.message, details);
+    }
+    throw error;
+  });
+  const v = validated[0]!;
+  const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(deps.rateCard, a) }));
   const difference = steps[0]!.cost - message.cost;
   if (difference > 0) {
     const tx = await storage.tryCharge(
@@ -92,30 +105,24 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
       now,
     );
     if (!tx) throw new SpillwayError('payment_required', `the balance does not cover the change (${fromMicros(difference)})`);
-  } else if (difference < 0) {
-    await storage.addWalletTransaction(
-      {
-        accountId: message.accountId,
-        kind: 'refund',
-        amount: -difference,
-        messageId: message.id,
-        description: `change of message ${message.id}`,
-      },
-      now,
-    );
   }
-  const dueAt = validated.scheduledAt !== null && validated.scheduledAt > now ? validated.scheduledAt : now;
-  await storage.updateSteps(message.id, steps, dueAt, validated.content);
-  await storage.rescheduleDue(message.id, dueAt);
-  if (difference !== 0) {
-    await storage.commit({
-      at: now,
-      updates: [{ id: message.id, status: message.status, snapshot: message.snapshot, addCost: difference }],
-      history: [],
-      doneEffects: [],
-      newEffects: [],
-      cancelTimers: [],
-    });
+  const dueAt = v.scheduledAt !== null && v.scheduledAt > now ? v.scheduledAt : now;
+  // Fallbacks may have come or gone: the machine starts again from the new number of attempts.
+  const initial = deps.advancer.initial('message', messageMachine, { attempts: steps.length });
+  const change: ScheduledChange = {
+    steps,
+    content: v.content,
+    dueAt,
+    expiresAt: v.ttl === null ? null : dueAt + v.ttl * 1000,
+    status: initial.status,
+    snapshot: initial.state,
+    addCost: difference,
+    history: [],
+  };
+  if (!(await storage.updateScheduled(message.id, change, now))) {
+    if (difference > 0) await refund(difference, 'undone change');
+    throw notScheduled(message, 'no longer scheduled');
   }
+  if (difference < 0) await refund(-difference, 'change');
   deps.notify();
 }

@@ -2,7 +2,6 @@ import type { Clock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { messageMachine } from '../machines/message-machine.ts';
-import { parseSendRequest } from '../messages/send-request.ts';
 import type { ValidatedMessage } from '../messages/send-request.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
@@ -14,7 +13,7 @@ import type { MachineAdvancer } from './advance.ts';
 import type { MessagingService } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { buildStatusRecord } from './status-record.ts';
-import { checkAlphaNames } from './alpha-names.ts';
+import { validateSendRequest } from './validate-send.ts';
 import { fromMicros } from './money.ts';
 import { applyMessagePatch } from './message-patch.ts';
 
@@ -125,8 +124,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
   const service: MessagingService = {
     async send(accountId, body) {
       const now = clock.now();
-      const validated = parseSendRequest(body, { now });
-      await checkAlphaNames(storage, accountId, validated);
+      const validated = await validateSendRequest(storage, accountId, body, now);
       const machines = new Map<number, ReturnType<typeof firstSteps>>();
       const batch = validated.map((v) => {
         let machine = machines.get(v.attempts.length);

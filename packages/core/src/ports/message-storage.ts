@@ -54,6 +54,19 @@ export interface MessageUpdate {
   addCost?: number;
 }
 
+/** What `PATCH /bat/message/{id}` changes of a scheduled message. */
+export interface ScheduledChange {
+  steps: StepSpec[];
+  content: string;
+  dueAt: number;
+  expiresAt: number | null;
+  status: DeliveryStatus;
+  snapshot: PersistedMachineState;
+  /** Added to the message's cost, micro-units (negative for a refund). */
+  addCost: number;
+  history: HistoryEntry[];
+}
+
 /** Everything one engine step writes, applied atomically. */
 export interface Commit {
   at: number;
@@ -95,8 +108,11 @@ export interface MessageStorage {
   claimDueEffects(now: number, limit: number, leaseMs: number): Promise<Effect[]>;
   /** Due time of the earliest effect not leased at `now`, or null when the outbox is empty. */
   nextDueAt(now: number): Promise<number | null>;
-  /** Replaces a message's steps and due time (PATCH of a scheduled message). */
-  updateSteps(id: number, steps: StepSpec[], dueAt: number, content: string): Promise<void>;
-  /** Moves the due time of a message's pending `DUE` effect. */
-  rescheduleDue(messageId: number, dueAt: number): Promise<void>;
+  /**
+   * Changes or cancels a message only while it is still `scheduled` (compare-and-set), in one
+   * transaction: the message row, its pending `DUE` effect (moved to `dueAt`, or dropped when the
+   * new status is final) and the history entries. Answers false, changing nothing, when the message
+   * is no longer scheduled (a worker took it meanwhile).
+   */
+  updateScheduled(id: number, change: ScheduledChange, at: number): Promise<boolean>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NewEffect } from '../types/effect.ts';
+import type { ScheduledChange } from '../ports/message-storage.ts';
 import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
 
 const timer = (messageId: number, stepIndex: number, dueAt: number): NewEffect => ({
@@ -156,17 +157,22 @@ export function describeOutbox(storage: StorageRef): void {
   });
 
   describe('scheduled messages', () => {
-    it('updateSteps replaces steps, due time and content', async () => {
-      const { ids } = await messages(1);
-      const steps = [step('999111111111', { text: 'changed' })];
-      await storage().updateSteps(ids[0]!, steps, 8_000, '{"changed":true}');
-      expect(await storage().getMessage(ids[0]!)).toMatchObject({ steps, dueAt: 8_000, content: '{"changed":true}' });
+    const change = (overrides: Partial<ScheduledChange> = {}): ScheduledChange => ({
+      steps: [step('999111111111', { text: 'changed' })],
+      content: '{"changed":true}',
+      dueAt: 8_000,
+      expiresAt: 68_000,
+      status: 'scheduled',
+      snapshot: { value: 'scheduled', context: { step: 0, last: 1, retries: 0 } },
+      addCost: 10,
+      history: [],
+      ...overrides,
     });
+    const due = (messageId: number, dueAt: number): NewEffect => ({ messageId, kind: 'event', step: 0, event: { type: 'DUE' }, dueAt });
 
-    it('rescheduleDue moves the pending DUE effect and nothing else', async () => {
+    it('updateScheduled changes a scheduled message and moves its DUE effect, and nothing else', async () => {
       const { ids } = await messages(2);
       const [a, b] = ids as [number, number];
-      const due = (messageId: number, dueAt: number): NewEffect => ({ messageId, kind: 'event', step: 0, event: { type: 'DUE' }, dueAt });
       await storage().commit({
         at: 1,
         updates: [],
@@ -175,8 +181,54 @@ export function describeOutbox(storage: StorageRef): void {
         cancelTimers: [],
         newEffects: [due(a, 5_000), timer(a, 0, 6_000), due(b, 5_000)],
       });
-      await storage().rescheduleDue(a, 9_000);
-      expect(await effectsAt(FAR)).toEqual([due(b, 5_000), timer(a, 0, 6_000), due(a, 9_000)]);
+      const before = await storage().getMessage(a);
+      expect(await storage().updateScheduled(a, change(), 3_000)).toBe(true);
+      expect(await storage().getMessage(a)).toMatchObject({
+        steps: change().steps,
+        content: '{"changed":true}',
+        dueAt: 8_000,
+        expiresAt: 68_000,
+        status: 'scheduled',
+        snapshot: change().snapshot,
+        cost: before!.cost + 10,
+        updatedAt: 3_000,
+      });
+      expect(await effectsAt(FAR)).toEqual([due(b, 5_000), timer(a, 0, 6_000), due(a, 8_000)]);
+    });
+
+    it('updateScheduled cancels: final status, its history, and the DUE effect dropped', async () => {
+      const { ids } = await messages(1);
+      const [a] = ids as [number];
+      await storage().commit({ at: 1, updates: [], history: [], doneEffects: [], cancelTimers: [], newEffects: [due(a, 5_000)] });
+      const entry = { messageId: a, step: 0, channel: 'sms' as const, status: 'Cancelled' as const, at: 3_000, error: null };
+      const cancelled = change({ status: 'cancelled', snapshot: { value: 'cancelled', context: {} }, history: [entry], addCost: -50_000 });
+      expect(await storage().updateScheduled(a, cancelled, 3_000)).toBe(true);
+      expect(await storage().getMessage(a)).toMatchObject({ status: 'cancelled', cost: 0 });
+      expect(await storage().history(a)).toEqual([entry]);
+      expect(await effectsAt(FAR)).toEqual([]);
+    });
+
+    it('updateScheduled changes nothing once the message is no longer scheduled', async () => {
+      const { ids } = await messages(1);
+      const [a] = ids as [number];
+      await storage().commit({
+        at: 1,
+        updates: [{ id: a, status: 'processing', snapshot: { value: { processing: 'sending' }, context: { step: 0 } } }],
+        history: [],
+        doneEffects: [],
+        cancelTimers: [],
+        newEffects: [],
+      });
+      const before = await storage().getMessage(a);
+      expect(
+        await storage().updateScheduled(
+          a,
+          change({ history: [{ messageId: a, step: 0, channel: 'sms', status: 'Cancelled', at: 3_000, error: null }] }),
+          3_000,
+        ),
+      ).toBe(false);
+      expect(await storage().getMessage(a)).toEqual(before);
+      expect(await storage().history(a)).toEqual([]);
     });
   });
 }
