@@ -256,10 +256,10 @@ describe('PATCH of a scheduled message', () => {
     f = await engineFixture();
     const res = await f.engine.messages.send(f.account.id, { messages: [sms('99900000000', { scheduledAt: later() })] });
     const id = res.messages[0]!.messageId;
-    const bad = await f.engine.messages.update(f.account.id, id, { text: '' }).catch((e: unknown) => e as SpillwayError);
+    const bad = (await f.engine.messages.update(f.account.id, id, { text: '' }).catch((e: unknown) => e)) as SpillwayError;
     expect(bad.status).toBe(400);
     expect(bad.details?.map((d) => d.path)).toEqual(['text']);
-    const mixed = await f.engine.messages.update(f.account.id, id, { cancel: true, text: 'x' }).catch((e: unknown) => e as SpillwayError);
+    const mixed = (await f.engine.messages.update(f.account.id, id, { cancel: true, text: 'x' }).catch((e: unknown) => e)) as SpillwayError;
     expect(mixed.status).toBe(400);
     expect((await f.engine.messages.status(f.account.id, id)).deliverystatus).toBe('scheduled');
   });
@@ -268,7 +268,7 @@ describe('PATCH of a scheduled message', () => {
 describe('validation lists every bad item', () => {
   it('reports an unapproved sender together with schema errors of other items', async () => {
     f = await engineFixture();
-    const err = await f.engine.messages
+    const err = (await f.engine.messages
       .send(f.account.id, {
         messages: [
           { ...sms('99900000000'), from: 'Nope' },
@@ -276,7 +276,7 @@ describe('validation lists every bad item', () => {
           { ...sms('99900000000'), fallbacks: [{ ...sms('1'), from: 'Nope' }] },
         ],
       })
-      .catch((e: unknown) => e as SpillwayError);
+      .catch((e: unknown) => e)) as SpillwayError;
     expect(err.status).toBe(400);
     expect(err.details?.map((d) => d.path)).toEqual([
       'messages[0].from',

@@ -87,11 +87,18 @@ describe('chat hub tokens over HTTP', () => {
     expect(res.status).toBe(403);
   });
 
-  it('issues a client token with POST /api/auth', async () => {
+  it('issues a client token with POST /api/auth that the client-management endpoints accept', async () => {
     const res = await post('/api/auth', { login: LOGIN, password: PASSWORD });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ token: expect.any(String), tokenType: 'Bearer' });
+    const { token } = (await res.json()) as { token: string; tokenType: string };
     expect((await post('/api/auth', { login: LOGIN, password: 'nope' })).status).toBe(401);
+    // As Bearer and as X-Authorization-Key, on the wallet history and the rest of the API.
+    expect((await get('/api/AlphaName/wallet/info', bearer(token))).status).toBe(200);
+    expect((await get('/api/AlphaName/wallet/info', { 'x-authorization-key': token })).status).toBe(200);
+    expect((await get('/bat/balance', bearer(token))).status).toBe(200);
+    // A company token is genuine but of another type: 403; a forged one proves nothing: 401.
+    expect((await get('/bat/balance', bearer(await companyToken()))).status).toBe(403);
+    expect((await get('/bat/balance', bearer(`${token.slice(0, -4)}AAAA`))).status).toBe(401);
   });
 
   it('keeps tokens valid across a signing-key rotation until the old key is retired', async () => {
@@ -114,5 +121,31 @@ describe('chat hub tokens over HTTP', () => {
     expect(limited.status).toBe(429);
     expect(await limited.json()).toMatchObject({ error: 'rate_limited', status: 429 });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('limits password attempts per login at the data rate, before any password is checked', async () => {
+    const limited = await startServer({ SPILLWAY_RATE_DATA: '2/3' });
+    try {
+      const tries = async (n: number, send: () => Promise<Response>) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < n; i++) statuses.push((await send()).status);
+        return statuses;
+      };
+      const wrong = `Basic ${Buffer.from(`${LOGIN}:wrong-password`).toString('base64')}`;
+      const basic = await tries(5, () => limited.call('/bat/balance', { auth: 'none', headers: { authorization: wrong } }));
+      expect(basic.slice(0, 3)).toEqual([401, 401, 401]);
+      expect(basic.slice(3)).toContain(429);
+      const other = await startServer({ SPILLWAY_RATE_DATA: '2/3' });
+      try {
+        const grant = () => other.call('/api/company/get-token', { auth: 'none', json: { login: LOGIN, password: PASSWORD } });
+        const statuses = await tries(5, grant);
+        expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+        expect(statuses.slice(3)).toContain(429);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -290,6 +290,8 @@ describe('system endpoints', () => {
     ]) {
       expect(Object.keys(doc.paths)).toContain(path);
     }
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => (op as { operationId: string }).operationId));
+    expect(new Set(ids).size).toBe(ids.length);
     const docs = await s.call('/docs', { auth: 'none' });
     expect(docs.headers.get('content-type')).toContain('text/html');
   });

@@ -91,6 +91,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const app = createHttpApp({
     engine,
     metricsRegistry: registry,
+    tokens,
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),

@@ -6,6 +6,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Registry } from 'prom-client';
 import { createAuthCache } from './auth-cache.ts';
 import type { Env, HttpLogger } from './env.ts';
+import type { TokenService } from './chat-hub/token-service.ts';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './error-handler.ts';
 import { SpillwayError } from '@spillway/core';
 import { createHttpMetrics } from './metrics.ts';
@@ -30,6 +31,11 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** @default console */
   logger?: HttpLogger;
+  /**
+   * Token service of the chat hub and client tokens: with it, every route that takes Basic or an
+   * API key also takes a client token (`POST /api/auth`) as `Authorization: Bearer`.
+   */
+  tokens?: TokenService;
   /** Route modules mounted on the app after the built-in ones (chat hub, cascade, ...). */
   extraRoutes?: Array<(app: Hono<Env>) => void>;
   /** Registry of `/metrics`; pass one to add the engine's own metrics. @default a new Registry */
@@ -78,6 +84,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     c.set('rateLimiter', rateLimiter);
     c.set('authCache', authCache);
     c.set('logger', logger);
+    c.set('tokens', options.tokens);
     await next();
   });
   app.use(metrics.middleware);

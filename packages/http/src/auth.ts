@@ -3,6 +3,9 @@ import type { Account, Engine } from '@spillway/core';
 import type { MiddlewareHandler } from 'hono';
 import { digestHex } from './auth-cache.ts';
 import type { Env } from './env.ts';
+import { authenticateToken } from './chat-hub/token-auth.ts';
+import type { TokenService } from './chat-hub/token-service.ts';
+import { limitLogin } from './rate-limit.ts';
 
 export type { Env } from './env.ts';
 
@@ -10,7 +13,10 @@ export type { Env } from './env.ts';
 export const BASIC_CHALLENGE = 'Basic realm="spillway", charset="UTF-8"';
 
 /** Credentials found in a request, before they are checked. */
-export type Credentials = { kind: 'password'; login: string; password: string } | { kind: 'key'; key: string };
+export type Credentials =
+  { kind: 'password'; login: string; password: string } | { kind: 'key'; key: string } | { kind: 'token'; token: string };
+
+const JWT = /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/;
 
 /**
  * Reads the credentials of interface 5.1: `X-Authorization-Key: <key>`, `Authorization: Basic`
@@ -19,8 +25,10 @@ export type Credentials = { kind: 'password'; login: string; password: string } 
  */
 export function readCredentials(headers: Headers): Credentials | null {
   const key = headers.get('x-authorization-key')?.trim();
-  if (key) return { kind: 'key', key };
+  if (key) return JWT.test(key) ? { kind: 'token', token: key } : { kind: 'key', key };
   const authorization = headers.get('authorization');
+  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  if (bearer?.[1]) return { kind: 'token', token: bearer[1] };
   const match = authorization ? /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(authorization) : null;
   if (!match?.[1]) return null;
   let decoded: string;
@@ -40,10 +48,19 @@ export function readCredentials(headers: Headers): Credentials | null {
   return { kind: 'password', login, password };
 }
 
-async function verify(engine: Engine, credentials: Credentials): Promise<Account | null> {
-  return credentials.kind === 'key'
-    ? engine.accounts.authenticateKey(credentials.key)
-    : engine.accounts.authenticatePassword(credentials.login, credentials.password);
+async function verify(engine: Engine, tokens: TokenService | undefined, credentials: Credentials): Promise<Account | null> {
+  switch (credentials.kind) {
+    case 'key':
+      return engine.accounts.authenticateKey(credentials.key);
+    case 'password':
+      return engine.accounts.authenticatePassword(credentials.login, credentials.password);
+    case 'token': {
+      if (!tokens) return null;
+      // 401 for a token that proves nothing, 403 for a genuine one of another type or revoked.
+      const claims = await authenticateToken(tokens, credentials.token, 'client');
+      return engine.accounts.get(claims.accountId);
+    }
+  }
 }
 
 /**
@@ -61,11 +78,16 @@ export function authenticate(): MiddlewareHandler<Env> {
     }
     const cache = c.var.authCache;
     const cacheKey = await digestHex(
-      credentials.kind === 'key' ? `k\0${credentials.key}` : `p\0${credentials.login}\0${credentials.password}`,
+      credentials.kind === 'key'
+        ? `k\0${credentials.key}`
+        : credentials.kind === 'token'
+          ? `t\0${credentials.token}`
+          : `p\0${credentials.login}\0${credentials.password}`,
     );
     let account = cache.get(cacheKey);
     if (!account) {
-      account = (await verify(c.var.engine, credentials)) ?? undefined;
+      if (credentials.kind === 'password') limitLogin(c, credentials.login);
+      account = (await verify(c.var.engine, c.var.tokens, credentials)) ?? undefined;
       if (!account) {
         c.header('WWW-Authenticate', BASIC_CHALLENGE);
         throw new SpillwayError('unauthorized', 'Invalid credentials');

@@ -1,5 +1,6 @@
 import type { Account, Engine, RateLimiter } from '@spillway/core';
 import type { AuthCache } from './auth-cache.ts';
+import type { TokenService } from './chat-hub/token-service.ts';
 
 /** Where the HTTP adapter writes what it has to say. `console` fits. */
 export interface HttpLogger {
@@ -20,6 +21,8 @@ export interface Env {
     rateLimiter: RateLimiter;
     authCache: AuthCache;
     logger: HttpLogger;
+    /** Verifies client tokens (`POST /api/auth`) where the app was given a token service. */
+    tokens: TokenService | undefined;
     /** `METHOD /path/:pattern` of the matched route, set by `defineRoute` (metrics label). */
     routeId: string;
   };

@@ -59,9 +59,23 @@ export function routeRecords(app: Hono<any, any, any>): readonly RouteSpec[] {
   return records.get(app) ?? [];
 }
 
+/**
+ * `post /api/CascadeMessage/send_message/async` → `postApiCascadeMessageSend_messageAsync`: path
+ * segments are capitalised, and characters inside a segment other than letters and digits become
+ * `_`, so that `send_message/async` and `send_message_async` stay two operations.
+ */
 function operationIdOf(method: string, path: string): string {
-  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  const segments = path
+    .split('/')
+    .map((segment) =>
+      segment
+        .replace(/^:/, 'by_')
+        .replace(/\{.*\}$/, '')
+        .replace(/[^A-Za-z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, ''),
+    )
+    .filter(Boolean);
+  return method + segments.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
 /**

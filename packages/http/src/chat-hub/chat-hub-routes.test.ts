@@ -267,16 +267,16 @@ describe('GET /api/operator', () => {
     expect((await call('GET', '/api/operator', { token })).status).toBe(403);
   });
 
-  it('answers 401 to a missing, malformed or expired token, within the clock tolerance', async () => {
+  it('answers 401 to a missing, malformed or expired token, from the moment it expires', async () => {
     const acme = await companyToken();
     const token = await operatorToken(acme, (await createOperator(acme)).id, h.clock.now() + HOUR);
     expect((await call('GET', '/api/operator')).status).toBe(401);
     expect((await call('GET', '/api/operator', { token: 'x.y.z' })).status).toBe(401);
     // Operator tokens go in Authorization only.
     expect((await call('GET', '/api/operator', { keyHeader: token })).status).toBe(401);
-    await h.clock.advance(HOUR + 20_000);
+    await h.clock.advance(HOUR - 1_000);
     expect((await call('GET', '/api/operator', { token })).status).toBe(200);
-    await h.clock.advance(15_000);
+    await h.clock.advance(1_000);
     expect((await call('GET', '/api/operator', { token })).status).toBe(401);
   });
 });

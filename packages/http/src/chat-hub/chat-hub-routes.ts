@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { SpillwayError } from '@spillway/core';
 import type { Account, ChatHubOperator, Clock, Engine } from '@spillway/core';
 import { z } from 'zod';
@@ -7,7 +7,7 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
-import { rateLimit } from '../rate-limit.ts';
+import { limitLogin, rateLimit } from '../rate-limit.ts';
 import { accountOf, authenticateToken, readToken } from './token-auth.ts';
 import type { TokenClaims, TokenService } from './token-service.ts';
 import {
@@ -78,7 +78,8 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     return found;
   };
 
-  const login = async (input: z.infer<typeof credentialsSchema>): Promise<Account> => {
+  const login = async (c: Context<ChatHubEnv>, input: z.infer<typeof credentialsSchema>): Promise<Account> => {
+    limitLogin(c as unknown as Context<Env>, input.login);
     const account = await engine.accounts.authenticatePassword(input.login, input.password);
     if (!account) throw new SpillwayError('unauthorized', 'wrong login or password');
     return account;
@@ -100,7 +101,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       responses: { 200: { description: 'The company JWT as a JSON string', schema: jwtString }, 401: { description: 'Wrong credentials' } },
     },
     async (c) => {
-      const account = await login(await body(c, credentialsSchema));
+      const account = await login(c, await body(c, credentialsSchema));
       return c.json(await tokens.issueCompanyToken(account.id));
     },
   );
@@ -305,7 +306,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       },
     },
     async (c) => {
-      const account = await login(await body(c, credentialsSchema));
+      const account = await login(c, await body(c, credentialsSchema));
       const { token, expiresAt } = await tokens.issueClientToken(account.id);
       return c.json({ token, tokenType: 'Bearer', expiresAt: iso(expiresAt), expiresIn: Math.round((expiresAt - clock.now()) / 1000) });
     },

@@ -164,7 +164,11 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
         requiredClaims: ['jti', 'iat', 'sub'],
       });
       const claims = toClaims(payload, protectedHeader.kid ?? '');
-      return claims ? { ok: true, claims } : fail('claims', 'token claims are invalid');
+      if (!claims) return fail('claims', 'token claims are invalid');
+      // The tolerance is for issuer clocks running ahead (nbf, iat); a token is valid until its
+      // exp and not a moment longer (interface section 3).
+      if (payload.exp !== undefined && payload.exp * 1000 <= clock.now()) return fail('expired', 'token has expired', claims);
+      return { ok: true, claims };
     } catch (error) {
       if (error instanceof UnknownKeyError) return fail('unknown_key', error.message);
       if (error instanceof errors.JWTExpired) {

@@ -111,7 +111,8 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       method: 'put',
       path: '/api/routes/:id/binding',
       summary: 'Bind a route to an alpha-name, or (alphaName null or absent) make it the account default',
-      description: "Binding a built-in route removes the account's own binding there.",
+      description:
+        'Built-in routes cannot be bound (400), except `default`, which removes the binding (refused for an alpha-name while the account has a default route of its own).',
       tags,
       auth: 'basic-or-key',
       body: bindingRequestSchema,

@@ -17,8 +17,10 @@ import { registerCascadeRouteApi } from './cascade-routes-api.ts';
 import { registerVariableRoutes } from './variables.ts';
 
 const BASE = '/api/CascadeMessage';
-// The param pattern keeps `send_message` and `broadcast` from matching as a referral guid.
-const REFERRAL = ':referralGuid{[0-9A-Fa-f-]+}';
+// Any one segment matches, so a malformed GUID is a 400 (not a 404); the fixed names of the
+// cascade API are not referral GUIDs and stay 404 under these paths.
+const REFERRAL = ':referralGuid{[^/]+}';
+const FIXED_NAMES: ReadonlySet<string> = new Set(['send_message', 'send_message_async', 'broadcast', 'status_guid', 'status_id']);
 const referralSchema = z.uuid({ error: 'must be a UUID' });
 
 /** Bot credentials of interface 5.2, passed to the engine (which stores them with the message). */
@@ -30,6 +32,7 @@ function credentialsOf(c: Context<Env>): CascadeSendOptions['credentials'] {
 
 function optionsOf(c: Context<Env>, endpoint: CascadeEndpoint, waitForFirstStep: boolean): CascadeSendOptions {
   const raw = c.req.param('referralGuid');
+  if (raw !== undefined && FIXED_NAMES.has(raw)) throw new SpillwayError('not_found', `no such endpoint ${c.req.path}`);
   const referralGuid = raw === undefined ? undefined : parseOrThrow(referralSchema, raw, 'referralGuid', 'referralGuid');
   return { endpoint, credentials: credentialsOf(c), waitForFirstStep, ...(referralGuid ? { referralGuid } : {}) };
 }

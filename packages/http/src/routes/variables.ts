@@ -34,7 +34,8 @@ export function registerVariableRoutes(app: Hono<Env>): void {
       responses: { 302: { description: 'Redirect to the target URL' }, 404: { description: 'No such short link' } },
     },
     async (c) => {
-      const url = await c.var.engine.cascades.resolveShortLink(c.req.param('code') ?? '');
+      // Hono answers HEAD with this GET handler: a HEAD (link previews, checkers) is no click.
+      const url = await c.var.engine.cascades.resolveShortLink(c.req.param('code') ?? '', { count: c.req.raw.method === 'GET' });
       c.header('Cache-Control', 'no-store');
       return c.redirect(url, 302);
     },
