@@ -81,3 +81,15 @@ describe('bootstrap', () => {
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
   });
 });
+
+describe('spillway CLI input checks', () => {
+  it('revokes a key, and refuses bad amounts and rates', async () => {
+    const db = join(dir, 'checks.db');
+    await cli(db, 'accounts', 'create', '--login', 'ops', '--password', 'ops-password');
+    const { apiKey } = (await cli(db, 'keys', 'create', '--login', 'ops')) as { apiKey: { id: number } };
+    expect(await cli(db, 'keys', 'revoke', '--login', 'ops', '--id', String(apiKey.id))).toEqual({ revoked: true });
+    expect(await cli(db, 'keys', 'list', '--login', 'ops')).toEqual([]);
+    await expect(cli(db, 'accounts', 'topup', '--login', 'ops', '--amount', 'abc')).rejects.toThrow(/positive amount/);
+    await expect(cli(db, 'accounts', 'rate-limit', '--login', 'ops', '--category', 'data', '--rate', '0/0')).rejects.toThrow(/burst/);
+  }, 60_000);
+});

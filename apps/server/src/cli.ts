@@ -13,6 +13,7 @@ const USAGE = `spillway <command>
   accounts rate-limit --login L --category messaging|data --rate 200/300   (--rate default resets)
   keys create --login L [--label default]   prints a new API key once
   keys list --login L
+  keys revoke --login L --id N
   alphanames approve --login L --name Shop [--channels sms,chatapp,...]
   alphanames list --login L
   tokens keys                             list the JWT signing keys
@@ -20,6 +21,13 @@ const USAGE = `spillway <command>
   tokens retire --kid K                   stop accepting tokens signed by key K
 
 Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
+
+/** A positive amount in currency units, or a clear error naming the flag. */
+function amountOf(value: string, flag: string): number {
+  const amount = Number(value);
+  if (!Number.isFinite(amount) || amount <= 0) throw new Error(`--${flag} must be a positive amount, got "${value}"`);
+  return amount;
+}
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -34,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
       label: { type: 'string' },
       channels: { type: 'string' },
       kid: { type: 'string' },
+      id: { type: 'string' },
       category: { type: 'string' },
       rate: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -77,20 +86,22 @@ async function main(argv: string[]): Promise<void> {
           login: need(values.login, 'login'),
           password: need(values.password, 'password'),
           ...(values.name ? { name: values.name } : {}),
-          ...(values.balance ? { balance: Number(values.balance) } : {}),
+          ...(values.balance ? { balance: amountOf(values.balance, 'balance') } : {}),
         });
         print(account);
         break;
       }
       case 'accounts topup':
-        print(await engine.accounts.topUp((await accountOf()).id, Number(need(values.amount, 'amount'))));
+        print(await engine.accounts.topUp((await accountOf()).id, amountOf(need(values.amount, 'amount'), 'amount')));
         break;
       case 'accounts rate-limit': {
         const category = need(values.category, 'category') as RateCategory;
         if (category !== 'messaging' && category !== 'data') throw new Error('--category is messaging or data');
         const rate = need(values.rate, 'rate');
         const m = /^(\d+)\/(\d+)$/.exec(rate);
-        if (rate !== 'default' && !m) throw new Error('--rate is perSecond/burst, e.g. 200/300, or default');
+        const valid = m && Number(m[1]) > 0 && Number(m[2]) >= Number(m[1]);
+        if (rate !== 'default' && !valid)
+          throw new Error('--rate is perSecond/burst with burst >= perSecond > 0, e.g. 200/300, or default');
         await engine.accounts.setRateLimit((await accountOf()).id, category, m ? { perSecond: Number(m[1]), burst: Number(m[2]) } : null);
         print({ ok: true });
         break;
@@ -98,6 +109,12 @@ async function main(argv: string[]): Promise<void> {
       case 'keys create':
         print(await engine.accounts.createKey((await accountOf()).id, values.label));
         break;
+      case 'keys revoke': {
+        const id = Number(need(values.id, 'id'));
+        if (!Number.isSafeInteger(id) || id <= 0) throw new Error('--id is the numeric id shown by `keys list`');
+        print({ revoked: await engine.accounts.revokeKey((await accountOf()).id, id) });
+        break;
+      }
       case 'keys list':
         print(await engine.accounts.listKeys((await accountOf()).id));
         break;
