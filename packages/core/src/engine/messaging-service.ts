@@ -135,7 +135,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       if (result.status === 'conflict') {
         const details: ErrorDetail[] = result.indexes.map((i) => ({
           path: `messages[${i}].customerMessageId`,
-          message: 'this customerMessageId was already used with other content',
+          message: 'this customerMessageId was already used with other content, or appears twice in this request',
         }));
         throw new SpillwayError('conflict', 'customerMessageId reused with other content', details);
       }
