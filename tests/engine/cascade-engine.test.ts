@@ -145,7 +145,7 @@ describe('cascade engine: time', () => {
     expect(status.history.at(-1)?.dt).toBe(new Date(stored!.createdAt + 100_000).toISOString());
   });
 
-  it('skips a step that cannot finish in the time left before the ttl', async () => {
+  it('drops the early step when the ttl cannot hold every step, so the last one still runs', async () => {
     f = await engineFixture();
     const route = await f.engine.cascades.createRoute(f.account.id, {
       name: 'chat-app then SMS',
@@ -154,15 +154,20 @@ describe('cascade engine: time', () => {
         { id: 'chat', channel: 'chatapp', timeoutSeconds: 60 },
         { id: 'sms', channel: 'sms', timeoutSeconds: 60 },
       ],
-      edges: [{ from: 'chat', to: 'sms', on: 'expired' }],
+      edges: [
+        { from: 'chat', to: 'sms', on: 'expired' },
+        { from: 'chat', to: 'sms', on: 'undeliverable' },
+      ],
     });
     await f.engine.cascades.bindRoute(f.account.id, route.id, null);
     const { messageId } = await sendOne([cascade('99900000004', { ttl: 90 })]);
     await f.advance(60_000);
     const status = await statusOf(messageId);
     expect(status.status).toBe('undeliverable');
-    expect(status.steps[1]).toMatchObject({ id: 'sms', status: 'skipped', error: 'deadline: 30 s left of the ttl, the step needs 60 s' });
-    expect(f.simulator.sent.map((a) => a.channel)).toEqual(['chatapp']);
+    // 60 s + 60 s do not fit in 90 s: the chat-app step gives its time to the SMS.
+    expect(status.steps[0]).toMatchObject({ id: 'chat', status: 'skipped', error: expect.stringMatching(/^deadline budget/) });
+    expect(status.steps[1]).toMatchObject({ id: 'sms', status: 'undeliverable' });
+    expect(f.simulator.sent.map((a) => a.channel)).toEqual(['sms']);
   });
 
   it('records a late receipt of an earlier step as superseded and stops the steps not yet sent', async () => {

@@ -281,3 +281,63 @@ describe('OpenAPI', () => {
     }
   });
 });
+
+describe('cascade audit over HTTP', () => {
+  it('maps X-Tg-Bot-Key to the messenger step and X-Viber-Auth-Token to the chat-app bot step, each alone', async () => {
+    const sentOf = async (guid: string) => {
+      const stored = await s.server.storage.getMessageByGuid(guid);
+      return s.server.simulator.sent.filter((a) => a.messageId === stored!.id);
+    };
+    const [tg] = await sendAsync([msg('99900000000')], { 'x-tg-bot-key': 'tg-only' });
+    expect(await settled(tg!.messageId)).toMatchObject({ status: 'delivered', channel: 'messenger' });
+    expect(await sentOf(tg!.messageId)).toMatchObject([{ channel: 'messenger', credentials: { botToken: 'tg-only' } }]);
+
+    const [viber] = await sendAsync([msg('99900000000')], { 'x-viber-auth-token': 'viber-only' });
+    const st = await settled(viber!.messageId);
+    expect(st).toMatchObject({ status: 'delivered', channel: 'chatapp_bot' });
+    expect(st.steps[0]).toMatchObject({ channel: 'messenger', status: 'skipped', error: 'no bot credentials (send X-Tg-Bot-Key)' });
+    expect(await sentOf(viber!.messageId)).toMatchObject([{ channel: 'chatapp_bot', credentials: { botToken: 'viber-only' } }]);
+  });
+
+  it("answers 404 for another account's message on status_guid and status_id", async () => {
+    const [accepted] = await sendAsync([msg('99900000000', { id: 'isolated-1' })]);
+    const other = await s.server.engine.accounts.create({ login: 'cascade-other', password: 'other-password' });
+    const { key } = await s.server.engine.accounts.createKey(other.id);
+    const asOther = (path: string) => s.call(path, { headers: { 'x-authorization-key': key } });
+    expect((await asOther(`/api/CascadeMessage/status_guid/${accepted!.messageId}`)).status).toBe(404);
+    expect((await asOther('/api/CascadeMessage/status_id/isolated-1')).status).toBe(404);
+    expect((await s.call(`/api/CascadeMessage/status_guid/${accepted!.messageId}`)).status).toBe(200);
+  });
+
+  it('answers 400 for a referral GUID that is not hex, and 404 under a fixed name', async () => {
+    const bad = await post('/api/CascadeMessage/not-a-guid/send_message_async', [msg('99900000000')]);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'validation_failed', details: [{ path: 'referralGuid' }] });
+    expect((await post('/api/CascadeMessage/zzzz/send_message', [msg('99900000000')])).status).toBe(400);
+    expect((await post('/api/CascadeMessage/broadcast/send_message', [msg('99900000000')])).status).toBe(404);
+  });
+
+  it('answers the synchronous send_message at once for a message scheduled later', async () => {
+    const sheduledSent = new Date(Date.now() + 3600_000).toISOString();
+    const started = Date.now();
+    const res = await post('/api/CascadeMessage/send_message', [msg('99900000000', { sheduledSent })]);
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('counts a HEAD on a short link as no click and refuses to bind a built-in route', async () => {
+    await post('/api/items', { items: [{ id: 'head-site', value: 'https://example.com/head' }] }, {});
+    const [a] = await sendAsync([msg('99900000000', { text: 'Go %short_url=head-site%' })]);
+    await settled(a!.messageId);
+    const stored = await s.server.storage.getMessageByGuid(a!.messageId);
+    const sent = s.server.simulator.sent.find((attempt) => attempt.messageId === stored!.id);
+    const link = /Go (\S+)$/.exec(sent!.text)![1]!;
+    expect((await fetch(link, { method: 'HEAD', redirect: 'manual' })).status).toBe(302);
+    const code = link.split('/').pop()!;
+    expect((await s.server.storage.getShortLink(code))?.clicks).toBe(0);
+    expect((await statusOf(a!.messageId)).history.some((h: Status) => h.status === 'Clicked')).toBe(false);
+
+    const bind = await s.call('/api/routes/messenger-first/binding', { method: 'PUT', json: { alphaName: null } });
+    expect(bind.status).toBe(400);
+  });
+});

@@ -14,7 +14,15 @@ export type { SendResponse, SentMessage, MessageStatusRecord, FallbackStatus, Ex
 export type { MachineEvent, EngineAction, TimerName } from './machines/events.ts';
 export type { Storage } from './ports/storage.ts';
 export type { AccountStorage, NewAccount, NewWalletTransaction, WalletQuery } from './ports/account-storage.ts';
-export type { MessageStorage, NewMessage, IngestBatch, IngestResult, Commit, MessageUpdate, ScheduledChange } from './ports/message-storage.ts';
+export type {
+  MessageStorage,
+  NewMessage,
+  IngestBatch,
+  IngestResult,
+  Commit,
+  MessageUpdate,
+  ScheduledChange,
+} from './ports/message-storage.ts';
 export type { ChatHubStorage, ChatHubOperator, SigningKey, RevokedToken } from './ports/chat-hub-storage.ts';
 export type { CascadeStorage } from './ports/cascade-storage.ts';
 export type { ChannelDriver, ChannelContext, OutboundAttempt, SendResult, Receipt } from './ports/channel.ts';

@@ -68,9 +68,12 @@ describe('parseCascadeRequest', () => {
 
   it('lists every bad item with its path and rejects the request whole', () => {
     const details = detailsOf(() =>
-      parseCascadeRequest([base, { ...base, toPhone: 'abc' }, base, { ...base, sheduledSent: '2026-01-02T10:00:00', messageType: 'sms' }], {
-        now,
-      }),
+      parseCascadeRequest(
+        [base, { ...base, toPhone: 'abc' }, { ...base, id: 'c-3' }, { ...base, sheduledSent: '2026-01-02T10:00:00', messageType: 'sms' }],
+        {
+          now,
+        },
+      ),
     );
     expect(details.map((d) => d.path)).toEqual(['[1].toPhone', '[3].messageType', '[3].sheduledSent']);
     expect(detailsOf(() => parseCascadeRequest([], { now }))[0]?.path).toBe('(body)');
@@ -84,7 +87,7 @@ describe('parseCascadeRequest', () => {
     ).toContain('5000');
     expect(
       parseCascadeRequest(
-        Array.from({ length: 5000 }, () => base),
+        Array.from({ length: 5000 }, (_, i) => ({ ...base, id: `c-${i}` })),
         { now },
       ),
     ).toHaveLength(5000);
@@ -121,12 +124,31 @@ describe('parseCascadeRequest', () => {
   });
 });
 
+describe('parseCascadeRequest: audit fixes', () => {
+  it('rejects a client id used twice in one request, naming every repeat', () => {
+    const details = detailsOf(() => parseCascadeRequest([base, { ...base, id: 'c-2' }, base, { ...base, id: 'c-2' }], { now }));
+    expect(details).toEqual([
+      { path: '[2].id', message: 'id "c-1" is already used by [0] of this request' },
+      { path: '[3].id', message: 'id "c-2" is already used by [1] of this request' },
+    ]);
+    expect(parseCascadeRequest([base, { ...base, id: undefined }, { ...base, id: undefined }], { now })).toHaveLength(3);
+  });
+
+  it('needs 2 to 10 survey options, like the messaging API', () => {
+    const survey = (options: string[]) => [
+      { ...base, messageType: 'chatapp_survey', chatappMessage: { text: 'How?', survey: { options } } },
+    ];
+    expect(detailsOf(() => parseCascadeRequest(survey(['only']), { now }))[0]?.path).toBe('[0].chatappMessage.survey.options');
+    expect(parseCascadeRequest(survey(['yes', 'no']), { now })).toHaveLength(1);
+  });
+});
+
 describe('checkCascadeVariables', () => {
   it('flags unknown variables and non-link url values, inline values first', () => {
     const cascades = parseCascadeRequest(
       [
         { ...base, text: 'Hi %name=1% %url=link%', variables: [{ id: 1, value: 'Ann' }] },
-        { ...base, chatappMessage: { text: '%short_url=bad% %name=ghost%' } },
+        { ...base, id: 'c-2', chatappMessage: { text: '%short_url=bad% %name=ghost%' } },
       ],
       { now },
     );

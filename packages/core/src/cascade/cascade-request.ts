@@ -46,8 +46,8 @@ export const chatappMessageSchema = z.looseObject({
     .optional(),
   fallbackText: z.string().max(4096).optional(),
   ttl: z.number().int().positive().max(MAX_CASCADE_TTL).optional(),
-  // Survey options are free text, emoji included; ten is the most a chat-app poll shows.
-  survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(1).max(10) }).optional(),
+  // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
+  survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
 });
 
 export const messengerMessageSchema = z.looseObject({
@@ -183,6 +183,8 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
 
   const errors: ErrorDetail[] = [];
   const out: ValidatedCascade[] = [];
+  // A client id names one message of a request: a repeat would make status_id ambiguous.
+  const firstWithId = new Map<string, string>();
   items.forEach((item, index) => {
     const parsed = cascadeItemSchema.safeParse(item.value);
     if (!parsed.success) {
@@ -195,6 +197,12 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
       return;
     }
     const m = parsed.data;
+    if (m.id !== undefined && m.id !== null) {
+      const first = firstWithId.get(String(m.id));
+      if (first !== undefined)
+        errors.push({ path: `${item.path}.id`, message: `id "${m.id}" is already used by ${first} of this request` });
+      else firstWithId.set(String(m.id), item.path);
+    }
     const fromName = m.fromName ?? options.defaultFromName;
     if (!fromName)
       errors.push({ path: `${item.path}.fromName`, message: 'fromName is required (the account has no alpha-name to default to)' });

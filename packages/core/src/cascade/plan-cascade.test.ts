@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { planCascade } from './plan-cascade.ts';
+import { DROPPED_EXTRA_SECONDS, planCascade } from './plan-cascade.ts';
 import { parseCascadeRequest } from './cascade-request.ts';
 import { defaultRoute } from '../routes/builtin-routes.ts';
 import type { Route } from '../types/route.ts';
 
 const now = Date.UTC(2026, 0, 1);
-const opts = { now, defaultStepTimeoutSeconds: 86400 };
+// Both bot keys given: every step of the default route takes its share.
+const opts = { now, defaultStepTimeoutSeconds: 86400, credentials: { messenger: true, chatappBot: true } };
 const one = (item: Record<string, unknown>) => parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600', ...item }], { now })[0]!;
 
 describe('planCascade', () => {
@@ -63,8 +64,9 @@ describe('planCascade', () => {
     expect(planCascade(one({ text: 'a', ttl: 300 }), route, opts).steps.map((s) => s.ttl)).toEqual([100, 50, 100, 100]);
     // a-b-d binds when explicit timeouts dominate: 2s + 50 <= 150 → 50, 3s <= 150 → 50.
     expect(planCascade(one({ text: 'a', ttl: 150 }), route, opts).steps.map((s) => s.ttl)).toEqual([50, 50, 50, 50]);
-    // Explicit timeouts beyond the ttl are capped and the rest get the minimum.
-    expect(planCascade(one({ text: 'a', ttl: 40 }), route, opts).steps.map((s) => s.ttl)).toEqual([1, 40, 1, 1]);
+    // An explicit timeout as long as the ttl would leave the last step no time: it is dropped
+    // and the others share the ttl (a-c-d: 3 shares <= 40 → 13).
+    expect(planCascade(one({ text: 'a', ttl: 40 }), route, opts).steps.map((s) => s.ttl)).toEqual([13, 40 + DROPPED_EXTRA_SECONDS, 13, 13]);
   });
 
   it('uses chatappMessage.ttl on chat-app steps without a cascade ttl', () => {
@@ -119,5 +121,22 @@ describe('planCascade', () => {
       ['flashcall', '4321'],
       ['sms', '4321'],
     ]);
+  });
+
+  it('keeps the last steps when the ttl is shorter than one second a step, dropping the earliest', () => {
+    const plan = planCascade(one({ text: 'a', ttl: 3 }), defaultRoute, opts);
+    const dropped = 3 + DROPPED_EXTRA_SECONDS;
+    expect(plan.steps.map((s) => s.ttl)).toEqual([dropped, dropped, 1, 1, 1]);
+    expect(plan.steps[4]?.channel).toBe('sms');
+  });
+
+  it('gives no share to bot steps that will be skipped for lack of credentials', () => {
+    const none = { now, defaultStepTimeoutSeconds: 86400 };
+    // chatapp, RCS and SMS share 300 s; the bot steps are skipped at once.
+    expect(planCascade(one({ text: 'a', ttl: 300 }), defaultRoute, none).steps.map((s) => s.ttl)).toEqual([100, 100, 100, 100, 100]);
+    const tg = { ...none, credentials: { messenger: true, chatappBot: false } };
+    expect(planCascade(one({ text: 'a', ttl: 300 }), defaultRoute, tg).steps.map((s) => s.ttl)).toEqual([75, 75, 75, 75, 75]);
+    // Three seconds are enough for the three steps that can run.
+    expect(planCascade(one({ text: 'a', ttl: 3 }), defaultRoute, none).steps.map((s) => s.ttl)).toEqual([1, 1, 1, 1, 1]);
   });
 });

@@ -23,6 +23,11 @@ export interface PlanCascadeOptions {
   now: number;
   /** Timeout of a step when neither the step nor the cascade gives one, seconds. */
   defaultStepTimeoutSeconds: number;
+  /**
+   * Bot credentials given with the request: a bot step without its key is skipped at once, so it
+   * takes no share of the ttl. @default both absent
+   */
+  credentials?: { messenger: boolean; chatappBot: boolean };
 }
 
 /**
@@ -31,21 +36,28 @@ export interface PlanCascadeOptions {
  * Deadline budget: when the cascade has a `ttl`, a step with `timeoutSeconds` keeps it (capped at
  * the ttl) and every other step gets one equal share, the largest whole number of seconds such
  * that every path of the route, with the steps' timeouts added up, ends within the ttl (with one
- * chain of steps, the ttl left after explicit timeouts divided by the steps without one). So the
- * last step can still finish; the engine skips (`SKIPPED`) a step that cannot finish in the time
- * actually left. Without a ttl a step takes `timeoutSeconds`, then `chatappMessage.ttl` on
- * chat-app steps, then the default.
+ * chain of steps, the ttl left after explicit timeouts divided by the steps without one). Bot
+ * steps without their credentials take no time. When even 1 s a step does not fit, the steps
+ * nearest the end keep their time and the earliest ones are dropped: they get a ttl longer than
+ * the cascade's, so the engine skips them. So the last step (SMS) can always finish; the engine
+ * also skips (`SKIPPED`) a step that cannot finish in the time actually left. Without a ttl a step
+ * takes `timeoutSeconds`, then `chatappMessage.ttl` on chat-app steps, then the default.
  *
  * Texts keep their variable tokens: variables are resolved when a step is sent.
  */
 export function planCascade(cascade: ValidatedCascade, route: Route, options: PlanCascadeOptions): CascadePlan {
   const dueAt = Math.max(options.now, cascade.scheduledAt ?? options.now);
-  const share = cascade.ttl === null ? null : budgetShare(route, cascade.ttl);
+  const free = (step: RouteStep) =>
+    (step.channel === 'messenger' && !options.credentials?.messenger) ||
+    (step.channel === 'chatapp_bot' && !options.credentials?.chatappBot);
+  const budget = cascade.ttl === null ? null : deadlineBudget(route, cascade.ttl, free);
   const steps = route.steps.map((step): CascadeStepDraft => {
     const text = textFor(step.channel, cascade);
     const ttl =
-      cascade.ttl !== null
-        ? Math.min(step.timeoutSeconds ?? (share as number), cascade.ttl)
+      cascade.ttl !== null && budget !== null
+        ? budget.dropped.has(step.id)
+          ? cascade.ttl + DROPPED_EXTRA_SECONDS
+          : Math.min(step.timeoutSeconds ?? budget.share, cascade.ttl)
         : (step.timeoutSeconds ?? (isChat(step.channel) ? cascade.chatappMessage?.ttl : undefined) ?? options.defaultStepTimeoutSeconds);
     const messageData = messageDataFor(step, cascade);
     return {
@@ -62,18 +74,59 @@ export function planCascade(cascade: ValidatedCascade, route: Route, options: Pl
   return { steps, dueAt, expiresAt: cascade.ttl === null ? null : dueAt + cascade.ttl * 1000 };
 }
 
-/** The largest share (≥ 1 s) of `ttl` for steps without a timeout such that every path fits. */
-function budgetShare(route: Route, ttl: number): number {
-  const fits = (share: number) => longestPath(route, (s) => s.timeoutSeconds ?? share) <= ttl;
+/**
+ * Seconds added to the ttl of a step the budget drops: longer than the whole cascade (and the
+ * engine's 1 s of grace), so the deadline check at send always skips it.
+ */
+export const DROPPED_EXTRA_SECONDS = 2;
+
+/**
+ * The largest share (≥ 1 s) of `ttl` for steps without a timeout such that every path fits;
+ * `free` steps weigh nothing. When 1 s a step does not fit, steps are dropped from the start
+ * side: walking back from the ends, a step whose path to the end would no longer fit is dropped.
+ */
+function deadlineBudget(route: Route, ttl: number, free: (step: RouteStep) => boolean): { share: number; dropped: Set<string> } {
+  const dropped = new Set<string>();
+  const weightOf = (share: number) => (s: RouteStep) => (free(s) || dropped.has(s.id) ? 0 : Math.min(s.timeoutSeconds ?? share, ttl));
+  const fits = (share: number) => longestPath(route, weightOf(share)) <= ttl;
+  if (!fits(1)) {
+    const byId = new Map(route.steps.map((s) => [s.id, s] as const));
+    const tail = new Map<string, number>();
+    const weight = weightOf(1);
+    // Reverse topological order: a step's successors are settled before it.
+    for (const id of topologicalIds(route).reverse()) {
+      const step = byId.get(id) as RouteStep;
+      const after = Math.max(0, ...route.edges.filter((e) => e.from === id).map((e) => tail.get(e.to) ?? 0));
+      if (weight(step) + after > ttl) dropped.add(id);
+      tail.set(id, weight(step) + after);
+    }
+  }
   let low = 1;
   let high = ttl;
-  if (!fits(low)) return 1;
+  if (!fits(low)) return { share: 1, dropped };
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if (fits(mid)) low = mid;
     else high = mid - 1;
   }
-  return low;
+  return { share: low, dropped };
+}
+
+/** Step ids in an order where every edge goes forward (the route is acyclic once valid). */
+function topologicalIds(route: Route): string[] {
+  const incoming = new Map<string, number>(route.steps.map((s) => [s.id, 0]));
+  for (const e of route.edges) incoming.set(e.to, (incoming.get(e.to) ?? 0) + 1);
+  const ready = route.steps.filter((s) => incoming.get(s.id) === 0).map((s) => s.id);
+  const order: string[] = [];
+  for (let id = ready.shift(); id !== undefined; id = ready.shift()) {
+    order.push(id);
+    for (const e of route.edges.filter((x) => x.from === id)) {
+      const left = (incoming.get(e.to) ?? 0) - 1;
+      incoming.set(e.to, left);
+      if (left === 0) ready.push(e.to);
+    }
+  }
+  return order;
 }
 
 /** Heaviest path from the start (the route is acyclic), by the given step weights. */

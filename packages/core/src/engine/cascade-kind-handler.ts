@@ -1,6 +1,9 @@
 import type { Clock } from '../clock.ts';
 import { newShortCode } from '../cascade/short-code.ts';
-import { findVariables, resolveVariables } from '../cascade/variables.ts';
+import { findVariables, isLinkValue, resolveVariables } from '../cascade/variables.ts';
+import { priceAttempt } from '../pricing/price-attempt.ts';
+import type { RateCard } from '../pricing/rate-card.ts';
+import { countSegments } from '../sms/segments.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StoredMessage } from '../types/message.ts';
 import { cascadeMetaOf } from './cascade-meta.ts';
@@ -22,6 +25,8 @@ export interface CascadeHandlerDeps {
   /** Base of short links, `${publicBaseUrl}/s/{code}`. */
   publicBaseUrl: () => string;
   defaultTtlSeconds: number;
+  /** Prices SMS steps on their resolved text. */
+  rateCard: RateCard;
 }
 
 const skip = (step: number, reason: string): SendPreparation => ({ instead: { type: 'SKIPPED', step, reason } });
@@ -30,20 +35,32 @@ const skip = (step: number, reason: string): SendPreparation => ({ instead: { ty
  * How cascade messages run: the machine compiled from the route revision the message keeps
  * (`routeRef`), and the checks right before a step is sent, in order: time left before the
  * cascade's ttl, the alpha-name's approval on the channel, an open session where one is
- * required, the client's bot credentials on bot steps, content, the charge; then variables are
- * resolved (short links made). A failed check skips the step (`SKIPPED`, recorded in history)
+ * required, the client's bot credentials on bot steps, content, variables (resolved, short links
+ * made; link values must still be http(s)), the charge (SMS priced on the resolved text). A failed check skips the step (`SKIPPED`, recorded in history)
  * and the route moves on as if it were undeliverable.
  */
 export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
   const { storage, clock } = deps;
 
-  async function resolveText(message: StoredMessage, text: string, inline: { id: string; value: string }[]): Promise<string> {
+  /**
+   * The step text with its variables resolved and short links made; a `%url%`/`%short_url%`
+   * value that is no longer an http(s) URL (stored values may change after acceptance) is refused.
+   */
+  async function resolveText(
+    message: StoredMessage,
+    text: string,
+    inline: { id: string; value: string }[],
+  ): Promise<{ text: string } | { refused: string }> {
     const refs = findVariables(text);
-    if (refs.length === 0) return text;
+    if (refs.length === 0) return { text };
     const values = new Map<string, string>();
     const missing = [...new Set(refs.map((r) => r.id))].filter((id) => !inline.some((v) => v.id === id));
     for (const v of missing.length ? await storage.getVariables(message.accountId, missing) : []) values.set(v.id, v.value);
     for (const v of inline) values.set(v.id, v.value);
+    for (const ref of refs) {
+      const value = values.get(ref.id);
+      if (ref.kind !== 'name' && value !== undefined && !isLinkValue(value)) return { refused: `variable ${ref.id} is not an http(s) URL` };
+    }
     const links = new Map<string, string>();
     for (const ref of refs) {
       const url = values.get(ref.id);
@@ -54,10 +71,12 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       );
       links.set(url, `${deps.publicBaseUrl()}/s/${link.code}`);
     }
-    return resolveVariables(text, (kind, id) => {
-      const value = values.get(id);
-      return kind === 'short_url' && value !== undefined ? links.get(value) : value;
-    });
+    return {
+      text: resolveVariables(text, (kind, id) => {
+        const value = values.get(id);
+        return kind === 'short_url' && value !== undefined ? links.get(value) : value;
+      }),
+    };
   }
 
   return {
@@ -71,6 +90,10 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       if (!spec) return skip(step, 'no such step');
       const meta = cascadeMetaOf(message.meta);
       const ttl = spec.ttl ?? deps.defaultTtlSeconds;
+      // The deadline budget gives a step a ttl longer than the whole cascade to drop it.
+      if (message.expiresAt !== null && ttl * 1000 > message.expiresAt - message.dueAt + DEADLINE_GRACE_MS) {
+        return skip(step, 'deadline budget: the ttl is too short for every step, its time went to the later steps');
+      }
       if (message.expiresAt !== null && message.expiresAt - now + DEADLINE_GRACE_MS < ttl * 1000) {
         const left = Math.max(0, Math.floor((message.expiresAt - now) / 1000));
         return skip(step, `deadline: ${left} s left of the ttl, the step needs ${ttl} s`);
@@ -98,24 +121,31 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       if (!spec.text && !spec.messageData?.['img'] && !spec.messageData?.['photoUrl']) {
         return skip(step, spec.channel === 'flashcall' ? 'no flash-call code (flashcallText)' : 'nothing to send on this channel');
       }
+      // Variables first: the SMS is priced on the text actually sent (a long value adds parts).
+      const resolved = await resolveText(message, spec.text, meta.variables);
+      if ('refused' in resolved) return skip(step, resolved.refused);
+      const { text } = resolved;
+      const cost =
+        spec.channel === 'sms'
+          ? priceAttempt(deps.rateCard, { type: spec.type, to: spec.to, partsCount: countSegments(text).parts }).cost
+          : spec.cost;
       // A retry of the same step (throttled, temporary) is not charged again.
       const firstTry = Number(message.snapshot.context['retries'] ?? 0) === 0;
       let charged = 0;
-      if (spec.cost > 0 && firstTry) {
+      if (cost > 0 && firstTry) {
         const tx = await storage.tryCharge(
           {
             accountId: message.accountId,
             kind: 'charge',
-            amount: -spec.cost,
+            amount: -cost,
             messageId: message.id,
             description: `cascade ${message.guid ?? message.id} step ${step} (${spec.channel})`,
           },
           clock.now(),
         );
         if (!tx) return skip(step, 'insufficient funds');
-        charged = spec.cost;
+        charged = cost;
       }
-      const text = await resolveText(message, spec.text, meta.variables);
       return {
         ...(charged ? { charged } : {}),
         attempt: { text, ...(botToken ? { credentials: { botToken } } : {}) },

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.ts';
 import { parseCascadeRequest } from '../cascade/cascade-request.ts';
 import type { ValidatedCascade } from '../cascade/cascade-request.ts';
-import { cascadeVariableRefs, checkCascadeVariables } from '../cascade/cascade-variables.ts';
+import { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../cascade/cascade-variables.ts';
 import { planCascade } from '../cascade/plan-cascade.ts';
-import { parseVariableUpload } from '../cascade/variables.ts';
+import { isLinkValue, parseVariableUpload, resolveVariables } from '../cascade/variables.ts';
+import { countSegments } from '../sms/segments.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
@@ -27,6 +28,10 @@ import { createRouteService } from './route-service.ts';
 
 /** Longest wait of the synchronous legacy endpoints for the first step to be handed over. */
 const FIRST_STEP_TIMEOUT_MS = 10_000;
+/** At most one `Clicked` history entry per message in this window (clicks need no auth). */
+export const CLICK_HISTORY_WINDOW_MS = 60_000;
+/** Length of a short link's code, to count SMS parts at acceptance before the link exists. */
+const SHORT_CODE_LENGTH = 8;
 
 export interface CascadeDeps {
   storage: Storage;
@@ -54,19 +59,21 @@ export function createCascadeService(deps: CascadeDeps): {
   const loader = createRouteLoader(storage, { maxRetries: deps.maxRetries });
   const routes = createRouteService(storage, clock);
   const waiter = createFirstStepWaiter(clock);
+  const publicBaseUrl = () => {
+    const base = deps.publicBaseUrl ?? 'http://127.0.0.1:8080';
+    return (typeof base === 'function' ? base() : base).replace(/\/+$/, '');
+  };
   const handler = cascadeKindHandler({
     storage,
     clock,
     routes: loader,
-    publicBaseUrl: () => {
-      const base = deps.publicBaseUrl ?? 'http://127.0.0.1:8080';
-      return (typeof base === 'function' ? base() : base).replace(/\/+$/, '');
-    },
+    publicBaseUrl,
     defaultTtlSeconds: deps.defaultTtlSeconds,
+    rateCard,
   });
 
   /** Alpha-names must be the account's; every variable must be known (400 listing every path). */
-  async function check(accountId: number, validated: ValidatedCascade[]): Promise<void> {
+  async function check(accountId: number, validated: ValidatedCascade[]): Promise<Map<string, string>> {
     const names = new Set((await storage.listAlphaNames(accountId)).map((a) => a.name));
     const details: ErrorDetail[] = validated
       .filter((v) => !names.has(v.fromName))
@@ -75,11 +82,34 @@ export function createCascadeService(deps: CascadeDeps): {
     const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));
     details.push(...checkCascadeVariables(validated, stored));
     if (details.length > 0) throw new SpillwayError('validation_failed', 'The cascade request is invalid', details);
+    return stored;
   }
 
-  async function build(v: ValidatedCascade, route: Route, now: number, options: CascadeSendOptions): Promise<NewMessage> {
-    const plan = planCascade(v, route, { now, defaultStepTimeoutSeconds: deps.defaultTtlSeconds });
-    const steps: StepSpec[] = plan.steps.map((d) => ({ ...d, ...priceAttempt(rateCard, d) }));
+  async function build(
+    v: ValidatedCascade,
+    route: Route,
+    now: number,
+    options: CascadeSendOptions,
+    stored: ReadonlyMap<string, string>,
+  ): Promise<NewMessage> {
+    const plan = planCascade(v, route, {
+      now,
+      defaultStepTimeoutSeconds: deps.defaultTtlSeconds,
+      credentials: {
+        messenger: Boolean(options.credentials?.messengerBotToken),
+        chatappBot: Boolean(options.credentials?.chatappBotToken),
+      },
+    });
+    // SMS parts are counted on the text as it will be sent (variables in, a short link's length).
+    const link = `${publicBaseUrl()}/s/${'x'.repeat(SHORT_CODE_LENGTH)}`;
+    const partsOf = (d: (typeof plan.steps)[number]) =>
+      d.channel === 'sms'
+        ? countSegments(resolveVariables(d.text, (kind, id) => (kind === 'short_url' ? link : variableValue(v, stored, id)))).parts
+        : d.partsCount;
+    const steps: StepSpec[] = plan.steps.map((d) => {
+      const draft = { ...d, partsCount: partsOf(d) };
+      return { ...draft, ...priceAttempt(rateCard, draft) };
+    });
     const ref = routeRef(route);
     const key = `cascade:${ref}`;
     const machine = await loader.machine(ref);
@@ -140,7 +170,7 @@ export function createCascadeService(deps: CascadeDeps): {
       const now = clock.now();
       const alphaNames = await storage.listAlphaNames(accountId);
       const validated = parseCascadeRequest(body, { now, defaultFromName: alphaNames[0]?.name });
-      await check(accountId, validated);
+      const stored = await check(accountId, validated);
       const resolved = new Map<string, Route>();
       const batch: NewMessage[] = [];
       let required = 0;
@@ -152,9 +182,8 @@ export function createCascadeService(deps: CascadeDeps): {
         }
         // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS.
         const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
-        const message = await build(v, own, now, options);
-        const start = own.steps.findIndex((s) => s.id === own.start);
-        required += message.steps[start]?.cost ?? 0;
+        const message = await build(v, own, now, options, stored);
+        required += message.steps[firstSendable(own, message.steps, options)]?.cost ?? 0;
         batch.push(message);
       }
       const balance = await storage.getBalance(accountId);
@@ -166,7 +195,9 @@ export function createCascadeService(deps: CascadeDeps): {
       }
       const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'cascade' });
       if (result.status !== 'accepted') throw new SpillwayError('internal', `cascade ingest answered ${result.status}`);
-      const done = options.waitForFirstStep ? waiter.wait(result.ids, FIRST_STEP_TIMEOUT_MS) : null;
+      // Messages not due yet cannot have a step handed over before then: no wait for them.
+      const due = result.ids.filter((_, i) => (batch[i]?.dueAt ?? now) <= now);
+      const done = options.waitForFirstStep && due.length > 0 ? waiter.wait(due, FIRST_STEP_TIMEOUT_MS) : null;
       deps.notify();
       if (done) await done;
       return batch.map((m): CascadeAccepted => ({ messageId: m.guid as string, trackinId: m.trackinId as string }));
@@ -205,19 +236,52 @@ export function createCascadeService(deps: CascadeDeps): {
       return { stored: variables.length };
     },
 
-    async resolveShortLink(code) {
-      const link = /^[A-Za-z0-9]{1,32}$/.test(code) ? await storage.recordClick(code) : null;
-      if (!link) throw new SpillwayError('not_found', 'no such short link');
-      const message = await storage.getMessage(link.messageId);
+    async resolveShortLink(code, options = {}) {
+      const valid = /^[A-Za-z0-9]{1,32}$/.test(code);
+      const count = options.count ?? true;
+      const link = !valid ? null : count ? await storage.recordClick(code) : await storage.getShortLink(code);
+      // A link whose target is not http(s) (made before the check, or stored by hand) never redirects.
+      if (!link || !isLinkValue(link.url)) throw new SpillwayError('not_found', 'no such short link');
+      const message = count ? await storage.getMessage(link.messageId) : null;
       if (message) {
+        const history = await storage.history(message.id);
+        const now = clock.now();
+        // Clicks need no auth, so history keeps at most one Clicked per message per window;
+        // the link's counter still counts every click.
+        const recent = history.some((h) => h.status === 'Clicked' && now - h.at < CLICK_HISTORY_WINDOW_MS);
         // The click belongs to the step that carried the link: the last one handed to a channel.
-        const sent = (await storage.history(message.id)).filter((h) => h.status === 'Sent').pop();
+        const sent = history.filter((h) => h.status === 'Sent').pop();
         const step = sent?.step ?? Number(message.snapshot.context['step'] ?? 0);
         const channel = sent?.channel ?? message.steps[step]?.channel ?? 'sms';
-        await storage.appendHistory([{ messageId: message.id, step, channel, status: 'Clicked', at: clock.now(), error: null }]);
+        if (!recent) await storage.appendHistory([{ messageId: message.id, step, channel, status: 'Clicked', at: now, error: null }]);
       }
       return link.url;
     },
   };
   return { service, handler, observe: (commit) => waiter.observe(commit) };
+}
+
+/**
+ * Index of the first step that can be sent given the bot credentials known at acceptance: bot
+ * steps without their key are skipped at send, and a skip follows the `undeliverable` edge.
+ */
+export function firstSendable(route: Route, steps: readonly StepSpec[], options: CascadeSendOptions): number {
+  const index = new Map(route.steps.map((s, i) => [s.id, i] as const));
+  const hasKey = (channel: string) =>
+    channel === 'messenger'
+      ? Boolean(options.credentials?.messengerBotToken)
+      : channel === 'chatapp_bot'
+        ? Boolean(options.credentials?.chatappBotToken)
+        : true;
+  let id: string | undefined = route.start;
+  const start = index.get(route.start) ?? 0;
+  // The route is acyclic, so this walk ends within its number of steps.
+  for (let hops = 0; id !== undefined && hops <= route.steps.length; hops++) {
+    const i = index.get(id);
+    const step = i === undefined ? undefined : steps[i];
+    if (i === undefined || !step) return start;
+    if (hasKey(step.channel)) return i;
+    id = route.edges.find((e) => e.from === id && e.on === 'undeliverable')?.to;
+  }
+  return start;
 }

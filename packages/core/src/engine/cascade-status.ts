@@ -20,13 +20,17 @@ function stepStatus(entries: HistoryEntry[]): CascadeStepStatus['status'] {
   return status;
 }
 
-/** The channel that delivered, else the one tried last (skips and clicks do not count as tries). */
+/**
+ * The channel that delivered last (after a `not_read` fallback: the SMS, not the unread chat),
+ * else the one tried last (skips and clicks do not count as tries).
+ */
 function channelOf(message: StoredMessage, history: HistoryEntry[]): ChannelId | null {
-  const delivered = history.filter((e) => e.status === 'Delivered' || e.status === 'Read');
-  if (message.status === 'delivered' && delivered.length > 0) return delivered[0]!.channel;
+  const delivered = history.filter((e) => e.status === 'Delivered');
+  const read = history.filter((e) => e.status === 'Read');
+  const last = delivered[delivered.length - 1] ?? read[read.length - 1];
+  if (message.status === 'delivered' && last) return last.channel;
   const tried = history.filter((e) => e.status === 'Sent' || e.status === 'Failed' || e.status === 'Expired');
-  const last = tried[tried.length - 1] ?? history.filter((e) => e.status !== 'Clicked').pop();
-  return last?.channel ?? null;
+  return (tried[tried.length - 1] ?? history.filter((e) => e.status !== 'Clicked').pop())?.channel ?? null;
 }
 
 /**

@@ -129,6 +129,9 @@ export interface CascadeService {
 
   /** `POST /api/items`: stores variables; answers how many. */
   uploadVariables(accountId: number, body: unknown): Promise<{ stored: number }>;
-  /** The target of a short link, recording the click on its message's history; 404 when unknown. */
-  resolveShortLink(code: string): Promise<string>;
+  /**
+   * The target of a short link; 404 when unknown or not http(s). With `count` (default; GET
+   * only, not HEAD) the click is counted and noted in history (at most once a minute per message).
+   */
+  resolveShortLink(code: string, options?: { count?: boolean }): Promise<string>;
 }

@@ -77,7 +77,17 @@ export function createRouteService(storage: Storage, clock: Clock) {
         ]);
       }
       if (BUILTIN_ROUTES[id]) {
-        // Binding a built-in means: no route of the account's own there.
+        // Bindings are stored against the account's own routes, so a built-in cannot be bound;
+        // `default` can, where dropping the binding makes resolution fall through to it.
+        const accountDefault = (await storage.listRouteBindings(accountId)).some((b) => b.alphaName === null);
+        if (id !== defaultRoute.id || (alphaName !== null && accountDefault)) {
+          throw new SpillwayError('validation_failed', 'A built-in route cannot be bound', [
+            {
+              path: 'routeId',
+              message: `route ${id} is built in and cannot be bound${id === defaultRoute.id ? ' to an alpha-name while the account has a default route' : ''}; create a route of your own with its steps and bind that`,
+            },
+          ]);
+        }
         await storage.unbindRoute(accountId, alphaName);
         return { alphaName, routeId: id };
       }

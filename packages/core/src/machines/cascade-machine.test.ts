@@ -47,11 +47,11 @@ describe('compileRoute', () => {
     expect(snap.value).toBe('scheduled');
     expect(first).toEqual([]);
     let r = drive(m, [{ type: 'DUE' }]);
-    expect(r.snap.value).toEqual({ processing: { chat: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s0: 'sending' } });
     expect(r.snap.context).toEqual({ step: 0, retries: 0 });
     expect(r.actions).toEqual([{ type: 'send', params: { step: 0 } }]);
     r = drive(m, [{ type: 'DUE' }, { type: 'ACCEPTED', step: 0 }]);
-    expect(r.snap.value).toEqual({ processing: { chat: 'awaiting' } });
+    expect(r.snap.value).toEqual({ processing: { s0: 'awaiting' } });
     expect(r.actions).toEqual([{ type: 'armTimer', params: { timer: 'expiry', step: 0 } }]);
   });
 
@@ -69,7 +69,7 @@ describe('compileRoute', () => {
       { type: 'SKIPPED', step: 0, reason: 'no session' },
     ] as MachineEvent[]) {
       const r = drive(m, [{ type: 'DUE' }, event]);
-      expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
+      expect(r.snap.value).toEqual({ processing: { s1: 'sending' } });
       expect(r.snap.context).toEqual({ step: 1, retries: 0 });
       expect(r.actions).toEqual([
         { type: 'cancelTimers', params: { step: 0 } },
@@ -80,7 +80,7 @@ describe('compileRoute', () => {
 
   it('follows the expired edge on the expiry timer of the current step', () => {
     const r = drive(m, [{ type: 'DUE' }, { type: 'ACCEPTED', step: 0 }, { type: 'TIMER', step: 0, timer: 'expiry' }]);
-    expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s1: 'sending' } });
   });
 
   it('ends in the outcome status when a step has no edge for it (expired ends undeliverable)', () => {
@@ -94,7 +94,7 @@ describe('compileRoute', () => {
 
   it('retries throttled and temporary failures on the same step, honouring retryAfter, at most 3 times', () => {
     let r = drive(m, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'throttled', retryAfter: 42 }]);
-    expect(r.snap.value).toEqual({ processing: { chat: 'retrying' } });
+    expect(r.snap.value).toEqual({ processing: { s0: 'retrying' } });
     expect(r.snap.context).toEqual({ step: 0, retries: 1 });
     expect(r.actions).toEqual([{ type: 'armTimer', params: { timer: 'retry', step: 0, seconds: 42 } }]);
 
@@ -103,7 +103,7 @@ describe('compileRoute', () => {
       { type: 'FAILED', step: 0, failure: 'throttled', retryAfter: 42 },
       { type: 'TIMER', step: 0, timer: 'retry' },
     ]);
-    expect(r.snap.value).toEqual({ processing: { chat: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s0: 'sending' } });
     expect(r.actions).toEqual([{ type: 'send', params: { step: 0 } }]);
 
     const fail = { type: 'FAILED', step: 0, failure: 'temporary' } as const;
@@ -114,7 +114,7 @@ describe('compileRoute', () => {
     expect(r.snap.context).toEqual({ step: 0, retries: 3 });
     r = drive(m, [{ type: 'DUE' }, fail, retry, fail, retry, fail, retry, fail]);
     // The fourth failure is past the last retry: undeliverable, so the edge to SMS is taken.
-    expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s1: 'sending' } });
     expect(r.snap.context).toEqual({ step: 1, retries: 0 });
   });
 
@@ -125,10 +125,10 @@ describe('compileRoute', () => {
       { type: 'FAILED', step: 0, failure: 'temporary' },
       { type: 'TIMER', step: 0, timer: 'expiry' },
     ]);
-    expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s1: 'sending' } });
     const none = compileRoute({ ...twoStep, id: undefined }, { maxRetries: 0 });
     expect(drive(none, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'throttled' }]).snap.value).toEqual({
-      processing: { sms: 'sending' },
+      processing: { s1: 'sending' },
     });
   });
 
@@ -136,15 +136,16 @@ describe('compileRoute', () => {
     const mr = compileRoute(withRead);
     const delivered = [{ type: 'DUE' }, { type: 'ACCEPTED', step: 0 }, { type: 'DELIVERED', step: 0 }] as MachineEvent[];
     let r = drive(mr, delivered);
-    expect(r.snap.value).toEqual({ processing: { chat: 'reading' } });
+    expect(r.snap.value).toEqual({ processing: { s0: 'reading' } });
     expect(r.actions).toEqual([{ type: 'armTimer', params: { timer: 'read', step: 0, seconds: 600 } }]);
     expect(drive(mr, [...delivered, { type: 'READ', step: 0 }]).snap.value).toBe('delivered');
     // The attempt's expiry no longer matters once delivered.
-    expect(drive(mr, [...delivered, { type: 'TIMER', step: 0, timer: 'expiry' }]).snap.value).toEqual({ processing: { chat: 'reading' } });
+    expect(drive(mr, [...delivered, { type: 'TIMER', step: 0, timer: 'expiry' }]).snap.value).toEqual({ processing: { s0: 'reading' } });
     r = drive(mr, [...delivered, { type: 'TIMER', step: 0, timer: 'read' }]);
-    expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s1: 'sending' } });
     expect(r.actions).toEqual([
       { type: 'cancelTimers', params: { step: 0 } },
+      { type: 'note', params: { step: 0, status: 'Expired', error: 'not read within 600 s' } },
       { type: 'send', params: { step: 1 } },
     ]);
     // A read without a delivery receipt counts as delivered.
@@ -174,26 +175,26 @@ describe('compileRoute', () => {
       { type: 'ACCEPTED', step: 0 },
     ] as MachineEvent[]) {
       const r = drive(m, [...moved, event]);
-      expect(r.snap.value).toEqual({ processing: { sms: 'awaiting' } });
+      expect(r.snap.value).toEqual({ processing: { s1: 'awaiting' } });
       expect(r.actions).toEqual([]);
     }
     // A delivery of a later step (never sent) is not a late receipt.
-    expect(drive(m, [{ type: 'DUE' }, { type: 'DELIVERED', step: 1 }]).snap.value).toEqual({ processing: { chat: 'sending' } });
+    expect(drive(m, [{ type: 'DUE' }, { type: 'DELIVERED', step: 1 }]).snap.value).toEqual({ processing: { s0: 'sending' } });
   });
 
   it('cancels only while scheduled', () => {
     expect(drive(m, [{ type: 'CANCEL' }]).snap.value).toBe('cancelled');
-    expect(drive(m, [{ type: 'DUE' }, { type: 'CANCEL' }]).snap.value).toEqual({ processing: { chat: 'sending' } });
+    expect(drive(m, [{ type: 'DUE' }, { type: 'CANCEL' }]).snap.value).toEqual({ processing: { s0: 'sending' } });
   });
 
   it('walks the whole default route to SMS', () => {
     const events: MachineEvent[] = [{ type: 'DUE' }];
     for (let step = 0; step < 4; step++) events.push({ type: 'FAILED', step, failure: 'not_on_channel' });
     const r = drive(compileRoute(defaultRoute), events);
-    expect(r.snap.value).toEqual({ processing: { sms: 'sending' } });
+    expect(r.snap.value).toEqual({ processing: { s4: 'sending' } });
     expect(r.snap.context).toEqual({ step: 4, retries: 0 });
     const first = drive(compileRoute(messengerFirstRoute), [{ type: 'DUE' }, { type: 'SKIPPED', step: 0, reason: 'no bot key' }]);
-    expect(first.snap.value).toEqual({ processing: { chatapp: 'sending' } });
+    expect(first.snap.value).toEqual({ processing: { s1: 'sending' } });
   });
 
   it('memoizes stored routes by id@revision and rejects invalid routes', () => {
@@ -223,8 +224,45 @@ describe('compileRoute', () => {
     const persisted = drive(m, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'temporary' }]).snap;
     const restored = m.resolveState({ value: JSON.parse(JSON.stringify(persisted.value)), context: { ...persisted.context } });
     const [next, actions] = transition(m, restored, { type: 'TIMER', step: 0, timer: 'retry' });
-    expect(next.value).toEqual({ processing: { chat: 'sending' } });
+    expect(next.value).toEqual({ processing: { s0: 'sending' } });
     expect(next.context).toEqual({ step: 0, retries: 1 });
     expect(actions.map((a) => a.type)).toEqual(['send']);
+  });
+
+  it('runs routes whose step ids are Object.prototype names (states are keyed by index)', () => {
+    for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const route: Route = {
+        name: `odd ${id}`,
+        start: id,
+        steps: [{ id, channel: 'chatapp' }, sms('valueOf')],
+        edges: [{ from: id, to: 'valueOf', on: 'undeliverable' }],
+      };
+      const machine = compileRoute(route);
+      let r = drive(machine, [{ type: 'DUE' }]);
+      expect(r.snap.value).toEqual({ processing: { s0: 'sending' } });
+      r = drive(machine, [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'undeliverable' }]);
+      expect(r.snap.value).toEqual({ processing: { s1: 'sending' } });
+      expect(drive(machine, [{ type: 'DUE' }, { type: 'ACCEPTED', step: 0 }, { type: 'DELIVERED', step: 0 }]).snap.value).toBe('delivered');
+    }
+  });
+
+  it('turns an ended cascade delivered on a late Delivered or Read of a step it sent', () => {
+    const ended = [
+      { type: 'DUE' },
+      { type: 'ACCEPTED', step: 0 },
+      { type: 'TIMER', step: 0, timer: 'expiry' },
+      { type: 'ACCEPTED', step: 1 },
+      { type: 'TIMER', step: 1, timer: 'expiry' },
+    ] as MachineEvent[];
+    expect(drive(m, ended).snap.value).toBe('undeliverable');
+    for (const late of ['DELIVERED', 'READ'] as const) {
+      expect(drive(m, [...ended, { type: late, step: 0 }]).snap.value).toBe('delivered');
+      expect(drive(m, [...ended, { type: late, step: 1 }]).snap.value).toBe('delivered');
+    }
+    const permanent = [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'permanent' }] as MachineEvent[];
+    expect(drive(m, permanent).snap.value).toBe('permanenterror');
+    expect(drive(m, [...permanent, { type: 'DELIVERED', step: 0 }]).snap.value).toBe('delivered');
+    // A cancelled cascade stays cancelled.
+    expect(drive(m, [{ type: 'CANCEL' }, { type: 'DELIVERED', step: 0 }]).snap.value).toBe('cancelled');
   });
 });

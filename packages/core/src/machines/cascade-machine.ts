@@ -48,7 +48,7 @@ const FINAL_OF: Record<RouteOutcome, string> = {
 const cache = new Map<string, AnyStateMachine>();
 
 /**
- * Compiles a route to its XState machine. States: `scheduled` → `processing.<stepId>.(sending |
+ * Compiles a route to its XState machine. States: `scheduled` → `processing.s<index>.(sending |
  * awaiting | retrying | reading)` → final `delivered`, `undeliverable`, `permanenterror` or
  * `cancelled`; the top-level state is the `deliverystatus`. Actions (`send`, `armTimer`,
  * `cancelTimers`, `note`) are descriptors for the engine's outbox; none has an effect here.
@@ -139,8 +139,10 @@ function build(route: Route, maxRetries: number): AnyStateMachine {
           }),
         },
       };
+      // States are keyed by index: a step id is a label only, so any id (even `__proto__` or
+      // `constructor`) is a safe state name.
       return [
-        step.id,
+        stateKey(i),
         {
           id: `step-${i}`,
           entry: { type: 'enterStep' as const, params: { step: i } },
@@ -175,7 +177,15 @@ function build(route: Route, maxRetries: number): AnyStateMachine {
             reading: {
               on: {
                 READ: { guard: 'isCurrent' as const, target: '#cascade-delivered' },
-                TIMER: { guard: 'isReadDue' as const, target: readEdge ? `#step-${indexOf.get(readEdge.to)}` : '#cascade-delivered' },
+                TIMER: {
+                  guard: 'isReadDue' as const,
+                  target: readEdge ? `#step-${indexOf.get(readEdge.to)}` : '#cascade-delivered',
+                  // The history shows why the route moved on from a delivered step.
+                  actions: {
+                    type: 'note' as const,
+                    params: { step: i, status: 'Expired' as const, error: `not read within ${readEdge?.afterSeconds ?? 0} s` },
+                  },
+                },
               },
             },
           },
@@ -183,6 +193,8 @@ function build(route: Route, maxRetries: number): AnyStateMachine {
       ];
     }),
   );
+
+  const lateDelivery = { guard: 'wasSent' as const, target: '#cascade-delivered' };
 
   return setup({
     types: {
@@ -206,6 +218,10 @@ function build(route: Route, maxRetries: number): AnyStateMachine {
       canRetry: ({ context, event }) =>
         event.type === 'FAILED' && isCurrent({ context, event }) && RETRYABLE.has(event.failure) && context.retries < maxRetries,
       isPermanent: ({ context, event }) => event.type === 'FAILED' && isCurrent({ context, event }) && event.failure === 'permanent',
+      wasSent: ({ context, event }) => {
+        const step = stepOf(event);
+        return step !== undefined && (step === context.step || (before[context.step]?.has(step) ?? false));
+      },
       isExpiry: isTimer('expiry'),
       isRetryDue: isTimer('retry'),
       isReadDue: isTimer('read'),
@@ -216,14 +232,19 @@ function build(route: Route, maxRetries: number): AnyStateMachine {
     context: { step: indexOf.get(route.start) ?? 0, retries: 0 },
     states: {
       scheduled: { on: { DUE: 'processing', CANCEL: 'cancelled' } },
-      processing: { initial: route.start, states: stepStates },
+      processing: { initial: stateKey(indexOf.get(route.start) ?? 0), states: stepStates },
       delivered: { id: 'cascade-delivered', type: 'final' },
-      undeliverable: { id: 'cascade-undeliverable', type: 'final' },
-      permanenterror: { id: 'cascade-permanenterror', type: 'final' },
+      // Not XState-final: a late Delivered/Read of a step that was sent (the last one or one
+      // before it) still turns the cascade delivered, since the recipient got it after all.
+      undeliverable: { id: 'cascade-undeliverable', on: { DELIVERED: lateDelivery, READ: lateDelivery } },
+      permanenterror: { id: 'cascade-permanenterror', on: { DELIVERED: lateDelivery, READ: lateDelivery } },
       cancelled: { id: 'cascade-cancelled', type: 'final' },
     },
   }) as unknown as AnyStateMachine;
 }
+
+/** State name of the step at `index`: `s0`, `s1`, ... (never the step id, which is user data). */
+export const stateKey = (index: number): string => `s${index}`;
 
 function describeLate(route: Route, event: MachineEvent): string {
   const step = stepOf(event) ?? -1;

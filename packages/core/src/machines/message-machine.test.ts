@@ -109,4 +109,20 @@ describe('message machine', () => {
     expect(run(1, [{ type: 'CANCEL' }]).last.status).toBe('cancelled');
     expect(run(1, [{ type: 'DUE' }, { type: 'CANCEL' }]).last.status).toBe('processing');
   });
+
+  it('a late delivery after the message ended undeliverable or permanenterror ends it delivered', () => {
+    const expired = [
+      { type: 'DUE' },
+      { type: 'ACCEPTED', step: 0 },
+      { type: 'TIMER', step: 0, timer: 'expiry' },
+      { type: 'ACCEPTED', step: 1 },
+      { type: 'TIMER', step: 1, timer: 'expiry' },
+    ] as MachineEvent[];
+    expect(run(2, expired).last.status).toBe('undeliverable');
+    expect(run(2, [...expired, { type: 'DELIVERED', step: 0 }]).last.status).toBe('delivered');
+    expect(run(2, [...expired, { type: 'DELIVERED', step: 1 }]).last.status).toBe('delivered');
+    const permanent = [{ type: 'DUE' }, { type: 'FAILED', step: 0, failure: 'permanent' }] as MachineEvent[];
+    expect(run(1, permanent).last.status).toBe('permanenterror');
+    expect(run(1, [...permanent, { type: 'DELIVERED', step: 0 }]).last.status).toBe('delivered');
+  });
 });

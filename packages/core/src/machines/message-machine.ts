@@ -57,6 +57,7 @@ export const messageMachine = setup({
   },
   guards: {
     isCurrent,
+    wasSent: ({ context, event }) => 'step' in event && (event as StepEvent).step <= context.step,
     isEarlier: ({ context, event }) => 'step' in event && (event as StepEvent).step < context.step,
     isCurrentWithNext: ({ context, event }) => isCurrent({ context, event }) && context.step < context.last,
     isExpiryWithNext: ({ context, event }) => isExpiry({ context, event }) && context.step < context.last,
@@ -154,8 +155,10 @@ export const messageMachine = setup({
       },
     },
     delivered: { type: 'final' },
-    undeliverable: { type: 'final' },
-    permanenterror: { type: 'final' },
+    // Not XState-final: a late Delivered of an attempt that was sent still ends the message
+    // delivered, since the recipient got it after all.
+    undeliverable: { on: { DELIVERED: { guard: 'wasSent', target: 'delivered' } } },
+    permanenterror: { on: { DELIVERED: { guard: 'wasSent', target: 'delivered' } } },
     cancelled: { type: 'final' },
   },
 });

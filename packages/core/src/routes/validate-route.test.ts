@@ -85,4 +85,24 @@ describe('assertValidRoute', () => {
     expect(() => assertValidRoute({ ...base, start: 'zz' })).toThrow(/invalid/);
     expect(() => assertValidRoute({ ...base, steps: [{ id: 'has space', channel: 'sms' }] })).toThrow(SpillwayError);
   });
+
+  it('refuses requireSession on SMS and flash-call steps, which have no chat session', () => {
+    const steps = base.steps.map((step) => (step.id === 'c' ? { ...step, requireSession: true } : step));
+    expect(validateRoute({ ...base, steps })).toEqual([{ path: 'steps[2].requireSession', message: expect.stringContaining("'c' (sms)") }]);
+    const chat = base.steps.map((step) => (step.id === 'a' ? { ...step, requireSession: true } : step));
+    expect(validateRoute({ ...base, steps: chat })).toEqual([]);
+  });
+
+  it('accepts step ids that are Object.prototype names (they are labels, not state names)', () => {
+    const odd: Route = {
+      name: 'odd',
+      start: '__proto__',
+      steps: [
+        { id: '__proto__', channel: 'chatapp' },
+        { id: 'constructor', channel: 'sms' },
+      ],
+      edges: [{ from: '__proto__', to: 'constructor', on: 'undeliverable' }],
+    };
+    expect(assertValidRoute(odd).steps.map((step) => step.id)).toEqual(['__proto__', 'constructor']);
+  });
 });

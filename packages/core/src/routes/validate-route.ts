@@ -11,7 +11,7 @@ const NO_READ_RECEIPTS: ReadonlySet<ChannelId> = new Set(['sms', 'flashcall']);
 /**
  * Checks a route's graph and answers every problem, addressed by path and naming the step
  * (empty: the route is valid). Checks: the start exists; step ids are unique; edges join known
- * steps; a step has at most one edge per outcome; `not_read` edges have `afterSeconds > 0` and
+ * steps; a step has at most one edge per outcome; `requireSession` only on chat steps; `not_read` edges have `afterSeconds > 0` and
  * leave a channel that reports reads; every step is reachable from the start; there is no cycle.
  *
  * Any cycle is rejected: the compiled machine keeps no loop counter (its context holds only the
@@ -22,6 +22,9 @@ export function validateRoute(route: Route): ErrorDetail[] {
   const errors: ErrorDetail[] = [];
   const index = new Map<string, number>();
   route.steps.forEach((step, i) => {
+    if (step.requireSession && NO_READ_RECEIPTS.has(step.channel)) {
+      errors.push({ path: `steps[${i}].requireSession`, message: `step '${step.id}' (${step.channel}) has no chat session to require` });
+    }
     if (index.has(step.id)) errors.push({ path: `steps[${i}].id`, message: `duplicate step id '${step.id}'` });
     else index.set(step.id, i);
   });

@@ -9,8 +9,8 @@ export type RouteOutcome = (typeof ROUTE_OUTCOMES)[number];
 export const MAX_ROUTE_STEPS = 32;
 
 /**
- * Step ids become state names of the compiled machine (`{ processing: { sms: 'awaiting' } }`),
- * so they are restricted to characters XState never reads as path syntax.
+ * Step ids are labels (the compiled machine keys its states by step index, `s0`, `s1`, ...), kept
+ * to a plain alphabet so they read well in paths, history and the designer.
  */
 const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
