@@ -1,21 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpillwayError } from '@spillway/core';
-import type { CascadeSendOptions } from '@spillway/core';
 import { engineFixture } from '../support/engine-fixture.ts';
+import { bots, cascade, cascadeHelpers } from '../support/cascade-helpers.ts';
 
 // Regression tests of the cascade QA audit, each failing before its fix.
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
 
-const bots: CascadeSendOptions = { credentials: { messengerBotToken: 'tg-key', chatappBotToken: 'viber-key' } };
-const cascade = (toPhone: string, extra: Record<string, unknown> = {}) => ({ fromName: 'Shop', toPhone, text: 'Hello', ...extra });
-async function sendOne(body: unknown, options?: CascadeSendOptions) {
-  const [accepted] = await f.engine.cascades.send(f.account.id, body, options);
-  return accepted!;
-}
-const statusOf = (guid: string) => f.engine.cascades.statusByGuid(f.account.id, guid);
-const balance = async () => (await f.engine.accounts.balance(f.account.id)).balance;
+const { sendOne, statusOf, balance } = cascadeHelpers(() => f);
 const internalId = async (guid: string) => (await f.storage.getMessageByGuid(guid))!.id;
 
 /** Binds a chat-app → SMS route (moving on when undeliverable or expired) to `Shop`. */

@@ -1,31 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SpillwayError } from '@spillway/core';
-import type { CascadeSendOptions } from '@spillway/core';
 import { engineFixture } from '../support/engine-fixture.ts';
+import { bots, cascade, cascadeHelpers, rejection } from '../support/cascade-helpers.ts';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
 
-const bots: CascadeSendOptions = { credentials: { messengerBotToken: 'tg-key', chatappBotToken: 'viber-key' } };
-const cascade = (toPhone: string, extra: Record<string, unknown> = {}) => ({ fromName: 'Shop', toPhone, text: 'Hello', ...extra });
-
-async function sendOne(body: unknown, options?: CascadeSendOptions) {
-  const [accepted] = await f.engine.cascades.send(f.account.id, body, options);
-  return accepted!;
-}
-const statusOf = (guid: string) => f.engine.cascades.statusByGuid(f.account.id, guid);
-const trail = async (guid: string) => (await statusOf(guid)).history.map((h) => `${h.status}:${h.channel}`);
-const balance = async () => (await f.engine.accounts.balance(f.account.id)).balance;
-
-async function rejection(promise: Promise<unknown>): Promise<SpillwayError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SpillwayError);
-  return error as SpillwayError;
-}
+const { sendOne, statusOf, trail, balance } = cascadeHelpers(() => f);
 
 describe('cascade engine: test numbers through the default route', () => {
   it('00 is delivered on the first channel tried, the messenger bot, and only that step is charged', async () => {
