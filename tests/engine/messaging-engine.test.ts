@@ -286,3 +286,34 @@ describe('validation lists every bad item', () => {
     ]);
   });
 });
+
+describe('a cancellation racing the worker', () => {
+  it('never both sends and refunds a message', async () => {
+    f = await engineFixture({ balance: 1000 });
+    const at = f.clock.now() + 60_000;
+    const res = await f.engine.messages.send(f.account.id, {
+      messages: Array.from({ length: 40 }, () => sms('99900000000', { scheduledAt: new Date(at).toISOString() })),
+    });
+    await f.clock.set(at);
+    // The worker takes the due messages while cancellations arrive for every one of them.
+    const outcomes = await Promise.all([
+      f.engine.drain(),
+      ...res.messages.map((m) =>
+        f.engine.messages.update(f.account.id, m.messageId, { cancel: true }).then(
+          () => 'cancelled',
+          () => 'refused',
+        ),
+      ),
+    ]);
+    await f.engine.drain();
+    const sent = new Set(f.simulator.sent.map((a) => a.messageId));
+    const refunds = (await f.engine.accounts.walletHistory(f.account.id, { kinds: ['refund'], pageSize: 500 })).items;
+    for (const [i, m] of res.messages.entries()) {
+      const status = (await f.engine.messages.status(f.account.id, m.messageId)).deliverystatus;
+      const refunded = refunds.some((t) => t.messageId === m.messageId);
+      expect(sent.has(m.messageId) && refunded, `message ${m.messageId} was sent and refunded`).toBe(false);
+      expect(status === 'cancelled').toBe(refunded);
+      expect(outcomes[i + 1] === 'cancelled').toBe(refunded);
+    }
+  });
+});

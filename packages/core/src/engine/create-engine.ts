@@ -64,7 +64,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     storage,
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
-    messages: createMessagingService({ storage, clock, rateCard, advancer, notify }),
+    messages: createMessagingService({ storage, clock, rateCard, advancer, notify, exclusive: (fn) => worker.exclusive(fn) }),
     cascades: cascades.service,
     start: () => worker.start(),
     stop: () => worker.stop(),

@@ -26,6 +26,8 @@ export interface MessagingDeps {
   advancer: MachineAdvancer;
   /** Called after new work was stored, to wake the workers. */
   notify: () => void;
+  /** Runs a change between two worker rounds, so that a round never works on a stale message. */
+  exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** How messaging API messages run: the message machine; fallbacks are charged when used. */
@@ -166,8 +168,12 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     },
 
     async update(accountId, messageId, body) {
-      const message = await load(accountId, messageId);
-      await applyMessagePatch({ storage, clock, rateCard, advancer, notify: deps.notify }, message, body);
+      // Read and change the message between worker rounds: a round that had read it as
+      // scheduled cannot then commit over a cancellation.
+      await deps.exclusive(async () => {
+        const message = await load(accountId, messageId);
+        await applyMessagePatch({ storage, clock, rateCard, advancer, notify: deps.notify }, message, body);
+      });
       return service.status(accountId, messageId);
     },
   };

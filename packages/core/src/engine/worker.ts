@@ -252,6 +252,7 @@ export function createWorker(deps: WorkerDeps) {
     start: rounds.start,
     stop: rounds.stop,
     drain: rounds.drain,
+    exclusive: rounds.exclusive,
   };
 }
 
