@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpillwayError } from '@spillway/core';
-import type { ChannelDriver } from '@spillway/core';
+import type { ChannelDriver, Storage } from '@spillway/core';
 import { engineFixture } from '../support/engine-fixture.ts';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
@@ -315,5 +315,44 @@ describe('a cancellation racing the worker', () => {
       expect(status === 'cancelled').toBe(refunded);
       expect(outcomes[i + 1] === 'cancelled').toBe(refunded);
     }
+  });
+});
+
+describe('two workers on one message', () => {
+  it('redoes a step whose message another worker moved meanwhile, losing nothing and writing nothing twice', async () => {
+    f = await engineFixture();
+    const { createEngine } = await import('@spillway/core');
+    const { createNodeHasher } = await import('@spillway/http');
+    let interfere = false;
+    // Another worker commits a step of the same message right before this worker's commit.
+    const storage: Storage = {
+      ...f.storage,
+      async commit(commit) {
+        if (interfere && commit.updates.length > 0) {
+          interfere = false;
+          const current = (await f.storage.getMessage(commit.updates[0]!.id))!;
+          await f.storage.commit({
+            at: commit.at,
+            updates: [{ id: current.id, version: current.version, status: current.status, snapshot: current.snapshot }],
+            history: [],
+            doneEffects: [],
+            newEffects: [],
+            cancelTimers: [],
+          });
+        }
+        return f.storage.commit(commit);
+      },
+    };
+    const engine = createEngine({ storage, channels: [f.simulator], hasher: createNodeHasher(), clock: f.clock });
+    const res = await engine.messages.send(f.account.id, { messages: [sms('99900000000')] });
+    const id = res.messages[0]!.messageId;
+    await engine.drain();
+    interfere = true;
+    await f.clock.advance(200);
+    await engine.drain();
+    expect(interfere).toBe(false);
+    const status = await engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('delivered');
+    expect(status.extendedStatuses.map((s) => s.status)).toEqual(['Sent', 'Delivered']);
   });
 });

@@ -22,6 +22,7 @@ export type {
   Commit,
   MessageUpdate,
   ScheduledChange,
+  CommitResult,
 } from './ports/message-storage.ts';
 export type { ChatHubStorage, ChatHubOperator, SigningKey, RevokedToken } from './ports/chat-hub-storage.ts';
 export type { CascadeStorage } from './ports/cascade-storage.ts';

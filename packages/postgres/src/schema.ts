@@ -71,7 +71,9 @@ const MIGRATIONS: readonly string[] = [
     due_at              BIGINT NOT NULL,
     expires_at          BIGINT,
     cost                BIGINT NOT NULL DEFAULT 0,
-    meta                JSONB
+    meta                JSONB,
+    -- Bumped by every change: commits apply over the version they read (optimistic concurrency).
+    version             INTEGER NOT NULL DEFAULT 0
   );
   -- Partial indexes: most messages have none of these ids, and they then cost nothing at ingest.
   CREATE UNIQUE INDEX messages_customer_id ON messages(account_id, customer_message_id)

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Commit, HistoryEntry, MessageStorage, ScheduledChange } from '@spillway/core';
+import type { Commit, CommitResult, HistoryEntry, MessageStorage, ScheduledChange } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
 import {
@@ -27,8 +27,12 @@ function prepare(db: Database.Database) {
     ),
     insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
     insertEffects: createBatchInserter(db, 'effects', EFFECT_ROW_COLUMNS),
-    updateMessage: db.prepare<[string, string, number, number, number]>(
-      `UPDATE messages SET status = ?, snapshot = ?, cost = cost + ?, updated_at = ? WHERE id = ?`,
+    updateMessage: db.prepare<[string, string, number, number, number, number]>(
+      `UPDATE messages SET status = ?, snapshot = ?, cost = cost + ?, updated_at = ?, version = version + 1 WHERE id = ? AND version = ?`,
+    ),
+    // An effect consumed by a conflicted message goes back to the outbox, claimable at once.
+    releaseEffect: db.prepare<[number, string]>(
+      `UPDATE effects SET lease_until = 0 WHERE id = ? AND message_id IN (SELECT value FROM json_each(?))`,
     ),
     deleteEffect: db.prepare<[number]>(`DELETE FROM effects WHERE id = ?`),
     // A null step cancels the timers of every step of the message.
@@ -42,7 +46,8 @@ function prepare(db: Database.Database) {
     ),
     nextDue: db.prepare<[number], { due: number | null }>(`SELECT MIN(due_at) AS due FROM effects WHERE lease_until <= ?`),
     updateScheduled: db.prepare<[string, string, number, number | null, string, string, number, number, number]>(
-      `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, cost = cost + ?, updated_at = ?
+      `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, cost = cost + ?, updated_at = ?,
+         version = version + 1
        WHERE id = ? AND status = 'scheduled'`,
     ),
     rescheduleDue: db.prepare<[number, number]>(
@@ -54,15 +59,26 @@ function prepare(db: Database.Database) {
 
 type Statements = ReturnType<typeof prepare>;
 
-function commitIn(s: Statements, commit: Commit): void {
+function commitIn(s: Statements, commit: Commit): CommitResult {
+  const lost = new Set<number>();
+  const seen = new Map<number, number>();
   for (const u of commit.updates) {
-    s.updateMessage.run(u.status, JSON.stringify(u.snapshot), u.addCost ?? 0, commit.at, u.id);
+    // A second update of one message in a commit applies over the version the first made.
+    const repeat = seen.get(u.id) ?? 0;
+    seen.set(u.id, repeat + 1);
+    const changed = s.updateMessage.run(u.status, JSON.stringify(u.snapshot), u.addCost ?? 0, commit.at, u.id, u.version + repeat).changes;
+    if (changed === 0) lost.add(u.id);
   }
-  s.insertHistory.insert(historyRowValues(commit.history));
-  for (const id of commit.doneEffects) s.deleteEffect.run(id);
+  const kept = <T extends { messageId: number }>(items: T[]) => (lost.size === 0 ? items : items.filter((i) => !lost.has(i.messageId)));
+  s.insertHistory.insert(historyRowValues(kept(commit.history)));
+  const lostJson = JSON.stringify([...lost]);
+  for (const id of commit.doneEffects) {
+    if (lost.size === 0 || s.releaseEffect.run(id, lostJson).changes === 0) s.deleteEffect.run(id);
+  }
   // Cancel before inserting: a step that cancels and re-arms a timer keeps the new one.
-  for (const c of commit.cancelTimers) s.cancelTimers.run(c.messageId, c.step ?? null, c.step ?? null);
-  s.insertEffects.insert(effectRowValues(commit.newEffects));
+  for (const c of kept(commit.cancelTimers)) s.cancelTimers.run(c.messageId, c.step ?? null, c.step ?? null);
+  s.insertEffects.insert(effectRowValues(kept(commit.newEffects)));
+  return { conflicts: [...lost] };
 }
 
 /** Messages, history and the effect outbox over one better-sqlite3 handle. */
@@ -133,7 +149,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       if (entries.length > 0) appendHistoryTx.immediate(entries);
     },
     async commit(commit) {
-      commitTx.immediate(commit);
+      return commitTx.immediate(commit);
     },
     async claimDueEffects(now, limit, leaseMs) {
       if (limit <= 0) return [];

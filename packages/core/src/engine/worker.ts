@@ -161,8 +161,23 @@ export function createWorker(deps: WorkerDeps) {
       if (!message) continue;
       await advanceMessage(message, items, now, commit);
     }
-    await storage.commit(commit);
-    deps.onCommit?.(commit);
+    const { conflicts } = await storage.commit(commit);
+    if (conflicts.length === 0) {
+      deps.onCommit?.(commit);
+    } else {
+      // Another worker moved these messages since they were read: nothing of theirs was written
+      // and their effects are back in the outbox; their receipts wait for the next round.
+      const lost = new Set(conflicts);
+      receipts.push(...fromReceipts.filter((r) => lost.has(r.messageId)));
+      const keep = (messageId: number) => !lost.has(messageId);
+      deps.onCommit?.({
+        ...commit,
+        updates: commit.updates.filter((u) => keep(u.id)),
+        history: commit.history.filter((h) => keep(h.messageId)),
+        newEffects: commit.newEffects.filter((e) => keep(e.messageId)),
+        cancelTimers: commit.cancelTimers.filter((c) => keep(c.messageId)),
+      });
+    }
     return effects.length + fromReceipts.length;
   }
 
@@ -210,7 +225,7 @@ export function createWorker(deps: WorkerDeps) {
       }
     }
     if (moved || addCost) {
-      const update: MessageUpdate = { id: message.id, status, snapshot: state, ...(addCost ? { addCost } : {}) };
+      const update: MessageUpdate = { id: message.id, version: message.version, status, snapshot: state, ...(addCost ? { addCost } : {}) };
       commit.updates.push(update);
     }
   }

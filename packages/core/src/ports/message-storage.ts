@@ -48,10 +48,22 @@ export type IngestResult =
 
 export interface MessageUpdate {
   id: number;
+  /** The version the update was computed from; the update applies only over it. */
+  version: number;
   status: DeliveryStatus;
   snapshot: PersistedMachineState;
   /** Added to the message's cost. */
   addCost?: number;
+}
+
+/** What a commit could not apply. */
+export interface CommitResult {
+  /**
+   * Messages whose version had moved since they were read: nothing of theirs was written (update,
+   * history, new effects, timer cancellations) and their consumed effects were released to be
+   * claimed again at once, so the work is redone over the fresh state.
+   */
+  conflicts: number[];
 }
 
 /** What `PATCH /bat/message/{id}` changes of a scheduled message. */
@@ -100,7 +112,7 @@ export interface MessageStorage {
   /** Appends history outside a transition (a short-URL click). */
   appendHistory(entries: HistoryEntry[]): Promise<void>;
   /** Applies one engine step atomically. */
-  commit(commit: Commit): Promise<void>;
+  commit(commit: Commit): Promise<CommitResult>;
   /**
    * Leases up to `limit` effects due at `now` for `leaseMs`; leased effects are not handed out
    * again until the lease runs out (a crashed worker's effects come back).

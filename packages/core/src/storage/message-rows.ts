@@ -27,6 +27,7 @@ export interface MessageRow {
   expires_at: number | null;
   cost: number;
   meta: Record<string, unknown> | null;
+  version: number;
 }
 
 /** Maps a parsed `messages` row to the stored message. */
@@ -50,6 +51,7 @@ export function storedMessageFromRow(row: MessageRow): StoredMessage {
     expiresAt: row.expires_at,
     cost: row.cost,
     meta: row.meta,
+    version: row.version,
   };
 }
 

@@ -40,6 +40,7 @@ export function describeIngest(storage: StorageRef): void {
         createdAt: 2_500,
         updatedAt: 2_500,
         cost: 120_000,
+        version: 0,
       });
       expect(second).toMatchObject({ id: result.ids[1], listId: result.listId, kind: 'message', meta: null, cost: 0, guid: null });
       expect(await storage().getMessage(result.ids[0]!)).toEqual(first);

@@ -62,7 +62,15 @@ export function describeOutbox(storage: StorageRef): void {
 
       await storage().commit({
         at: 3_000,
-        updates: [{ id: a, status: 'processing', snapshot: { value: { sending: 'sms' }, context: { step: 0, attempt: 1 } }, addCost: 7 }],
+        updates: [
+          {
+            id: a,
+            version: 0,
+            status: 'processing',
+            snapshot: { value: { sending: 'sms' }, context: { step: 0, attempt: 1 } },
+            addCost: 7,
+          },
+        ],
         history: [
           { messageId: a, step: 0, channel: 'sms', status: 'Sent', at: 3_000, error: null },
           { messageId: a, step: 0, channel: 'sms', status: 'Delivered', at: 3_001, error: null },
@@ -156,6 +164,87 @@ export function describeOutbox(storage: StorageRef): void {
     });
   });
 
+  describe('optimistic concurrency', () => {
+    it('applies an update only over the version it read; a conflicted message gets nothing written and its effects back', async () => {
+      const { ids } = await messages(2);
+      const [a, b] = ids as [number, number];
+      const snapshot = (step: number) => ({ value: { processing: 'awaiting' }, context: { step } });
+      const timerA = timer(a, 0, 6_000);
+      await storage().commit({
+        at: 1,
+        updates: [],
+        history: [],
+        doneEffects: [],
+        cancelTimers: [],
+        newEffects: [timerA, timer(b, 0, 6_000)],
+      });
+      const claimed = await storage().claimDueEffects(6_000, 10, 60_000);
+      const effectOf = (messageId: number) => claimed.find((e) => e.messageId === messageId)!.id;
+      expect((await storage().getMessage(a))?.version).toBe(0);
+
+      // A first worker moves message a on.
+      const first = await storage().commit({
+        at: 7_000,
+        updates: [{ id: a, version: 0, status: 'processing', snapshot: snapshot(1) }],
+        history: [],
+        doneEffects: [],
+        cancelTimers: [],
+        newEffects: [],
+      });
+      expect(first).toEqual({ conflicts: [] });
+      expect((await storage().getMessage(a))?.version).toBe(1);
+
+      // A second worker read a at version 0: its step for a is refused whole, b's applies.
+      const entry = (messageId: number) => ({
+        messageId,
+        step: 0,
+        channel: 'sms' as const,
+        status: 'Expired' as const,
+        at: 7_500,
+        error: null,
+      });
+      const second = await storage().commit({
+        at: 7_500,
+        updates: [
+          { id: a, version: 0, status: 'undeliverable', snapshot: snapshot(0) },
+          { id: b, version: 0, status: 'undeliverable', snapshot: snapshot(0) },
+        ],
+        history: [entry(a), entry(b)],
+        doneEffects: [effectOf(a), effectOf(b)],
+        cancelTimers: [{ messageId: a }],
+        newEffects: [timer(a, 1, 9_000)],
+      });
+      expect(second).toEqual({ conflicts: [a] });
+      expect(await storage().getMessage(a)).toMatchObject({ status: 'processing', snapshot: snapshot(1), version: 1 });
+      expect(await storage().getMessage(b)).toMatchObject({ status: 'undeliverable', version: 1 });
+      expect(await storage().history(a)).toEqual([]);
+      expect(await storage().history(b)).toEqual([entry(b)]);
+      // a's consumed timer is claimable again at once (lease released), b's is gone, a's new one never came.
+      expect(await effectsAt(7_500)).toEqual([timerA]);
+    });
+
+    it('bumps the version on updateScheduled', async () => {
+      const { ids } = await messages(1);
+      const message = (await storage().getMessage(ids[0]!))!;
+      const changed = await storage().updateScheduled(
+        message.id,
+        {
+          steps: message.steps,
+          content: message.content,
+          dueAt: 9_000,
+          expiresAt: null,
+          status: 'scheduled',
+          snapshot: message.snapshot,
+          addCost: 0,
+          history: [],
+        },
+        3_000,
+      );
+      expect(changed).toBe(true);
+      expect((await storage().getMessage(message.id))?.version).toBe(message.version + 1);
+    });
+  });
+
   describe('scheduled messages', () => {
     const change = (overrides: Partial<ScheduledChange> = {}): ScheduledChange => ({
       steps: [step('999111111111', { text: 'changed' })],
@@ -213,7 +302,7 @@ export function describeOutbox(storage: StorageRef): void {
       const [a] = ids as [number];
       await storage().commit({
         at: 1,
-        updates: [{ id: a, status: 'processing', snapshot: { value: { processing: 'sending' }, context: { step: 0 } } }],
+        updates: [{ id: a, version: 0, status: 'processing', snapshot: { value: { processing: 'sending' }, context: { step: 0 } } }],
         history: [],
         doneEffects: [],
         cancelTimers: [],

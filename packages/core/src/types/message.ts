@@ -58,6 +58,11 @@ export interface StoredMessage {
   cost: number;
   /** Kind-specific extras (cascade: referral, customerData, bot credentials reference...). */
   meta: Record<string, unknown> | null;
+  /**
+   * Bumped by every change of the message. A commit applies an update only over the version it
+   * read, so two workers (or processes) never overwrite each other's step.
+   */
+  version: number;
 }
 
 /** One entry of a message's ordered history (`extendedStatuses`). */
