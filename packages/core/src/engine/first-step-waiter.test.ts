@@ -29,7 +29,9 @@ describe('first-step waiter', () => {
     waiter.observe(commit({ history: [{ messageId: 1, step: 1, channel: 'chatapp', status: 'Sent', at: 0, error: null }] }));
     await tick();
     expect(state.done).toBe(false);
-    waiter.observe(commit({ updates: [{ id: 2, version: 0, status: 'undeliverable', snapshot: { value: 'undeliverable', context: {} } }] }));
+    waiter.observe(
+      commit({ updates: [{ id: 2, version: 0, status: 'undeliverable', snapshot: { value: 'undeliverable', context: {} } }] }),
+    );
     await tick();
     expect(state.done).toBe(true);
   });
