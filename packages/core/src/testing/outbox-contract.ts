@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NewEffect } from '../types/effect.ts';
-import type { ScheduledChange } from '../ports/message-storage.ts';
+import type { Commit, ScheduledChange } from '../ports/message-storage.ts';
 import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
 
 const timer = (messageId: number, stepIndex: number, dueAt: number): NewEffect => ({
@@ -9,6 +9,17 @@ const timer = (messageId: number, stepIndex: number, dueAt: number): NewEffect =
   step: stepIndex,
   event: { type: 'TIMER', step: stepIndex, timer: 'expiry' },
   dueAt,
+});
+
+/** A commit that writes only what `parts` gives. */
+const commitOf = (parts: Partial<Commit>): Commit => ({
+  at: 1,
+  updates: [],
+  history: [],
+  doneEffects: [],
+  cancelTimers: [],
+  newEffects: [],
+  ...parts,
 });
 
 /** Message reads, `commit` and the effect outbox: the rest of {@link runStorageContract}. */
@@ -132,14 +143,7 @@ export function describeOutbox(storage: StorageRef): void {
       const { ids } = await messages(1);
       const m = ids[0]!;
       const send = (dueAt: number): NewEffect => ({ messageId: m, kind: 'send', step: dueAt, event: null, dueAt });
-      await storage().commit({
-        at: 1,
-        updates: [],
-        history: [],
-        doneEffects: [],
-        cancelTimers: [],
-        newEffects: [send(300), send(100), send(200), send(100), send(5_000)],
-      });
+      await storage().commit(commitOf({ at: 1, newEffects: [send(300), send(100), send(200), send(100), send(5_000)] }));
       expect(await storage().nextDueAt(0)).toBe(100);
 
       const firstTwo = await storage().claimDueEffects(250, 2, 1_000);
@@ -170,14 +174,7 @@ export function describeOutbox(storage: StorageRef): void {
       const [a, b] = ids as [number, number];
       const snapshot = (step: number) => ({ value: { processing: 'awaiting' }, context: { step } });
       const timerA = timer(a, 0, 6_000);
-      await storage().commit({
-        at: 1,
-        updates: [],
-        history: [],
-        doneEffects: [],
-        cancelTimers: [],
-        newEffects: [timerA, timer(b, 0, 6_000)],
-      });
+      await storage().commit(commitOf({ at: 1, newEffects: [timerA, timer(b, 0, 6_000)] }));
       const claimed = await storage().claimDueEffects(6_000, 10, 60_000);
       const effectOf = (messageId: number) => claimed.find((e) => e.messageId === messageId)!.id;
       expect((await storage().getMessage(a))?.version).toBe(0);
@@ -262,14 +259,7 @@ export function describeOutbox(storage: StorageRef): void {
     it('updateScheduled changes a scheduled message and moves its DUE effect, and nothing else', async () => {
       const { ids } = await messages(2);
       const [a, b] = ids as [number, number];
-      await storage().commit({
-        at: 1,
-        updates: [],
-        history: [],
-        doneEffects: [],
-        cancelTimers: [],
-        newEffects: [due(a, 5_000), timer(a, 0, 6_000), due(b, 5_000)],
-      });
+      await storage().commit(commitOf({ at: 1, newEffects: [due(a, 5_000), timer(a, 0, 6_000), due(b, 5_000)] }));
       const before = await storage().getMessage(a);
       expect(await storage().updateScheduled(a, change(), 3_000)).toBe(true);
       expect(await storage().getMessage(a)).toMatchObject({
