@@ -48,7 +48,7 @@ describe('cascade audit', () => {
     await f.advance(30_000);
     await f.advance(30_000);
     expect((await statusOf(messageId)).status).toBe('undeliverable');
-    f.engine.receive({ messageId: await internalId(messageId), step: 1, outcome: 'delivered' });
+    void f.engine.receive({ messageId: await internalId(messageId), step: 1, outcome: 'delivered' });
     await f.advance(10);
     const status = await statusOf(messageId);
     expect(status).toMatchObject({ status: 'delivered', channel: 'sms' });

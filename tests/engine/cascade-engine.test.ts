@@ -171,7 +171,7 @@ describe('cascade engine: time', () => {
     await f.advance(30_000);
     const id = (await f.storage.getMessageByGuid(messageId))!.id;
     const charged = await balance();
-    f.engine.receive({ messageId: id, step: 0, outcome: 'delivered' });
+    void f.engine.receive({ messageId: id, step: 0, outcome: 'delivered' });
     await f.advance(40_000);
     const status = await statusOf(messageId);
     expect(status).toMatchObject({ status: 'delivered', channel: 'chatapp' });

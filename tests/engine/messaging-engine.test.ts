@@ -162,7 +162,7 @@ describe('retries on the same channel', () => {
       async send(attempt, ctx) {
         smsSends += 1;
         if (smsSends === 1) return { outcome: 'failed', failure: 'throttled', error: 'slow down', retryAfter: 30 };
-        ctx.clock.setTimeout(() => ctx.report({ messageId: attempt.messageId, step: attempt.step, outcome: 'delivered' }), 100);
+        ctx.clock.setTimeout(() => void ctx.report({ messageId: attempt.messageId, step: attempt.step, outcome: 'delivered' }), 100);
         return { outcome: 'accepted' };
       },
     };

@@ -26,7 +26,17 @@ export type {
 } from './ports/message-storage.ts';
 export type { ChatHubStorage, ChatHubOperator, SigningKey, RevokedToken } from './ports/chat-hub-storage.ts';
 export type { CascadeStorage } from './ports/cascade-storage.ts';
-export type { ChannelDriver, ChannelContext, OutboundAttempt, SendResult, Receipt } from './ports/channel.ts';
+export type {
+  ChannelDriver,
+  ChannelContext,
+  OutboundAttempt,
+  SendResult,
+  Receipt,
+  AttemptRef,
+  InboundReport,
+  PendingAttempt,
+  DriverRoute,
+} from './ports/channel.ts';
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
 export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput } from './engine/engine-types.ts';

@@ -24,8 +24,13 @@ describe('simulator test numbers', () => {
     const clock = createFakeClock();
     const reports: Receipt[] = [];
     const sim = createSimulator({ latencyMs: 200 });
-    const ctx = { clock, report: (r: Receipt) => reports.push(r) };
-    const base = { from: 'Shop', text: 'hi', type: 'sms', ttl: 60 };
+    const ctx = {
+      clock,
+      report: async (r: Receipt) => {
+        reports.push(r);
+      },
+    };
+    const base = { from: 'Shop', text: 'hi', type: 'sms', ttl: 60, accountId: 1, try: 0, idempotencyKey: 'k', partsCount: 1 };
     await expect(sim.send({ ...base, messageId: 1, step: 0, channel: 'sms', to: '99900000003' }, ctx)).resolves.toMatchObject({
       outcome: 'accepted',
     });

@@ -49,7 +49,7 @@ export function simulatedOutcome(to: string, channel: ChannelId): SimulatedOutco
 export function createSimulator(options: SimulatorOptions = {}): ChannelDriver & { sent: OutboundAttempt[] } {
   const latency = Math.max(0, options.latencyMs ?? 200);
   const sent: OutboundAttempt[] = [];
-  const later = (ctx: ChannelContext, ms: number, receipt: Receipt) => ctx.clock.setTimeout(() => ctx.report(receipt), ms);
+  const later = (ctx: ChannelContext, ms: number, receipt: Receipt) => ctx.clock.setTimeout(() => void ctx.report(receipt), ms);
 
   return {
     name: 'simulator',

@@ -93,8 +93,8 @@ export interface Engine {
   start(): void;
   /** Stops the workers and waits for the round in flight. Does not close storage. */
   stop(): Promise<void>;
-  /** Feeds a driver's receipt to the machine of its message. */
-  receive(receipt: Receipt): void;
+  /** Feeds a driver's receipt to the machine of its message; resolves once it is durable. */
+  receive(receipt: Receipt): Promise<void>;
   /**
    * Runs worker rounds until no effect is due and no receipt is pending at the clock's current
    * time. Tests call it after `clock.advance()`.

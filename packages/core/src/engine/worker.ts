@@ -27,6 +27,8 @@ interface Pending {
   detail?: string;
   effectId?: number;
   charged?: number;
+  /** Resolves the driver's `report` once the round that applied the receipt has committed. */
+  ack?: () => void;
 }
 
 export interface WorkerDeps {
@@ -42,14 +44,14 @@ export interface WorkerDeps {
   onCommit?: (commit: Commit) => void;
 }
 
-function receiptEvent(r: Receipt): MachineEvent {
+function receiptEvent(r: Receipt, step: number): MachineEvent {
   switch (r.outcome) {
     case 'delivered':
-      return { type: 'DELIVERED', step: r.step };
+      return { type: 'DELIVERED', step };
     case 'read':
-      return { type: 'READ', step: r.step };
+      return { type: 'READ', step };
     case 'failed':
-      return { type: 'FAILED', step: r.step, failure: r.failure ?? 'undeliverable' };
+      return { type: 'FAILED', step, failure: r.failure ?? 'undeliverable' };
   }
 }
 
@@ -64,14 +66,18 @@ export function createWorker(deps: WorkerDeps) {
 
   const context = {
     clock,
-    report(receipt: Receipt) {
-      receipts.push({
-        messageId: receipt.messageId,
-        event: receiptEvent(receipt),
-        at: clock.now(),
-        ...(receipt.error ? { detail: receipt.error } : {}),
+    report(receipt: Receipt): Promise<void> {
+      if (!('messageId' in receipt)) return Promise.reject(new Error('receipts by provider message id are not supported yet'));
+      return new Promise<void>((ack) => {
+        receipts.push({
+          messageId: receipt.messageId,
+          event: receiptEvent(receipt, receipt.step),
+          at: clock.now(),
+          ...(receipt.error ? { detail: receipt.error } : {}),
+          ack,
+        });
+        notify();
       });
-      notify();
     },
   };
 
@@ -86,9 +92,14 @@ export function createWorker(deps: WorkerDeps) {
     if (!driver) {
       return { ...base, event: { type: 'FAILED', step: effect.step, failure: 'not_on_channel' }, detail: `no driver for ${spec.channel}` };
     }
+    const tryNo = Number(message.snapshot.context['retries'] ?? 0);
     const attempt: OutboundAttempt = {
       messageId: message.id,
+      accountId: message.accountId,
       step: effect.step,
+      try: tryNo,
+      idempotencyKey: `${message.id}:${effect.step}:${tryNo}`,
+      partsCount: spec.partsCount,
       channel: spec.channel,
       type: spec.type,
       from: spec.from,
@@ -162,6 +173,8 @@ export function createWorker(deps: WorkerDeps) {
       await advanceMessage(message, items, now, commit);
     }
     const { conflicts } = await storage.commit(commit);
+    const lostIds = new Set(conflicts);
+    for (const r of fromReceipts) if (!lostIds.has(r.messageId)) r.ack?.();
     if (conflicts.length === 0) {
       deps.onCommit?.(commit);
     } else {

@@ -5,7 +5,18 @@ import type { StepSpec } from '../types/message.ts';
 /** One attempt handed to a channel driver. */
 export interface OutboundAttempt extends Pick<StepSpec, 'channel' | 'type' | 'from' | 'to' | 'text' | 'messageData'> {
   messageId: number;
+  /** The account the message belongs to (per-account drivers, bot bindings). */
+  accountId: number;
   step: number;
+  /** Retry of this step after throttled or temporary failures: 0 for the first try. */
+  try: number;
+  /**
+   * Stable for this try of this step (`messageId:step:try`): the same value when a send is
+   * repeated after a crash. Pass it to providers that deduplicate.
+   */
+  idempotencyKey: string;
+  /** SMS segments of `text` (1 for other channels): what throughput limits count. */
+  partsCount: number;
   /** Seconds. */
   ttl: number;
   /** The client's own bot credentials for `messenger` and `chatapp_bot` steps. */
@@ -14,21 +25,63 @@ export interface OutboundAttempt extends Pick<StepSpec, 'channel' | 'type' | 'fr
 
 /** What a driver answers when handed an attempt. Acceptance is never delivery. */
 export type SendResult =
-  { outcome: 'accepted'; providerMessageId?: string } | { outcome: 'failed'; failure: FailureClass; error: string; retryAfter?: number };
+  | {
+      outcome: 'accepted';
+      /**
+       * The provider's id of the message (an SMSC message id, a Bot API message id). Stored with
+       * the attempt, so that a receipt naming only this id finds its message, even after a restart.
+       */
+      providerMessageId?: string;
+    }
+  | { outcome: 'failed'; failure: FailureClass; error: string; retryAfter?: number };
+
+/** Which attempt a receipt is about: its ids, or the provider's id answered at acceptance. */
+export type AttemptRef = { messageId: number; step: number } | { providerMessageId: string };
 
 /** A delivery outcome reported by a driver after acceptance. */
-export interface Receipt {
-  messageId: number;
-  step: number;
+export type Receipt = AttemptRef & {
   outcome: 'delivered' | 'read' | 'failed';
   failure?: FailureClass;
   error?: string;
+};
+
+/** A message a recipient sent in (an MO SMS, a chat reply), for the alpha-name's callback. */
+export interface InboundReport {
+  channel: ChannelId;
+  /** The recipient's phone number (the sender of this message). */
+  phoneNumber: string;
+  /** The alpha-name, short code or bot it was sent to. */
+  alphaName: string;
+  text: string;
+  /** The account, when the driver knows it (a per-account bind). */
+  accountId?: number;
 }
 
 export interface ChannelContext {
   clock: Clock;
-  /** Reports a later outcome of an accepted attempt. */
-  report(receipt: Receipt): void;
+  /**
+   * Reports a later outcome of an accepted attempt. Resolves once the receipt is durable (in the
+   * engine's inbox or applied in a committed round): acknowledge it to the provider only then.
+   */
+  report(receipt: Receipt): Promise<void>;
+  /** Reports an incoming message; resolves once it is durable. */
+  inbound?(message: InboundReport): Promise<void>;
+}
+
+/** An attempt accepted before a restart whose outcome has not arrived yet. */
+export interface PendingAttempt extends OutboundAttempt {
+  providerMessageId: string | null;
+  /** When the channel accepted it, ms. */
+  acceptedAt: number;
+}
+
+/** An HTTP route of a driver (a provider's delivery-report callback), mounted by the HTTP adapter. */
+export interface DriverRoute {
+  method: 'GET' | 'POST';
+  /** Path below `/channels/{driver name}`, e.g. `/dlr`. */
+  path: string;
+  /** Must make what it reports durable (`ctx.report` resolves) before answering success. */
+  handle(request: Request, ctx: ChannelContext): Promise<Response>;
 }
 
 /**
@@ -36,11 +89,23 @@ export interface ChannelContext {
  * to {@link Receipt} outcomes and {@link FailureClass} inside the driver.
  */
 export interface ChannelDriver {
+  /** Unique among the engine's drivers; recorded with every attempt it carries. */
   readonly name: string;
   /** The channels this driver serves. */
   readonly channels: readonly ChannelId[];
   send(attempt: OutboundAttempt, ctx: ChannelContext): Promise<SendResult>;
+  /** Optional: connects (binds) before the first send; the engine calls it once. */
+  start?(ctx: ChannelContext): Promise<void>;
+  /**
+   * Optional: attempts this driver accepted before a restart and whose outcome never arrived.
+   * Re-poll the provider, or re-arm whatever reports them; outcomes go through `ctx.report`.
+   */
+  recover?(attempts: PendingAttempt[], ctx: ChannelContext): Promise<void>;
   /** Optional: whether the recipient has an open session (chat-app `wheterCheckSession`). */
   hasSession?(to: string, channel: ChannelId): Promise<boolean>;
+  /** Optional: binds or pings the provider (`spillway drivers check`). */
+  check?(): Promise<{ ok: boolean; detail: string }>;
+  /** Optional: HTTP callbacks of the provider, mounted under `/channels/{name}`. */
+  readonly routes?: readonly DriverRoute[];
   close?(): Promise<void>;
 }

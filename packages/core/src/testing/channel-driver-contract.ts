@@ -22,7 +22,11 @@ export function runChannelDriverContract(options: ChannelDriverContractOptions):
   const within = options.reportWithinMs ?? 60_000;
   const attempt = (channel: ChannelId, messageId: number): OutboundAttempt => ({
     messageId,
+    accountId: 1,
     step: 2,
+    try: 0,
+    idempotencyKey: `${messageId}:2:0`,
+    partsCount: 1,
     channel,
     type: channel === 'sms' ? 'sms' : channel,
     from: 'Contract',
@@ -43,7 +47,12 @@ export function runChannelDriverContract(options: ChannelDriverContractOptions):
       const clock = createFakeClock();
       for (const [i, channel] of driver.channels.entries()) {
         const reports: Receipt[] = [];
-        const result = await driver.send(attempt(channel, 100 + i), { clock, report: (r) => reports.push(r) });
+        const result = await driver.send(attempt(channel, 100 + i), {
+          clock,
+          report: async (r) => {
+            reports.push(r);
+          },
+        });
         if (result.outcome === 'failed') {
           expect(FAILURES).toContain(result.failure);
           expect(result.error).toEqual(expect.any(String));

@@ -84,7 +84,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     cascades: {} as Engine['cascades'],
     start() {},
     stop: async () => {},
-    receive() {},
+    receive: async () => {},
     drain: async () => {},
     calls,
     account,
