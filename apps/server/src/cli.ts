@@ -7,7 +7,7 @@ import { createServer } from './create-server.ts';
 
 const USAGE = `spillway <command>
 
-  serve                                   start the reference server
+  serve [--role all|api|worker]           start the reference server (the API and the workers, or one of them)
   accounts create --login L --password P [--name N] [--balance 100]
   accounts topup --login L --amount 25
   accounts rate-limit --login L --category messaging|data --rate 200/300   (--rate default resets)
@@ -45,6 +45,7 @@ async function main(argv: string[]): Promise<void> {
       id: { type: 'string' },
       category: { type: 'string' },
       rate: { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const config = readConfig();
+  const config = readConfig(values.role ? { ...process.env, SPILLWAY_ROLE: values.role } : process.env);
   if (command === 'serve') {
     const server = await createServer(config);
     await server.listen();

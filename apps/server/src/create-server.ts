@@ -66,6 +66,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     channels: [simulator],
     hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
+    worker: config.SPILLWAY_ROLE !== 'api',
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
@@ -110,17 +111,30 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     logger,
     fetch: app.fetch,
     async listen() {
+      const workers = config.SPILLWAY_ROLE !== 'api';
+      if (workers) {
+        engine.start();
+        webhooks.start();
+      }
+      if (config.SPILLWAY_ROLE === 'worker') {
+        logger.info({ role: 'worker' }, 'spillway workers are running');
+        return { port: 0, url: '' };
+      }
       listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
-      engine.start();
-      webhooks.start();
       const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
       logger.info({ url }, 'spillway is listening');
       return { port: listening.port, url };
     },
+    /**
+     * Stops cleanly: no new requests (kept-alive connections are closed after their answer),
+     * then the workers finish the round in flight, wait for sends in flight up to the grace
+     * period, apply every report that arrived and retire, so that the next process adopts what
+     * is still awaited at once.
+     */
     async close() {
       await listening?.close();
-      await engine.stop();
+      await engine.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS);
       await webhooks.stop();
       await storage.close();
     },

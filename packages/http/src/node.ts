@@ -36,6 +36,11 @@ export interface RunningServer {
 export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(createNodeListener(options.fetch));
+  let closing = false;
+  // Once closing, every answer closes its connection: a kept-alive client cannot go on sending.
+  server.on('request', (_req, res: ServerResponse) => {
+    if (closing && !res.headersSent) res.setHeader('connection', 'close');
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, hostname, () => {
@@ -46,6 +51,7 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
         hostname,
         close: () =>
           new Promise<void>((done, fail) => {
+            closing = true;
             server.close((err) => (err ? fail(err) : done()));
             // Idle keep-alive sockets would hold close() open until they time out.
             server.closeIdleConnections();
