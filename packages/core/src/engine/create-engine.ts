@@ -60,7 +60,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.workerId ? { owner: options.workerId } : {}),
     ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     ...(options.sendTimeoutMs ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
-    batchSize: options.batchSize ?? 1000,
+    batchSize: options.batchSize ?? 500,
     onError,
   });
   const runsWorker = options.worker ?? true;

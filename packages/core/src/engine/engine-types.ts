@@ -22,7 +22,7 @@ export interface EngineOptions {
   defaultTtlSeconds?: number;
   /** Retries on the same channel after throttled/temporary failures. @default 3 */
   maxRetries?: number;
-  /** Messages claimed per worker round. @default 1000 */
+  /** Messages claimed per worker round. @default 500 */
   batchSize?: number;
   /**
    * Whether this engine runs a worker (`start()` then advances messages). An engine without one

@@ -10,7 +10,7 @@ import type { MachineAdvancer } from './advance.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
-import { createRoundLoop } from './round-loop.ts';
+import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
 import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
 import { createWorkerRecovery } from './worker-recovery.ts';
 
@@ -20,6 +20,8 @@ export const LEASE_MS = 60_000;
 const POLL_MS = 250;
 /** How long a round waits for more work to gather once some has arrived. */
 const GATHER_MS = 2;
+/** Messages this worker committed last, kept to apply their receipts without reading them again. */
+const KNOWN_MAX = 50_000;
 
 export interface WorkerDeps {
   storage: Storage;
@@ -47,6 +49,8 @@ export interface WorkerDeps {
 interface InFlight {
   step: number;
   done: Promise<void>;
+  /** The message as claimed (this worker holds its lease until the result is committed). */
+  message: StoredMessage;
 }
 
 /** Due sends of the message's current step, and whatever else is due, split from what is not. */
@@ -82,6 +86,16 @@ export function createWorker(deps: WorkerDeps) {
   const inFlight = new Map<number, InFlight>();
   let seq = 0;
   let claiming = true;
+  // The state this worker last committed of messages still running: a receipt for one is applied
+  // over it without a read. A stale copy (another process changed the message) only makes the
+  // commit conflict, and the message is then read afresh.
+  const known = new Map<number, StoredMessage>();
+  const remember = (message: StoredMessage) => {
+    known.delete(message.id);
+    if (isFinalStatus(message.status)) return;
+    known.set(message.id, message);
+    if (known.size > KNOWN_MAX) known.delete(known.keys().next().value!);
+  };
   const started = new Set<ChannelDriver>();
 
   /** The context a driver reports through; receipts wait in memory and are acknowledged after their commit. */
@@ -209,7 +223,7 @@ export function createWorker(deps: WorkerDeps) {
       });
       notify();
     });
-    inFlight.set(job.message.id, { step: job.step, done });
+    inFlight.set(job.message.id, { step: job.step, done, message: job.message });
   }
 
   async function round(): Promise<number> {
@@ -237,17 +251,27 @@ export function createWorker(deps: WorkerDeps) {
     const eventsOf = new Map<number, PendingEvent[]>();
     for (const e of events) eventsOf.set(e.messageId, [...(eventsOf.get(e.messageId) ?? []), e]);
     const claimedIds = new Set(claimed.map((m) => m.id));
-    const toLoad = [...eventsOf.keys()].filter((id) => !claimedIds.has(id));
-    const messages = [...claimed, ...(toLoad.length > 0 ? await storage.getMessages(toLoad) : [])];
-    const known = new Set(messages.map((m) => m.id));
+    const cached: StoredMessage[] = [];
+    const toLoad: number[] = [];
+    for (const id of eventsOf.keys()) {
+      if (claimedIds.has(id)) continue;
+      const copy = inFlight.get(id)?.message ?? known.get(id);
+      if (copy) cached.push(copy);
+      else toLoad.push(id);
+    }
+    const messages = [...claimed, ...cached, ...(toLoad.length > 0 ? await storage.getMessages(toLoad) : [])];
+    const found = new Set(messages.map((m) => m.id));
     const unknownReceipts: Commit['receipts'] = [];
     for (const e of events) {
-      if (known.has(e.messageId)) continue;
+      if (found.has(e.messageId)) continue;
       // Receipts of messages that do not exist are dropped: nobody will ever apply them.
       e.ack?.();
       if (e.receiptId !== undefined) unknownReceipts.push({ id: e.receiptId, messageId: e.messageId });
     }
 
+    // A round is cut in phases with the event loop let through between them, so that a full
+    // batch never holds requests and timers up for long.
+    await yieldToEventLoop();
     const held: PendingEvent[] = [];
     const jobs: SendJob[] = [];
     const ready: Array<{ message: StoredMessage; events: PendingEvent[]; work: WorkItem[] }> = [];
@@ -302,6 +326,7 @@ export function createWorker(deps: WorkerDeps) {
 
     const commit: Commit = { at: now, owner, updates: [], providerIds: [], receipts: unknownReceipts };
     const applied = new Map<number, PendingEvent[]>();
+    const stepped = new Map<number, StoredMessage>();
     for (const { message, events: list, work } of ready) {
       const machine = await deps.kinds[message.kind].machineFor(message);
       const update: MessageUpdate = stepMessage({
@@ -315,6 +340,7 @@ export function createWorker(deps: WorkerDeps) {
       });
       commit.updates.push(update);
       applied.set(message.id, list);
+      stepped.set(message.id, message);
       for (const e of list) {
         if (e.receiptId !== undefined) commit.receipts.push({ id: e.receiptId, messageId: message.id });
         if (e.event.type === 'ACCEPTED' && e.providerMessageId && e.driver) {
@@ -322,8 +348,14 @@ export function createWorker(deps: WorkerDeps) {
         }
       }
     }
+    await yieldToEventLoop();
     const { conflicts } = commit.updates.length > 0 || commit.receipts.length > 0 ? await storage.commit(commit) : { conflicts: [] };
     const lost = new Set(conflicts);
+    for (const u of commit.updates) {
+      const before = stepped.get(u.id)!;
+      if (lost.has(u.id)) known.delete(u.id);
+      else remember({ ...before, status: u.status, snapshot: u.snapshot, work: u.work, version: u.version + 1, updatedAt: now });
+    }
     for (const [messageId, list] of applied) {
       // A conflicted message's events are applied again over its fresh state: driver receipts
       // wait in memory, inbox receipts stay in the inbox (released by the commit).
