@@ -45,6 +45,11 @@ export const configSchema = z.object({
   SPILLWAY_ALLOW_PRIVATE_URLS: bool,
   SPILLWAY_RATE_CARD: z.string().optional(),
   SPILLWAY_JWT_SECRET: z.string().optional(),
+  /** Standard Webhooks secret (`whsec_` + base64) that an upstream gateway signs `POST /gateway-callback` with. */
+  SPILLWAY_GATEWAY_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by a base64 secret')
+    .optional(),
   SPILLWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

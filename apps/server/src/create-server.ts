@@ -100,6 +100,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       error: (message, meta) => logger.error(meta ?? {}, message),
     },
     extraRoutes: [(root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))],
+    ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
   });
   let listening: { port: number; close(): Promise<void> } | null = null;
 

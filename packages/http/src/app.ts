@@ -15,6 +15,7 @@ import { registerCascadeRoutes } from './routes/cascade.ts';
 import { registerMessagingRoutes } from './routes/messaging.ts';
 import { registerInboundRoutes } from './routes/inbound.ts';
 import { registerSystemRoutes } from './routes/system.ts';
+import { registerGatewayCallback } from './routes/gateway-callback.ts';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpOptions {
@@ -46,6 +47,8 @@ export interface HttpOptions {
   authCache?: { maxEntries?: number; ttlMs?: number };
   /** Title and version of `/openapi.json`. */
   openApiInfo?: OpenApiInfo;
+  /** Standard Webhooks secret (`whsec_...`) of `POST /gateway-callback`; without one that route answers 404. */
+  gatewaySecret?: string;
 }
 
 export const DEFAULT_RATE_LIMITS = {
@@ -102,6 +105,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerMessagingRoutes(app);
   registerCascadeRoutes(app);
   registerInboundRoutes(app);
+  registerGatewayCallback(app, { secret: options.gatewaySecret });
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);
