@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Account, Clock } from '@spillway/core';
 
 /**
@@ -48,10 +50,11 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
   };
 }
 
-/** SHA-256 hex of a string with Web Crypto, so the adapter stays runtime-neutral. */
-export async function digestHex(value: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value)));
-  let hex = '';
-  for (const b of bytes) hex += b.toString(16).padStart(2, '0');
-  return hex;
+/**
+ * SHA-256 hex of a string, computed synchronously in JavaScript (`@noble/hashes`). Web Crypto's
+ * `digest` runs on libuv's thread pool in Node, where it would queue behind password hashing: an
+ * API-key request must never wait for a scrypt.
+ */
+export function digestHex(value: string): string {
+  return bytesToHex(sha256(utf8ToBytes(value)));
 }

@@ -3,15 +3,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 
+/** A fetch handler; under Node, `env` is `{ incoming, outgoing }` (the client address comes from it). */
+export type FetchHandler = (req: Request, env?: unknown) => Promise<Response> | Response;
+
 /** A Node `http` request listener over a fetch handler: mount it in express, fastify or koa. */
-export function createNodeListener(
-  handler: (req: Request) => Promise<Response> | Response,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return getRequestListener((req) => handler(req));
+export function createNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return getRequestListener((req, env) => handler(req, env));
 }
 
 export interface ServeOptions {
-  fetch: (req: Request) => Promise<Response> | Response;
+  fetch: FetchHandler;
   /** 0 picks a free port, answered in the result. @default 8080 */
   port?: number;
   /** @default '127.0.0.1' */
