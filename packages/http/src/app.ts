@@ -44,8 +44,12 @@ export interface HttpOptions {
   metricsRegistry?: Registry;
   /** Collect process metrics (`collectDefaultMetrics`) on the registry. @default true */
   defaultMetrics?: boolean;
-  /** Successful authentications kept to spare a scrypt per request. @default { maxEntries: 1000, ttlMs: 30000 } */
-  authCache?: { maxEntries?: number; ttlMs?: number };
+  /**
+   * Successful authentications kept to spare a scrypt per request; dropped when the storage's
+   * credential revision moves (checked on every request, or every `revocationCheckMs`).
+   * @default { maxEntries: 1000, ttlMs: 30000, revocationCheckMs: 0 }
+   */
+  authCache?: { maxEntries?: number; ttlMs?: number; revocationCheckMs?: number };
   /**
    * Limits of failed password logins per login and per client address: past the free failures
    * each attempt waits a doubling delay, refused with 429 and `Retry-After` before any hashing.
@@ -88,7 +92,12 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
       data: options.rateLimits?.data ?? DEFAULT_RATE_LIMITS.data,
     },
   });
-  const authCache = createAuthCache({ clock: engine.clock, ...options.authCache });
+  const storage = engine.storage as Partial<Engine['storage']> | undefined;
+  const authCache = createAuthCache({
+    clock: engine.clock,
+    ...options.authCache,
+    ...(typeof storage?.credentialRevision === 'function' ? { readRevision: () => engine.storage.credentialRevision() } : {}),
+  });
   const loginGuard = createLoginGuard(engine.clock, options.loginLimits);
   const clientAddress = options.clientAddress ?? socketAddress;
   const metrics = createHttpMetrics(options.metricsRegistry, { defaultMetrics: options.defaultMetrics ?? true });

@@ -102,7 +102,8 @@ async function verify(c: Context<Env>, credentials: Credentials): Promise<Accoun
  * Middleware authenticating an account by any of the three methods of interface 5.1 and setting
  * it as `c.var.account`. Missing or wrong credentials answer 401 with a Basic challenge.
  * Successful checks are cached briefly (see `createAuthCache`), keyed by a SHA-256 of the
- * credential headers so that no clear secret is kept as a map key.
+ * credential headers so that no clear secret is kept as a map key, and dropped as soon as the
+ * storage's credential revision moves (a key, token or password revoked in any process).
  */
 export function authenticate(): MiddlewareHandler<Env> {
   return async (c, next) => {
@@ -119,14 +120,16 @@ export function authenticate(): MiddlewareHandler<Env> {
           ? `t\0${credentials.token}`
           : `p\0${credentials.login}\0${credentials.password}`,
     );
-    let account = cache.get(cacheKey);
+    // Read before verifying: a revocation committed meanwhile changes it, and the entry is dropped.
+    const revision = await cache.revision();
+    let account = cache.get(cacheKey, revision);
     if (!account) {
       account = (await verify(c, credentials)) ?? undefined;
       if (!account) {
         c.header('WWW-Authenticate', BASIC_CHALLENGE);
         throw new SpillwayError('unauthorized', 'Invalid credentials');
       }
-      cache.set(cacheKey, account);
+      cache.set(cacheKey, account, revision);
     }
     c.set('account', account);
     await next();

@@ -197,6 +197,8 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       if (!claims) throw new SpillwayError('bad_request', `token cannot be revoked: ${result.ok ? '' : result.message}`);
       if (claims.accountId !== c.var.account.id) throw new SpillwayError('forbidden', 'token belongs to another company');
       await tokens.revoke(claims);
+      // At once in this process, whatever the cache's revocation check interval.
+      c.var.authCache?.clear();
       return c.json({ revoked: true, type: claims.type, jti: claims.jti });
     },
   );
