@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import { createAuthCache } from './auth-cache.ts';
 import { createLoginGuard } from './login-guard.ts';
 import type { LoginLimits } from './login-guard.ts';
+import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { Env, HttpLogger } from './env.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './error-handler.ts';
@@ -62,6 +63,12 @@ export interface HttpOptions {
    * @default the socket's remote address under Node (`@hono/node-server`), else none
    */
   clientAddress?: (req: Request, env: unknown) => string | undefined;
+  /**
+   * Which callback URLs may be set: by default only hosts that are, or resolve to, public
+   * addresses (deliveries check again). `{ allowPrivateUrls: true }` for development and tests.
+   * @default {}
+   */
+  callbackUrls?: CallbackUrlPolicy;
   /** Title and version of `/openapi.json`. */
   openApiInfo?: OpenApiInfo;
 }
@@ -110,6 +117,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     c.set('authCache', authCache);
     c.set('loginGuard', loginGuard);
     c.set('clientAddress', clientAddress(c.req.raw, c.env));
+    c.set('callbackUrlPolicy', options.callbackUrls);
     c.set('logger', logger);
     c.set('tokens', options.tokens);
     await next();

@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { STATUS_CODES, createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 
 /** A fetch handler; under Node, `env` is `{ incoming, outgoing }` (the client address comes from it). */
@@ -17,6 +17,39 @@ export interface ServeOptions {
   port?: number;
   /** @default '127.0.0.1' */
   hostname?: string;
+  /** Largest request head (request line and headers); larger ones get a JSON 431. @default 16384 */
+  maxHeaderBytes?: number;
+}
+
+/** @default 16 KiB */
+export const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Answers the requests Node's parser refuses before any handler runs (headers too large, a
+ * malformed request) with the JSON error body of every other error instead of an empty page:
+ * 431 for oversized headers, 400 otherwise. `serve` attaches it; attach it to your own
+ * `http.Server` when mounting {@link createNodeListener} elsewhere.
+ */
+export function answerClientErrors(server: Server, maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : error.code === 'HPE_HEADERS_TIMEOUT' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify(
+      tooLarge
+        ? { error: 'headers_too_large', message: `Request headers exceed ${maxHeaderBytes} bytes`, status }
+        : status === 408
+          ? { error: 'request_timeout', message: 'The request was not received in time', status }
+          : { error: 'bad_request', message: 'Malformed HTTP request', status },
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 /** A listening server: its real port and a `close()` that also drops kept-alive connections. */
@@ -36,7 +69,9 @@ export interface RunningServer {
  */
 export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
-  const server = createServer(createNodeListener(options.fetch));
+  const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
+  const server = createServer({ maxHeaderSize: maxHeaderBytes }, createNodeListener(options.fetch));
+  answerClientErrors(server, maxHeaderBytes);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, hostname, () => {
