@@ -4,6 +4,7 @@ import { CHANNELS } from '@spillway/core';
 import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';
+import { exitWithLauncher } from './exit-with-launcher.ts';
 
 const USAGE = `spillway <command>
 
@@ -64,6 +65,10 @@ async function main(argv: string[]): Promise<void> {
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
+    exitWithLauncher(() => {
+      server.logger.warn('the command that started the server is gone');
+      shutdown();
+    });
     return;
   }
 

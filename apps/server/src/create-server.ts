@@ -94,6 +94,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     metricsRegistry: registry,
     tokens,
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
+    callbackUrls: { allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),
       warn: (message, meta) => logger.warn(meta ?? {}, message),
