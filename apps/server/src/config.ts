@@ -34,6 +34,11 @@ export const configSchema = z.object({
   /** Public origin of the server (short links); default: the address it listens on. */
   SPILLWAY_PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().optional(),
+  /** PostgreSQL schema of Spillway's tables (created if missing). */
+  SPILLWAY_PG_SCHEMA: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier')
+    .default('public'),
   SPILLWAY_BOOTSTRAP_LOGIN: z.string().optional(),
   SPILLWAY_BOOTSTRAP_PASSWORD: z.string().optional(),
   SPILLWAY_BOOTSTRAP_API_KEY: z.string().optional(),

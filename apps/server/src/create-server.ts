@@ -44,7 +44,9 @@ export interface CreateServerOptions {
 }
 
 function openStorage(config: ServerConfig): Storage {
-  if (config.DATABASE_URL?.startsWith('postgres')) return createPostgresStorage({ connectionString: config.DATABASE_URL });
+  if (config.DATABASE_URL?.startsWith('postgres')) {
+    return createPostgresStorage({ connectionString: config.DATABASE_URL, schema: config.SPILLWAY_PG_SCHEMA });
+  }
   if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
   return createSqliteStorage({ filename: config.SPILLWAY_DB });
 }
