@@ -37,7 +37,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     rateCard,
     advancer,
-    notify: () => worker.notify(),
+    notify: () => notify(),
     defaultTtlSeconds,
     maxRetries: options.maxRetries,
     publicBaseUrl: options.publicBaseUrl,
@@ -64,6 +64,11 @@ export function createEngine(options: EngineOptions): Engine {
     onError,
   });
   const runsWorker = options.worker ?? true;
+  /** New work was stored: wake this engine's worker and whoever else works on the database. */
+  function notify(): void {
+    if (runsWorker) worker.notify();
+    options.onWork?.();
+  }
 
   /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
   async function receive(receipt: Receipt, receiveOptions: { driver?: string } = {}): Promise<void> {
@@ -83,20 +88,21 @@ export function createEngine(options: EngineOptions): Engine {
     }
     const event = receiptEvent(receipt, ref.step);
     await storage.enqueueReceipts([{ messageId: ref.messageId, event, detail: receipt.error ?? null, driver, at }]);
-    if (runsWorker) worker.notify();
+    notify();
   }
 
   return {
     clock,
     storage,
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
-    messages: createMessagingService({ storage, clock, rateCard, advancer, notify: () => worker.notify() }),
+    messages: createMessagingService({ storage, clock, rateCard, advancer, notify }),
     cascades: cascades.service,
     start: () => {
       if (runsWorker) worker.start();
     },
     stop: (graceMs) => worker.stop(graceMs),
     receive,
+    wake: () => worker.notify(),
     drain: () => worker.drain(),
   };
 }

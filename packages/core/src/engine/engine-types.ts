@@ -32,6 +32,11 @@ export interface EngineOptions {
   worker?: boolean;
   /** This worker's id in leases and heartbeats. @default a random UUID */
   workerId?: string;
+  /**
+   * Called after this engine stored new work (accepted messages, a changed schedule, a receipt):
+   * wake workers that run elsewhere (`engine.wake()` in another thread or process).
+   */
+  onWork?: () => void;
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */
   maxInFlight?: number;
   /** A driver that has not answered a send after this long fails it temporarily, ms. @default 30000 */
@@ -116,6 +121,8 @@ export interface Engine {
    * `driver` that accepted the attempt.
    */
   receive(receipt: Receipt, options?: { driver?: string }): Promise<void>;
+  /** New work was stored elsewhere (another thread or process): look for it now, not at the next poll. */
+  wake(): void;
   /**
    * Runs worker rounds until no work is due and no receipt is pending at the clock's current
    * time. Tests call it after `clock.advance()`.

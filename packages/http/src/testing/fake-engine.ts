@@ -85,6 +85,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     start() {},
     stop: async () => {},
     receive: async () => {},
+    wake: () => {},
     drain: async () => {},
     calls,
     account,
