@@ -1,6 +1,6 @@
 import { SpillwayError } from '@spillway/core';
 import type { Account, Engine } from '@spillway/core';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { digestHex } from './auth-cache.ts';
 import type { Env } from './env.ts';
 import { authenticateToken } from './chat-hub/token-auth.ts';
@@ -64,6 +64,15 @@ async function verify(engine: Engine, tokens: TokenService | undefined, credenti
 }
 
 /**
+ * Adds the Basic challenge, except to scripts that say so (`X-Requested-With: XMLHttpRequest`, as
+ * the designer does): they handle the 401 themselves, where a challenge would make the browser
+ * open its own login prompt (and hang a headless one).
+ */
+function challenge(c: Context<Env>): void {
+  if (c.req.header('x-requested-with') !== 'XMLHttpRequest') c.header('WWW-Authenticate', BASIC_CHALLENGE);
+}
+
+/**
  * Middleware authenticating an account by any of the three methods of interface 5.1 and setting
  * it as `c.var.account`. Missing or wrong credentials answer 401 with a Basic challenge.
  * Successful checks are cached briefly (see `createAuthCache`), keyed by a SHA-256 of the
@@ -73,7 +82,7 @@ export function authenticate(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const credentials = readCredentials(c.req.raw.headers);
     if (!credentials) {
-      c.header('WWW-Authenticate', BASIC_CHALLENGE);
+      challenge(c);
       throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
     }
     const cache = c.var.authCache;
@@ -89,7 +98,7 @@ export function authenticate(): MiddlewareHandler<Env> {
       if (credentials.kind === 'password') limitLogin(c, credentials.login);
       account = (await verify(c.var.engine, c.var.tokens, credentials)) ?? undefined;
       if (!account) {
-        c.header('WWW-Authenticate', BASIC_CHALLENGE);
+        challenge(c);
         throw new SpillwayError('unauthorized', 'Invalid credentials');
       }
       cache.set(cacheKey, account);
