@@ -20,6 +20,7 @@ import type { TokenService } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
+import { mountDesigner } from './designer-files.ts';
 import type { ServerConfig } from './config.ts';
 
 export interface SpillwayServer {
@@ -41,6 +42,8 @@ export interface CreateServerOptions {
   /** Create the `demo` account on a first start without bootstrap configuration. @default true */
   demoAccount?: boolean;
   logger?: Logger;
+  /** Folder of the designer's build, served at `/designer/`; false: no designer. @default apps/designer/dist */
+  designerDir?: string | false;
 }
 
 function openStorage(config: ServerConfig): Storage {
@@ -98,7 +101,12 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       warn: (message, meta) => logger.warn(meta ?? {}, message),
       error: (message, meta) => logger.error(meta ?? {}, message),
     },
-    extraRoutes: [(root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))],
+    extraRoutes: [
+      (root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock })),
+      ...(options.designerDir === false
+        ? []
+        : [(root: Parameters<typeof mountDesigner>[0]) => mountDesigner(root, options.designerDir || undefined)]),
+    ],
   });
   let listening: { port: number; close(): Promise<void> } | null = null;
 
