@@ -14,11 +14,14 @@ import {
   createTokenService,
   createWebhookDeliveryWorker,
   mountRoutes,
+  registerRouteStatsApi,
   serve,
 } from '@spillway/http';
 import type { TokenService } from '@spillway/http';
-import { createPostgresStorage } from '@spillway/postgres';
-import { createSqliteStorage } from '@spillway/sqlite';
+import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
+import type { PostgresStorage } from '@spillway/postgres';
+import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
+import type { SqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
 import { mountDesigner } from './designer-files.ts';
 import type { ServerConfig } from './config.ts';
@@ -46,7 +49,7 @@ export interface CreateServerOptions {
   designerDir?: string | false;
 }
 
-function openStorage(config: ServerConfig): Storage {
+function openStorage(config: ServerConfig): SqliteStorage | PostgresStorage {
   if (config.DATABASE_URL?.startsWith('postgres')) return createPostgresStorage({ connectionString: config.DATABASE_URL });
   if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
   return createSqliteStorage({ filename: config.SPILLWAY_DB });
@@ -103,6 +106,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     },
     extraRoutes: [
       (root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock })),
+      (root) =>
+        registerRouteStatsApi(
+          root,
+          'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
+        ),
       ...(options.designerDir === false
         ? []
         : [(root: Parameters<typeof mountDesigner>[0]) => mountDesigner(root, options.designerDir || undefined)]),
