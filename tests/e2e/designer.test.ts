@@ -52,7 +52,7 @@ const routeName = 'Chat-app, then SMS';
 // Generous timeouts: CI runs these beside the other test files on two cores.
 describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` : 'designer in Chromium', { timeout: 60_000 }, () => {
   beforeAll(async () => {
-    await buildIfStale();
+    buildIfStale();
     fixture = await startServer();
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -193,6 +193,15 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     expect(await page.locator('.react-flow__edge.edge-taken').count()).toBe(1);
     await expect(page.getByTestId('watch-route').textContent()).resolves.toMatch(/route rt_[\w-]+@2/);
     if (screenshots) await page.screenshot({ path: 'docs/designer-watching.png' });
+  });
+
+  it('shows the traffic of the route on each step and edge', async () => {
+    await page.getByRole('button', { name: 'Traffic' }).click();
+    await page.getByTestId('note-chatapp').filter({ hasText: '1 reached · 0 delivered (0%)' }).waitFor();
+    await page.getByTestId('note-sms').filter({ hasText: '1 reached · 1 delivered (100%)' }).waitFor();
+    await expect(page.getByTestId('traffic-summary').textContent()).resolves.toMatch(/1 cascades · cost 0\.08.*delivered: 1/);
+    await page.locator('.react-flow__edge.edge-taken').waitFor();
+    if (screenshots) await page.screenshot({ path: 'docs/designer-traffic.png' });
   });
 
   it('stays smooth on a 32-step route: opens, drags a step and lays out without a stall', async () => {

@@ -7,9 +7,12 @@ import { EditMode } from './editor/EditMode.tsx';
 import { editorMachine } from './editor/editor-machine.ts';
 import { RouteList } from './panels/RouteList.tsx';
 import { SimulateMode } from './simulation/SimulateMode.tsx';
+import { TrafficMode } from './traffic/TrafficMode.tsx';
 import { WatchMode } from './watch/WatchMode.tsx';
 
-type Mode = 'edit' | 'simulate' | 'watch';
+type Mode = 'edit' | 'simulate' | 'watch' | 'traffic';
+
+const MODE_NAMES: Record<Mode, string> = { edit: 'Edit', simulate: 'Simulate', watch: 'Watch', traffic: 'Traffic' };
 
 /** What simulation depends on: the graph, not where the steps are drawn. */
 const graphKey = (route: {
@@ -45,15 +48,16 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
         <header className="top">
           <strong>Spillway designer</strong>
           <nav className="tabs" aria-label="Mode">
-            {(['edit', 'simulate', 'watch'] as const).map((m) => (
+            {(['edit', 'simulate', 'watch', 'traffic'] as const).map((m) => (
               <button
                 key={m}
                 type="button"
                 className={mode === m ? 'on' : ''}
                 onClick={() => setMode(m)}
-                disabled={m === 'simulate' && !route}
+                disabled={(m === 'simulate' && !route) || (m === 'traffic' && !origin.id)}
+                title={m === 'traffic' && !origin.id ? 'Save the route to see its traffic' : undefined}
               >
-                {m === 'edit' ? 'Edit' : m === 'simulate' ? 'Simulate' : 'Watch'}
+                {MODE_NAMES[m]}
               </button>
             ))}
           </nav>
@@ -90,6 +94,9 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
         )}
         {mode === 'simulate' && route && <SimulateMode key={simKey} route={route} />}
         {mode === 'watch' && <WatchMode api={api} watching={watching} onWatch={setWatching} />}
+        {mode === 'traffic' && route && saved && origin.id && origin.revision && (
+          <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
+        )}
       </div>
     </ReactFlowProvider>
   );

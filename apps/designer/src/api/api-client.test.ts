@@ -76,5 +76,12 @@ describe('API client', () => {
     );
     expect(byGuid).toMatchObject({ trackinId: 'client-42', status: 'delivered', route: expect.stringMatching(/@\d+$/) });
     expect((await api.cascadeStatus('client-42')).messageId).toBe(accepted!.messageId);
+    const stats = await api.routeStats(byGuid.route!.split('@')[0]!, { since: new Date(Date.now() - 60_000).toISOString() });
+    expect(stats).toMatchObject({
+      route: byGuid.route,
+      cascades: 1,
+      byStatus: { delivered: 1 },
+      steps: [{ id: 'chat', reached: 1, delivered: 1 }, { reached: 0 }],
+    });
   });
 });

@@ -31,6 +31,28 @@ export interface CascadeStatus {
   history: { step: number; channel: string; status: string; dt: string; error: string | null }[];
 }
 
+/** Traffic of a route revision over a window (`GET /api/routes/{id}/stats`). */
+export interface RouteStatsView {
+  route: string;
+  since: string;
+  until: string;
+  cascades: number;
+  byStatus: Record<string, number>;
+  cost: number;
+  steps: {
+    id: string;
+    reached: number;
+    delivered: number;
+    read: number;
+    failed: number;
+    expired: number;
+    skipped: number;
+    medianSeconds: number | null;
+    cost: number;
+  }[];
+  edges: { index: number; from: string; to: string; on: string; taken: number }[];
+}
+
 /** Credentials of the account: its API key, or its login and password. */
 export type Credentials = { apiKey: string } | { login: string; password: string };
 
@@ -121,6 +143,11 @@ export function createApiClient(options: ApiClientOptions) {
     /** Binds the route to an alpha-name, or (null) makes it the account default. */
     bindRoute: (id: string, alphaName: string | null) =>
       call<RouteBinding>('PUT', `/api/routes/${encodeURIComponent(id)}/binding`, { alphaName }),
+    /** Counts per step and edge of a route revision over a window (default: the latest revision, the last 24 hours). */
+    routeStats: (id: string, window: { since?: string; until?: string; revision?: number } = {}) => {
+      const query = new URLSearchParams(Object.entries(window).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+      return call<RouteStatsView>('GET', `/api/routes/${encodeURIComponent(id)}/stats${query.size ? `?${query}` : ''}`);
+    },
     /** Sends one cascade message; answers its GUID and trackinId. */
     sendCascade: (message: { toPhone: string; fromName: string; text: string; id?: string; ttl?: number }) =>
       call<{ messageId: string; trackinId: string }[]>('POST', '/api/CascadeMessage/send_message/async', [message]),

@@ -1,14 +1,17 @@
 import type { Route, RouteOutcome } from '@spillway/core';
 import { Background, Controls, MiniMap, ReactFlow, applyNodeChanges } from '@xyflow/react';
-import type { Connection, Edge, NodeChange, NodeTypes } from '@xyflow/react';
+import type { Connection, EdgeTypes, NodeChange, NodeTypes } from '@xyflow/react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Selection } from '../editor/editor-machine.ts';
 import type { Problem } from '../editor/route-problems.ts';
 import { edgeIndexOf, toEdges, toNodes } from './flow-elements.ts';
 import type { CanvasHighlight, StepFlowNode } from './flow-elements.ts';
+import { OutcomeEdge } from './OutcomeEdge.tsx';
+import type { OutcomeFlowEdge } from './OutcomeEdge.tsx';
 import { StepNode } from './StepNode.tsx';
 
 const nodeTypes: NodeTypes = { step: StepNode };
+const edgeTypes: EdgeTypes = { outcome: OutcomeEdge };
 
 export interface RouteCanvasProps {
   route: Route;
@@ -46,7 +49,7 @@ export function RouteCanvas(props: RouteCanvasProps) {
     [onMove],
   );
   const handleDelete = useCallback(
-    ({ nodes: gone, edges: cut }: { nodes: StepFlowNode[]; edges: Edge[] }) =>
+    ({ nodes: gone, edges: cut }: { nodes: StepFlowNode[]; edges: OutcomeFlowEdge[] }) =>
       onDelete?.(
         gone.map((n) => n.id),
         cut.map((e) => edgeIndexOf(e.id)),
@@ -55,13 +58,14 @@ export function RouteCanvas(props: RouteCanvasProps) {
   );
 
   return (
-    <ReactFlow<StepFlowNode, Edge>
+    <ReactFlow<StepFlowNode, OutcomeFlowEdge>
       key={props.viewKey}
       fitView
       fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
       nodes={nodes}
       edges={edges}
       nodeTypes={nodeTypes}
+      edgeTypes={edgeTypes}
       onNodesChange={onNodesChange}
       onConnect={handleConnect}
       onNodeDragStop={onNodeDragStop}

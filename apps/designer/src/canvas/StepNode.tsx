@@ -8,7 +8,7 @@ import type { StepFlowNode } from './flow-elements.ts';
 
 /** A channel step: its target handle on top, one typed source handle per outcome below. */
 function StepNodeView({ data, selected }: NodeProps<StepFlowNode>) {
-  const { step, isStart, problems, active, status } = data;
+  const { step, isStart, problems, active, status, note } = data;
   const classes = [
     'step-node',
     `channel-${step.channel}`,
@@ -33,6 +33,11 @@ function StepNodeView({ data, selected }: NodeProps<StepFlowNode>) {
         {step.requireSession ? ' · session' : ''}
       </div>
       {problems.length > 0 && <div className="step-problem">⚠ {problems[0]}</div>}
+      {note && (
+        <div className="step-note" data-testid={`note-${step.id}`}>
+          {note}
+        </div>
+      )}
       <div className="handles-out">
         {ROUTE_OUTCOMES.map((on, i) => (
           <Handle

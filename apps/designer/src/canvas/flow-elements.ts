@@ -1,6 +1,7 @@
 import type { Route, RouteOutcome, RouteStep } from '@spillway/core';
 import { MarkerType } from '@xyflow/react';
-import type { Edge, Node } from '@xyflow/react';
+import type { Node } from '@xyflow/react';
+import type { OutcomeFlowEdge } from './OutcomeEdge.tsx';
 import type { Selection } from '../editor/editor-machine.ts';
 import type { Problem } from '../editor/route-problems.ts';
 
@@ -12,6 +13,10 @@ export interface CanvasHighlight {
   stepStatus?: Record<string, string | null>;
   /** Indexes of the edges taken. */
   taken?: readonly number[];
+  /** A line of figures under a step (traffic). */
+  stepNotes?: Record<string, string>;
+  /** Figures added to an edge's label, by edge index. */
+  edgeNotes?: Record<number, string>;
 }
 
 export interface StepNodeData extends Record<string, unknown> {
@@ -20,6 +25,7 @@ export interface StepNodeData extends Record<string, unknown> {
   problems: string[];
   active: boolean;
   status: string | null;
+  note: string | null;
 }
 
 export type StepFlowNode = Node<StepNodeData, 'step'>;
@@ -51,6 +57,7 @@ export function toNodes(route: Route, selection: Selection, problems: readonly P
       problems: problems.filter((p) => p.target.kind === 'step' && p.target.id === step.id).map((p) => p.message),
       active: highlight.active === step.id,
       status: highlight.stepStatus?.[step.id] ?? null,
+      note: highlight.stepNotes?.[step.id] ?? null,
     },
   }));
 }
@@ -58,28 +65,38 @@ export function toNodes(route: Route, selection: Selection, problems: readonly P
 /** Edge ids carry their index in `route.edges`: `e3`. */
 export const edgeIndexOf = (id: string): number => Number(id.slice(1));
 
-export function toEdges(route: Route, selection: Selection, problems: readonly Problem[], highlight: CanvasHighlight = {}): Edge[] {
+export function toEdges(
+  route: Route,
+  selection: Selection,
+  problems: readonly Problem[],
+  highlight: CanvasHighlight = {},
+): OutcomeFlowEdge[] {
   const taken = new Set(highlight.taken ?? []);
   const dimmed = highlight.taken !== undefined;
-  return route.edges.map((edge, i) => {
+  const siblings = new Map<string, number>();
+  return route.edges.map((edge, i): OutcomeFlowEdge => {
+    const pair = `${edge.from}\u0000${edge.to}`;
+    const rank = siblings.get(pair) ?? 0;
+    siblings.set(pair, rank + 1);
     const invalid = problems.some((p) => p.target.kind === 'edge' && p.target.index === i);
     const color = invalid ? '#e11d48' : OUTCOME_COLORS[edge.on];
-    const label = edge.on === 'not_read' ? `not read ${edge.afterSeconds ?? '?'} s` : OUTCOME_LABELS[edge.on];
+    const base = edge.on === 'not_read' ? `not read ${edge.afterSeconds ?? '?'} s` : OUTCOME_LABELS[edge.on];
+    const note = highlight.edgeNotes?.[i];
+    const label = note ? `${base} · ${note}` : base;
     return {
       id: `e${i}`,
+      type: 'outcome',
       source: edge.from,
       target: edge.to,
       sourceHandle: edge.on,
-      label,
       selected: selection?.kind === 'edge' && selection.index === i,
       animated: taken.has(i),
       className: [invalid ? 'edge-invalid' : '', taken.has(i) ? 'edge-taken' : '', dimmed && !taken.has(i) ? 'edge-dimmed' : '']
         .join(' ')
         .trim(),
       style: { stroke: color, strokeWidth: taken.has(i) ? 4 : 2, ...(invalid ? { strokeDasharray: '6 4' } : {}) },
-      labelStyle: { fill: color, fontWeight: 600 },
       markerEnd: { type: MarkerType.ArrowClosed, color },
-      data: { index: i },
+      data: { index: i, rank, color, text: label },
     };
   });
 }
