@@ -111,6 +111,13 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     await page.locator('.react-flow__pane').click({ position: { x: 20, y: 20 } });
     await page.keyboard.press('Control+z');
     await page.getByTestId('route-valid').waitFor();
+    // A step added by mistake is selected; the Delete key removes it.
+    await page.getByRole('button', { name: '+ RCS' }).click();
+    await page.locator('.react-flow__node[data-id="rcs"]').waitFor();
+    await page.locator('.react-flow__node[data-id="rcs"]').click();
+    await page.keyboard.press('Delete');
+    await page.locator('.react-flow__node[data-id="rcs"]').waitFor({ state: 'detached' });
+    await page.getByTestId('route-valid').waitFor();
     await drawEdge(page, 'chatapp', 'expired', 'sms');
     await page.getByRole('button', { name: 'Auto-layout' }).click();
     await page.getByTestId('save').click();
