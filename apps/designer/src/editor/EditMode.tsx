@@ -66,7 +66,7 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
         />
         <RouteCanvas
           route={route}
-          viewKey={`edit:${origin.id ?? 'new'}:${route.steps.length === 0}`}
+          viewKey={`edit:${snapshot.context.opens}`}
           selection={selection}
           problems={problems}
           readOnly={readOnly}

@@ -33,6 +33,8 @@ export interface EditorContext {
   theirs: RouteView | null;
   /** The last failure to tell the user (a refused save, a bad import). */
   error: string | null;
+  /** Counts drafts opened (load, new, duplicate, reload): the canvas fits a newly opened one to the screen. */
+  opens: number;
 }
 
 export type EditorEvent =
@@ -77,8 +79,19 @@ function edited(context: EditorContext, next: Route): Partial<EditorContext> {
 }
 
 /** The context of a freshly opened draft. */
-function opened(route: Route, origin: DraftOrigin): Partial<EditorContext> {
-  return { route, saved: route, origin, past: [], future: [], selection: null, problems: routeProblems(route), theirs: null, error: null };
+function opened(context: EditorContext, route: Route, origin: DraftOrigin): Partial<EditorContext> {
+  return {
+    route,
+    saved: route,
+    origin,
+    past: [],
+    future: [],
+    selection: null,
+    problems: routeProblems(route),
+    theirs: null,
+    error: null,
+    opens: context.opens + 1,
+  };
 }
 
 function withoutMeta(view: RouteView): Route {
@@ -130,16 +143,17 @@ export const editorMachine = setup({
     clipboard: null,
     theirs: null,
     error: null,
+    opens: 0,
   }),
   initial: 'idle',
   on: {
     LOAD: {
       target: '.editing',
-      actions: assign(({ event }) =>
-        opened(withoutMeta(event.route), { id: event.route.id, revision: event.route.revision, builtin: event.route.builtin }),
+      actions: assign(({ context, event }) =>
+        opened(context, withoutMeta(event.route), { id: event.route.id, revision: event.route.revision, builtin: event.route.builtin }),
       ),
     },
-    NEW: { target: '.editing', actions: assign(() => opened(blankRoute(), NO_ORIGIN)) },
+    NEW: { target: '.editing', actions: assign(({ context }) => opened(context, blankRoute(), NO_ORIGIN)) },
     CLOSE: { target: '.idle', actions: assign({ route: null, saved: null, origin: NO_ORIGIN, problems: [], selection: null }) },
   },
   states: {
@@ -150,7 +164,7 @@ export const editorMachine = setup({
           guard: ({ context }) => context.route !== null,
           actions: assign(({ context }) => {
             const { id: _id, revision: _rev, ...rest } = context.route as Route;
-            return { ...opened({ ...rest, name: `Copy of ${rest.name}`.slice(0, 200) }, NO_ORIGIN), saved: null };
+            return { ...opened(context, { ...rest, name: `Copy of ${rest.name}`.slice(0, 200) }, NO_ORIGIN), saved: null };
           }),
         },
         ADD_STEP: {
@@ -318,7 +332,7 @@ export const editorMachine = setup({
               target: '#editor.editing',
               actions: assign(({ context }) => {
                 const theirs = context.theirs as RouteView;
-                return opened(withoutMeta(theirs), { id: theirs.id, revision: theirs.revision, builtin: false });
+                return opened(context, withoutMeta(theirs), { id: theirs.id, revision: theirs.revision, builtin: false });
               }),
             },
             // Ours over theirs: saved as the revision after theirs, so nothing is lost from the log.

@@ -27,6 +27,18 @@ export function StatusRecord({ record, origin }: { record: StatusRecordView; ori
           {record.cost.toFixed(2)} {record.currency}
         </strong>
       </p>
+      <table className="record-steps" data-testid="record-steps">
+        <tbody>
+          {record.steps.map((s) => (
+            <tr key={s.step}>
+              <td>{s.id}</td>
+              <td>{CHANNEL_NAMES[s.channel as ChannelId] ?? s.channel}</td>
+              <td className={`st-${s.status ?? 'none'}`}>{s.status ?? '—'}</td>
+              <td>{s.cost.toFixed(2)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <ol className="history" data-testid="history">
         {record.history.map((h, i) => (
           <li key={i} className={`h-${h.status.toLowerCase()}`}>
