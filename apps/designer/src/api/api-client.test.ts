@@ -53,6 +53,11 @@ describe('API client', () => {
       ]),
     );
     expect((await api.getRoute(created.id)).name).toBe('Renamed');
+    // The revision a message ran on stays readable.
+    expect(await api.getRoute(created.id, 1)).toMatchObject({ name: 'Chat then SMS', revision: 1, builtin: false });
+    await expect(api.getRoute(created.id, 9)).rejects.toMatchObject({ status: 404 });
+    await expect(api.getRoute('default', 2)).rejects.toMatchObject({ status: 404 });
+    expect(await api.getRoute('default', 1)).toMatchObject({ builtin: true });
   });
 
   it('reports validation errors with their details', async () => {

@@ -129,7 +129,9 @@ export function createApiClient(options: ApiClientOptions) {
 
   return {
     listRoutes: () => call<RouteView[]>('GET', '/api/routes'),
-    getRoute: (id: string) => call<RouteView>('GET', `/api/routes/${encodeURIComponent(id)}`),
+    /** The latest revision of a route, or the given one (the revision a message ran on). */
+    getRoute: (id: string, revision?: number) =>
+      call<RouteView>('GET', `/api/routes/${encodeURIComponent(id)}${revision === undefined ? '' : `?revision=${revision}`}`),
     /** Stores a new route (revision 1); the server picks its id. */
     createRoute: (route: Route) => {
       const { revision: _r, ...definition } = body(route);

@@ -18,7 +18,7 @@ export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching
     if (!parsed) return;
     let stale = false;
     api
-      .getRoute(parsed.id)
+      .getRoute(parsed.id, parsed.revision)
       .then((r) => !stale && setRoute(r))
       .catch(() => undefined);
     return () => {

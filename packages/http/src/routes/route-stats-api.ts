@@ -77,7 +77,12 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
   );
 }
 
-async function routeRevision(
+/**
+ * One revision of a route of the account (a built-in has only revision 1); the latest without
+ * `revision`. Running messages name theirs (`id@revision`), which may be older than the latest.
+ * @throws SpillwayError `not_found` for an unknown route or revision.
+ */
+export async function routeRevision(
   engine: Env['Variables']['engine'],
   accountId: number,
   id: string,
@@ -93,5 +98,13 @@ async function routeRevision(
   if (revision === undefined || revision === latest.revision) return latest;
   const stored = await engine.storage.getRouteRevision(id, revision);
   if (!stored || stored.accountId !== accountId) throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
-  return stored;
+  const { accountId: _a, createdAt, updatedAt, ...route } = stored;
+  return {
+    ...route,
+    builtin: false,
+    createdAt: new Date(createdAt).toISOString(),
+    updatedAt: new Date(updatedAt).toISOString(),
+  } as Route & {
+    revision: number;
+  };
 }
