@@ -9,7 +9,7 @@ export default defineConfig({
       'examples/*/test/**/*.test.ts',
       'tests/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**', 'tests/e2e/**'],
+    exclude: ['**/node_modules/**'],
     testTimeout: 20000,
     hookTimeout: 30000,
     pool: 'forks',

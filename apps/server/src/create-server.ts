@@ -14,12 +14,16 @@ import {
   createTokenService,
   createWebhookDeliveryWorker,
   mountRoutes,
+  registerRouteStatsApi,
   serve,
 } from '@spillway/http';
 import type { TokenService } from '@spillway/http';
-import { createPostgresStorage } from '@spillway/postgres';
-import { createSqliteStorage } from '@spillway/sqlite';
+import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
+import type { PostgresStorage } from '@spillway/postgres';
+import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
+import type { SqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
+import { mountDesigner } from './designer-files.ts';
 import type { ServerConfig } from './config.ts';
 
 export interface SpillwayServer {
@@ -41,9 +45,11 @@ export interface CreateServerOptions {
   /** Create the `demo` account on a first start without bootstrap configuration. @default true */
   demoAccount?: boolean;
   logger?: Logger;
+  /** Folder of the designer's build, served at `/designer/`; false: no designer. @default apps/designer/dist */
+  designerDir?: string | false;
 }
 
-function openStorage(config: ServerConfig): Storage {
+function openStorage(config: ServerConfig): SqliteStorage | PostgresStorage {
   if (config.DATABASE_URL?.startsWith('postgres')) {
     return createPostgresStorage({ connectionString: config.DATABASE_URL, schema: config.SPILLWAY_PG_SCHEMA });
   }
@@ -102,8 +108,18 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       warn: (message, meta) => logger.warn(meta ?? {}, message),
       error: (message, meta) => logger.error(meta ?? {}, message),
     },
-    extraRoutes: [(root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))],
     ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
+    extraRoutes: [
+      (root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock })),
+      (root) =>
+        registerRouteStatsApi(
+          root,
+          'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
+        ),
+      ...(options.designerDir === false
+        ? []
+        : [(root: Parameters<typeof mountDesigner>[0]) => mountDesigner(root, options.designerDir || undefined)]),
+    ],
   });
   let listening: { port: number; close(): Promise<void> } | null = null;
 

@@ -177,3 +177,6 @@ export { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '
 export type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from './storage/chat-hub-rows.ts';
 export { storedRouteFromRow, shortLinkFromRow, routeDefinitionJson, routeBindingKey, routeBindingFromRow } from './storage/cascade-rows.ts';
 export type { RouteRow, ShortLinkRow, RouteBindingRow } from './storage/cascade-rows.ts';
+export type { RouteStatsStorage, RouteTraffic, RouteTrafficQuery } from './ports/route-stats.ts';
+export { aggregateRouteStats } from './routes/route-stats.ts';
+export type { RouteStats, StepStats, EdgeStats } from './routes/route-stats.ts';

@@ -50,6 +50,14 @@ describe('authentication (interface 5.1)', () => {
     expect(await res.json()).toMatchObject({ error: 'unauthorized', status: 401 });
   });
 
+  it('answers 401 without a challenge to scripts that handle it (X-Requested-With), so browsers open no login prompt', async () => {
+    const { app } = setup();
+    const res = await app.request('/bat/balance', { headers: { 'X-Authorization-Key': 'sk_wrong', 'X-Requested-With': 'XMLHttpRequest' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(await res.json()).toMatchObject({ error: 'unauthorized', status: 401 });
+  });
+
   it('caches a successful check for 30 s, then checks again', async () => {
     const { app, engine } = setup();
     const headers = { Authorization: basic(FAKE_LOGIN, FAKE_PASSWORD) };

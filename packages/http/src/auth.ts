@@ -99,6 +99,15 @@ async function verify(c: Context<Env>, credentials: Credentials): Promise<Accoun
 }
 
 /**
+ * Adds the Basic challenge, except to scripts that say so (`X-Requested-With: XMLHttpRequest`, as
+ * the designer does): they handle the 401 themselves, where a challenge would make the browser
+ * open its own login prompt (and hang a headless one).
+ */
+function challenge(c: Context<Env>): void {
+  if (c.req.header('x-requested-with') !== 'XMLHttpRequest') c.header('WWW-Authenticate', BASIC_CHALLENGE);
+}
+
+/**
  * Middleware authenticating an account by any of the three methods of interface 5.1 and setting
  * it as `c.var.account`. Missing or wrong credentials answer 401 with a Basic challenge.
  * Successful checks are cached briefly (see `createAuthCache`), keyed by a SHA-256 of the
@@ -109,7 +118,7 @@ export function authenticate(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const credentials = readCredentials(c.req.raw.headers);
     if (!credentials) {
-      c.header('WWW-Authenticate', BASIC_CHALLENGE);
+      challenge(c);
       throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
     }
     const cache = c.var.authCache;
@@ -126,7 +135,7 @@ export function authenticate(): MiddlewareHandler<Env> {
     if (!account) {
       account = (await verify(c, credentials)) ?? undefined;
       if (!account) {
-        c.header('WWW-Authenticate', BASIC_CHALLENGE);
+        challenge(c);
         throw new SpillwayError('unauthorized', 'Invalid credentials');
       }
       cache.set(cacheKey, account, revision);

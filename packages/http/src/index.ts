@@ -31,3 +31,4 @@ export { signWebhook } from './webhooks/sign-webhook.ts';
 export type { WebhookHeaders } from './webhooks/sign-webhook.ts';
 export { getWebhookSecret, newWebhookSecret, webhookSecretKey } from './webhooks/webhook-secret.ts';
 export { createEngineMetrics } from './metrics.ts';
+export { registerRouteStatsApi, MAX_STATS_CASCADES } from './routes/route-stats-api.ts';

@@ -14,7 +14,7 @@ function chain(id: string, name: string, channels: ChannelId[]): Route {
     name,
     revision: 1,
     start: channels[0] as string,
-    steps: channels.map((channel, i) => ({ id: channel, channel, position: { x: 0, y: i * 120 } })),
+    steps: channels.map((channel, i) => ({ id: channel, channel, position: { x: 0, y: i * 180 } })),
     edges,
   };
 }

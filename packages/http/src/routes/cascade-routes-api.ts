@@ -4,9 +4,11 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
+import { routeRevision } from './route-stats-api.ts';
 import { bindingRequestSchema, bindingSchema, routeBodySchema, routeViewSchema } from './cascade-schemas.ts';
 
 const tags = ['routes'];
+const revisionQuerySchema = z.object({ revision: z.coerce.number().int().positive().optional() });
 const notFound = { 404: { description: 'No such route on this account' } };
 
 /**
@@ -47,12 +49,19 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/routes/:id',
-      summary: 'Get a route (latest revision)',
+      summary: 'Get a route (latest revision, or `?revision=N`: the one a message ran on)',
       tags,
       auth: 'basic-or-key',
+      query: revisionQuerySchema,
       responses: { 200: { description: 'The route', schema: routeViewSchema }, ...notFound },
     },
-    async (c) => c.json(await c.var.engine.cascades.getRoute(c.var.account.id, c.req.param('id') ?? '')),
+    async (c) => {
+      const { revision } = parseOrThrow(revisionQuerySchema, c.req.query(), 'query');
+      const id = c.req.param('id') ?? '';
+      const latest = await c.var.engine.cascades.getRoute(c.var.account.id, id);
+      if (revision === undefined || revision === latest.revision) return c.json(latest);
+      return c.json(await routeRevision(c.var.engine, c.var.account.id, id, revision));
+    },
   );
 
   defineRoute(

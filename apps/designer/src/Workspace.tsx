@@ -1,0 +1,103 @@
+import { useActorRef, useSelector } from '@xstate/react';
+import { ReactFlowProvider } from '@xyflow/react';
+import { useEffect, useMemo, useState } from 'react';
+import type { ApiClient, RouteView } from './api/api-client.ts';
+import { useRoutes } from './api/useRoutes.ts';
+import { EditMode } from './editor/EditMode.tsx';
+import { editorMachine } from './editor/editor-machine.ts';
+import { RouteList } from './panels/RouteList.tsx';
+import { SimulateMode } from './simulation/SimulateMode.tsx';
+import { TrafficMode } from './traffic/TrafficMode.tsx';
+import { WatchMode } from './watch/WatchMode.tsx';
+
+type Mode = 'edit' | 'simulate' | 'watch' | 'traffic';
+
+const MODE_NAMES: Record<Mode, string> = { edit: 'Edit', simulate: 'Simulate', watch: 'Watch', traffic: 'Traffic' };
+
+/** What simulation depends on: the graph, not where the steps are drawn. */
+const graphKey = (route: {
+  start: string;
+  steps: { id: string; channel: string; timeoutSeconds?: number | undefined }[];
+  edges: unknown[];
+}) => JSON.stringify([route.start, route.steps.map((s) => [s.id, s.channel, s.timeoutSeconds]), route.edges]);
+
+/** The signed-in designer: routes on the left, the open route in the middle, panels on the right. */
+export function Workspace({ api, account, onSignOut }: { api: ApiClient; account: string; onSignOut(): void }) {
+  const { routes, bindings, refresh, error } = useRoutes(api);
+  const editor = useActorRef(editorMachine, { input: { api } });
+  const snapshot = useSelector(editor, (s) => s);
+  const [mode, setMode] = useState<Mode>('edit');
+  const [watching, setWatching] = useState<string | null>(null);
+  const { route, origin, saved } = snapshot.context;
+
+  // A save stores a revision: the list shows it.
+  useEffect(() => {
+    if (origin.id && origin.revision) void refresh();
+  }, [origin.id, origin.revision, refresh]);
+
+  const open = (r: RouteView) => {
+    if (route && route !== saved && !origin.builtin && !window.confirm('Discard the unsaved changes of the open route?')) return;
+    editor.send({ type: 'LOAD', route: r });
+    setMode('edit');
+  };
+  const simKey = useMemo(() => (route ? graphKey(route) : ''), [route]);
+
+  return (
+    <ReactFlowProvider>
+      <div className="app">
+        <header className="top">
+          <strong>Spillway designer</strong>
+          <nav className="tabs" aria-label="Mode">
+            {(['edit', 'simulate', 'watch', 'traffic'] as const).map((m) => (
+              <button
+                key={m}
+                type="button"
+                className={mode === m ? 'on' : ''}
+                onClick={() => setMode(m)}
+                disabled={(m === 'simulate' && !route) || (m === 'traffic' && !origin.id)}
+                title={m === 'traffic' && !origin.id ? 'Save the route to see its traffic' : undefined}
+              >
+                {MODE_NAMES[m]}
+              </button>
+            ))}
+          </nav>
+          <span className="spacer" />
+          <span className="muted">{account}</span>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </header>
+        <aside className="left">
+          {error && <p className="error">{error}</p>}
+          <RouteList
+            routes={routes}
+            bindings={bindings}
+            openId={origin.id}
+            onOpen={open}
+            onNew={() => {
+              editor.send({ type: 'NEW' });
+              setMode('edit');
+            }}
+          />
+        </aside>
+        {mode === 'edit' && (
+          <EditMode
+            snapshot={snapshot}
+            editor={editor}
+            bindings={bindings}
+            onBind={async (alphaName) => {
+              if (!origin.id) return;
+              await api.bindRoute(origin.id, alphaName);
+              await refresh();
+            }}
+          />
+        )}
+        {mode === 'simulate' && route && <SimulateMode key={simKey} route={route} />}
+        {mode === 'watch' && <WatchMode api={api} watching={watching} onWatch={setWatching} />}
+        {mode === 'traffic' && route && saved && origin.id && origin.revision && (
+          <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
+        )}
+      </div>
+    </ReactFlowProvider>
+  );
+}

@@ -1,0 +1,102 @@
+import type { Route, RouteOutcome, RouteStep } from '@spillway/core';
+import { MarkerType } from '@xyflow/react';
+import type { Node } from '@xyflow/react';
+import type { OutcomeFlowEdge } from './OutcomeEdge.tsx';
+import type { Selection } from '../editor/editor-machine.ts';
+import type { Problem } from '../editor/route-problems.ts';
+
+/** What the canvas lights up besides the draft: a simulation's or a watched cascade's progress. */
+export interface CanvasHighlight {
+  /** The step under way. */
+  active?: string | null;
+  /** Status per step id (`delivered`, `undeliverable`, `processing`, ...). */
+  stepStatus?: Record<string, string | null>;
+  /** Indexes of the edges taken. */
+  taken?: readonly number[];
+  /** A line of figures under a step (traffic). */
+  stepNotes?: Record<string, string>;
+  /** Figures added to an edge's label, by edge index. */
+  edgeNotes?: Record<number, string>;
+}
+
+export interface StepNodeData extends Record<string, unknown> {
+  step: RouteStep;
+  isStart: boolean;
+  problems: string[];
+  active: boolean;
+  status: string | null;
+  note: string | null;
+}
+
+export type StepFlowNode = Node<StepNodeData, 'step'>;
+
+/** Colours of the outcome edges (and of their handles on a step). */
+export const OUTCOME_COLORS: Record<RouteOutcome, string> = {
+  undeliverable: '#d97706',
+  permanenterror: '#dc2626',
+  expired: '#7c3aed',
+  not_read: '#0891b2',
+};
+
+export const OUTCOME_LABELS: Record<RouteOutcome, string> = {
+  undeliverable: 'undeliverable',
+  permanenterror: 'permanent error',
+  expired: 'expired',
+  not_read: 'not read',
+};
+
+export function toNodes(route: Route, selection: Selection, problems: readonly Problem[], highlight: CanvasHighlight = {}): StepFlowNode[] {
+  return route.steps.map((step, i) => ({
+    id: step.id,
+    type: 'step',
+    position: step.position ?? { x: 0, y: i * 140 },
+    selected: selection?.kind === 'step' && selection.id === step.id,
+    data: {
+      step,
+      isStart: route.start === step.id,
+      problems: problems.filter((p) => p.target.kind === 'step' && p.target.id === step.id).map((p) => p.message),
+      active: highlight.active === step.id,
+      status: highlight.stepStatus?.[step.id] ?? null,
+      note: highlight.stepNotes?.[step.id] ?? null,
+    },
+  }));
+}
+
+/** Edge ids carry their index in `route.edges`: `e3`. */
+export const edgeIndexOf = (id: string): number => Number(id.slice(1));
+
+export function toEdges(
+  route: Route,
+  selection: Selection,
+  problems: readonly Problem[],
+  highlight: CanvasHighlight = {},
+): OutcomeFlowEdge[] {
+  const taken = new Set(highlight.taken ?? []);
+  const dimmed = highlight.taken !== undefined;
+  const siblings = new Map<string, number>();
+  return route.edges.map((edge, i): OutcomeFlowEdge => {
+    const pair = `${edge.from}\u0000${edge.to}`;
+    const rank = siblings.get(pair) ?? 0;
+    siblings.set(pair, rank + 1);
+    const invalid = problems.some((p) => p.target.kind === 'edge' && p.target.index === i);
+    const color = invalid ? '#e11d48' : OUTCOME_COLORS[edge.on];
+    const base = edge.on === 'not_read' ? `not read ${edge.afterSeconds ?? '?'} s` : OUTCOME_LABELS[edge.on];
+    const note = highlight.edgeNotes?.[i];
+    const label = note ? `${base} · ${note}` : base;
+    return {
+      id: `e${i}`,
+      type: 'outcome',
+      source: edge.from,
+      target: edge.to,
+      sourceHandle: edge.on,
+      selected: selection?.kind === 'edge' && selection.index === i,
+      animated: taken.has(i),
+      className: [invalid ? 'edge-invalid' : '', taken.has(i) ? 'edge-taken' : '', dimmed && !taken.has(i) ? 'edge-dimmed' : '']
+        .join(' ')
+        .trim(),
+      style: { stroke: color, strokeWidth: taken.has(i) ? 4 : 2, ...(invalid ? { strokeDasharray: '6 4' } : {}) },
+      markerEnd: { type: MarkerType.ArrowClosed, color },
+      data: { index: i, rank, color, text: label },
+    };
+  });
+}

@@ -1,0 +1,131 @@
+import type { ActorRefFrom, SnapshotFrom } from 'xstate';
+import { useEffect } from 'react';
+import type { RouteBinding } from '../api/api-client.ts';
+import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
+import { Toolbar } from '../canvas/Toolbar.tsx';
+import { ConflictDialog } from '../panels/ConflictDialog.tsx';
+import { EdgePanel } from '../panels/EdgePanel.tsx';
+import { ProblemList } from '../panels/ProblemList.tsx';
+import { RoutePanel } from '../panels/RoutePanel.tsx';
+import { StepPanel } from '../panels/StepPanel.tsx';
+import type { editorMachine } from './editor-machine.ts';
+
+export interface EditModeProps {
+  snapshot: SnapshotFrom<typeof editorMachine>;
+  editor: ActorRefFrom<typeof editorMachine>;
+  bindings: readonly RouteBinding[];
+  onBind(alphaName: string | null): Promise<void>;
+}
+
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName));
+
+/** The editor: canvas with its toolbar, and the side panel of the route, the selection and the problems. */
+export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) {
+  const { route, origin, selection, problems, past, future, saved, theirs, error } = snapshot.context;
+  const readOnly = origin.builtin;
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (typing(e.target) || !(e.ctrlKey || e.metaKey)) return;
+      const key = e.key.toLowerCase();
+      if (key === 'z') editor.send({ type: e.shiftKey ? 'REDO' : 'UNDO' });
+      else if (key === 'y') editor.send({ type: 'REDO' });
+      else if (key === 's') editor.send({ type: 'SAVE' });
+      else if (key === 'c') {
+        const ids = editor.getSnapshot().context.selection;
+        if (ids?.kind === 'step') editor.send({ type: 'COPY', ids: [ids.id] });
+      } else if (key === 'v') editor.send({ type: 'PASTE' });
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [editor]);
+
+  if (!route) {
+    return (
+      <main className="canvas-area empty">
+        <p>Open a route on the left, or start a new one.</p>
+      </main>
+    );
+  }
+  const step = selection?.kind === 'step' ? route.steps.find((s) => s.id === selection.id) : undefined;
+  const edge = selection?.kind === 'edge' ? route.edges[selection.index] : undefined;
+  return (
+    <>
+      <main className="canvas-area">
+        <Toolbar
+          readOnly={readOnly}
+          canUndo={past.length > 0}
+          canRedo={future.length > 0}
+          onAdd={(channel) => editor.send({ type: 'ADD_STEP', channel })}
+          onUndo={() => editor.send({ type: 'UNDO' })}
+          onRedo={() => editor.send({ type: 'REDO' })}
+          onLayout={() => editor.send({ type: 'LAYOUT' })}
+        />
+        <RouteCanvas
+          route={route}
+          viewKey={`edit:${snapshot.context.opens}`}
+          selection={selection}
+          problems={problems}
+          readOnly={readOnly}
+          onSelect={(s) => editor.send({ type: 'SELECT', selection: s })}
+          onConnect={(from, to, on) => editor.send({ type: 'CONNECT', from, to, on })}
+          onDelete={(steps, edges) => editor.send({ type: 'DELETE', steps, edges })}
+          onMove={(positions) => editor.send({ type: 'MOVE_STEPS', positions })}
+        />
+      </main>
+      <aside className="side">
+        {error && (
+          <p className="error" role="alert">
+            {error}{' '}
+            <button type="button" className="link" onClick={() => editor.send({ type: 'DISMISS' })}>
+              dismiss
+            </button>
+          </p>
+        )}
+        <RoutePanel
+          route={route}
+          origin={origin}
+          dirty={route !== saved}
+          saving={snapshot.matches('saving')}
+          canSave={problems.length === 0}
+          bindings={bindings}
+          onRename={(name) => editor.send({ type: 'RENAME', name })}
+          onSave={() => editor.send({ type: 'SAVE' })}
+          onDuplicate={() => editor.send({ type: 'DUPLICATE' })}
+          onImport={(json) => editor.send({ type: 'IMPORT', json })}
+          onBind={onBind}
+        />
+        <ProblemList problems={problems} onSelect={(s) => editor.send({ type: 'SELECT', selection: s })} />
+        {step && (
+          <StepPanel
+            step={step}
+            isStart={route.start === step.id}
+            readOnly={readOnly}
+            onChange={(patch) => editor.send({ type: 'UPDATE_STEP', id: step.id, patch })}
+            onMakeStart={() => editor.send({ type: 'SET_START', id: step.id })}
+            onDelete={() => editor.send({ type: 'DELETE', steps: [step.id], edges: [] })}
+          />
+        )}
+        {edge && selection?.kind === 'edge' && (
+          <EdgePanel
+            edge={edge}
+            readOnly={readOnly}
+            onChange={(patch) => editor.send({ type: 'UPDATE_EDGE', index: selection.index, patch })}
+            onDelete={() => editor.send({ type: 'DELETE', steps: [], edges: [selection.index] })}
+          />
+        )}
+      </aside>
+      {snapshot.matches({ conflict: 'deciding' }) && theirs && (
+        <ConflictDialog
+          theirs={theirs}
+          onReload={() => editor.send({ type: 'RELOAD_THEIRS' })}
+          onOverwrite={() => editor.send({ type: 'OVERWRITE' })}
+          onCancel={() => editor.send({ type: 'DISMISS' })}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,142 @@
+import { createActor, waitFor } from 'xstate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEY, startServer } from '../../../../tests/support/server-fixture.ts';
+import type { RunningFixture } from '../../../../tests/support/server-fixture.ts';
+import { createApiClient } from '../api/api-client.ts';
+import type { ApiClient } from '../api/api-client.ts';
+import { editorMachine } from './editor-machine.ts';
+
+let fixture: RunningFixture;
+let api: ApiClient;
+beforeAll(async () => {
+  fixture = await startServer({}, { designerDir: false });
+  api = createApiClient({ baseUrl: fixture.url, credentials: { apiKey: API_KEY } });
+});
+afterAll(() => fixture.close());
+
+const start = () => createActor(editorMachine, { input: { api } }).start();
+
+describe('editor machine', () => {
+  it('checks every edit with validateRoute and points at the offending step or edge', () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    expect(editor.getSnapshot().context.problems).toEqual([]);
+    editor.send({ type: 'ADD_STEP', channel: 'chatapp' });
+    // Not connected: unreachable from the start.
+    expect(editor.getSnapshot().context.problems).toEqual([
+      expect.objectContaining({ path: 'steps[1]', target: { kind: 'step', id: 'chatapp' } }),
+    ]);
+    editor.send({ type: 'SET_START', id: 'chatapp' });
+    editor.send({ type: 'CONNECT', from: 'chatapp', to: 'sms', on: 'undeliverable' });
+    expect(editor.getSnapshot().context.problems).toEqual([]);
+    // sms → chatapp closes a cycle; a second undeliverable edge from chatapp is a duplicate.
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'chatapp', on: 'expired' });
+    editor.send({ type: 'CONNECT', from: 'chatapp', to: 'sms', on: 'undeliverable' });
+    const problems = editor.getSnapshot().context.problems;
+    expect(problems.map((p) => p.target)).toEqual(
+      expect.arrayContaining([
+        { kind: 'edge', index: 2 },
+        { kind: 'step', id: 'sms' },
+      ]),
+    );
+    expect(problems.map((p) => p.message).join('\n')).toMatch(/more than one 'undeliverable' edge[\s\S]*cycle/);
+    // A route with problems is not saved.
+    editor.send({ type: 'SAVE' });
+    expect(editor.getSnapshot().value).toBe('editing');
+    expect(editor.getSnapshot().context.error).toMatch(/Fix 2 problems/);
+  });
+
+  it('undoes and redoes edits, deletes steps with their edges, copies and pastes', () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'ADD_STEP', channel: 'rcs' });
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'rcs', on: 'undeliverable' });
+    editor.send({ type: 'DELETE', steps: ['rcs'], edges: [] });
+    expect(editor.getSnapshot().context.route).toMatchObject({ steps: [{ id: 'sms' }], edges: [] });
+    editor.send({ type: 'UNDO' });
+    expect(editor.getSnapshot().context.route?.edges).toEqual([{ from: 'sms', to: 'rcs', on: 'undeliverable' }]);
+    editor.send({ type: 'UNDO' });
+    expect(editor.getSnapshot().context.route?.edges).toEqual([]);
+    editor.send({ type: 'REDO' });
+    expect(editor.getSnapshot().context.route?.edges).toHaveLength(1);
+    editor.send({ type: 'COPY', ids: ['sms', 'rcs'] });
+    editor.send({ type: 'PASTE' });
+    const route = editor.getSnapshot().context.route;
+    expect(route?.steps.map((s) => s.id)).toEqual(['sms', 'rcs', 'sms_2', 'rcs_2']);
+    expect(route?.edges).toContainEqual({ from: 'sms_2', to: 'rcs_2', on: 'undeliverable' });
+  });
+
+  it('renames a step across its edges and the start, and lays the route out top-down', () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'ADD_STEP', channel: 'flashcall' });
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'flashcall', on: 'expired' });
+    editor.send({ type: 'UPDATE_STEP', id: 'sms', patch: { id: 'first', label: 'First try' } });
+    editor.send({ type: 'LAYOUT' });
+    const route = editor.getSnapshot().context.route;
+    expect(route).toMatchObject({ start: 'first', edges: [{ from: 'first', to: 'flashcall', on: 'expired' }] });
+    const [a, b] = route?.steps ?? [];
+    expect((a?.position?.y ?? 0) < (b?.position?.y ?? 0)).toBe(true);
+  });
+
+  it('refuses edits to a built-in route until it is duplicated', async () => {
+    const editor = start();
+    const builtin = (await api.listRoutes()).find((r) => r.id === 'default');
+    editor.send({ type: 'LOAD', route: builtin! });
+    editor.send({ type: 'ADD_STEP', channel: 'sms' });
+    expect(editor.getSnapshot().context.route?.steps).toHaveLength(5);
+    editor.send({ type: 'DUPLICATE' });
+    editor.send({ type: 'ADD_STEP', channel: 'flashcall' });
+    expect(editor.getSnapshot().context).toMatchObject({
+      origin: { id: null, builtin: false },
+      route: { name: 'Copy of Default cascade' },
+    });
+    expect(editor.getSnapshot().context.route?.steps).toHaveLength(6);
+  });
+
+  it('saves with the revision and turns a stale revision into a conflict: reload theirs or overwrite', async () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'RENAME', name: 'Conflicted' });
+    editor.send({ type: 'SAVE' });
+    await waitFor(editor, (s) => s.matches('editing') && s.context.origin.id !== null);
+    const { id, revision } = editor.getSnapshot().context.origin;
+    expect(revision).toBe(1);
+
+    // Another tab stores revision 2.
+    const stored = await api.getRoute(id!);
+    await api.updateRoute(id!, { ...stored, name: 'Theirs' }, 1);
+
+    editor.send({ type: 'ADD_STEP', channel: 'rcs' });
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'rcs', on: 'undeliverable' });
+    editor.send({ type: 'SAVE' });
+    await waitFor(editor, (s) => s.matches({ conflict: 'deciding' }));
+    expect(editor.getSnapshot().context.theirs).toMatchObject({ name: 'Theirs', revision: 2 });
+
+    editor.send({ type: 'OVERWRITE' });
+    await waitFor(editor, (s) => s.matches('editing'));
+    expect(editor.getSnapshot().context.origin.revision).toBe(3);
+    expect(await api.getRoute(id!)).toMatchObject({ name: 'Conflicted', revision: 3, steps: [{ id: 'sms' }, { id: 'rcs' }] });
+
+    await api.updateRoute(id!, { ...(await api.getRoute(id!)), name: 'Theirs again' }, 3);
+    editor.send({ type: 'RENAME', name: 'Mine' });
+    editor.send({ type: 'SAVE' });
+    await waitFor(editor, (s) => s.matches({ conflict: 'deciding' }));
+    editor.send({ type: 'RELOAD_THEIRS' });
+    expect(editor.getSnapshot().context).toMatchObject({ route: { name: 'Theirs again' }, origin: { revision: 4 }, past: [] });
+  });
+
+  it('imports a route from JSON and keeps the draft id; rejects what is not a route', () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'IMPORT', json: '{ nope' });
+    expect(editor.getSnapshot().context.error).toBe('The file is not JSON');
+    editor.send({ type: 'IMPORT', json: JSON.stringify({ name: 'x', start: 'a', steps: [], edges: [] }) });
+    expect(editor.getSnapshot().context.error).toMatch(/^Not a route: steps/);
+    editor.send({
+      type: 'IMPORT',
+      json: JSON.stringify({ id: 'other', name: 'Imported', start: 'a', steps: [{ id: 'a', channel: 'rcs' }], edges: [] }),
+    });
+    expect(editor.getSnapshot().context.route).toEqual({ name: 'Imported', start: 'a', steps: [{ id: 'a', channel: 'rcs' }], edges: [] });
+  });
+});

@@ -1,0 +1,86 @@
+import type { ChannelId, Route, RouteEdge, RouteOutcome, RouteStep } from '@spillway/core';
+
+/** A fresh step id for a channel: `sms`, then `sms_2`, `sms_3`, ... */
+export function freshStepId(route: Route, base: string): string {
+  const taken = new Set(route.steps.map((s) => s.id));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}_${n}`)) return `${base}_${n}`;
+}
+
+/** The last step's position moved down a row: where a new step goes when none is given. */
+function nextPosition(route: Route): { x: number; y: number } {
+  const last = route.steps[route.steps.length - 1]?.position;
+  return last ? { x: last.x, y: last.y + 140 } : { x: 0, y: 0 };
+}
+
+export function addStep(route: Route, channel: ChannelId, position?: { x: number; y: number }): Route {
+  const step: RouteStep = { id: freshStepId(route, channel), channel, position: position ?? nextPosition(route) };
+  return { ...route, steps: [...route.steps, step], start: route.steps.length === 0 ? step.id : route.start };
+}
+
+/** Changes a step; a new id is carried over to its edges and to the start. */
+export function updateStep(route: Route, id: string, patch: Partial<RouteStep>): Route {
+  const newId = patch.id ?? id;
+  const rename = (s: string) => (s === id ? newId : s);
+  return {
+    ...route,
+    start: rename(route.start),
+    steps: route.steps.map((s) => (s.id === id ? dropUndefined({ ...s, ...patch }) : s)),
+    edges: newId === id ? route.edges : route.edges.map((e) => ({ ...e, from: rename(e.from), to: rename(e.to) })),
+  };
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Adds an outcome edge; `not_read` edges start with an hour to wait for the read. */
+export function connect(route: Route, from: string, to: string, on: RouteOutcome): Route {
+  const edge: RouteEdge = on === 'not_read' ? { from, to, on, afterSeconds: 3600 } : { from, to, on };
+  return { ...route, edges: [...route.edges, edge] };
+}
+
+export function updateEdge(route: Route, index: number, patch: Partial<RouteEdge>): Route {
+  return { ...route, edges: route.edges.map((e, i) => (i === index ? dropUndefined({ ...e, ...patch }) : e)) };
+}
+
+/** Removes steps (with every edge touching them) and edges (by index). */
+export function remove(route: Route, steps: readonly string[], edges: readonly number[]): Route {
+  const gone = new Set(steps);
+  const dropped = new Set(edges);
+  return {
+    ...route,
+    steps: route.steps.filter((s) => !gone.has(s.id)),
+    edges: route.edges.filter((e, i) => !dropped.has(i) && !gone.has(e.from) && !gone.has(e.to)),
+  };
+}
+
+/**
+ * Pastes copied steps with fresh ids, moved right and down, keeping the edges among them.
+ * Answers the route and the ids of the new steps.
+ */
+export function paste(route: Route, copied: { steps: RouteStep[]; edges: RouteEdge[] }): { route: Route; ids: string[] } {
+  let next = route;
+  const renamed = new Map<string, string>();
+  for (const step of copied.steps) {
+    const id = freshStepId(next, step.id.replace(/_\d+$/, ''));
+    renamed.set(step.id, id);
+    const position = step.position ? { x: step.position.x + 40, y: step.position.y + 40 } : undefined;
+    next = { ...next, steps: [...next.steps, { ...step, id, ...(position ? { position } : {}) }] };
+  }
+  const edges = copied.edges
+    .filter((e) => renamed.has(e.from) && renamed.has(e.to))
+    .map((e) => ({ ...e, from: renamed.get(e.from) as string, to: renamed.get(e.to) as string }));
+  return { route: { ...next, edges: [...next.edges, ...edges] }, ids: [...renamed.values()] };
+}
+
+/** The steps with these ids and the edges among them, for the clipboard. */
+export function copy(route: Route, ids: readonly string[]): { steps: RouteStep[]; edges: RouteEdge[] } {
+  const chosen = new Set(ids);
+  return { steps: route.steps.filter((s) => chosen.has(s.id)), edges: route.edges.filter((e) => chosen.has(e.from) && chosen.has(e.to)) };
+}
+
+/** A new route of one SMS step, as the "New route" button starts it. */
+export function blankRoute(name = 'New route'): Route {
+  return { name, start: 'sms', steps: [{ id: 'sms', channel: 'sms', position: { x: 0, y: 0 } }], edges: [] };
+}

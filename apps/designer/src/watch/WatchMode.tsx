@@ -1,0 +1,43 @@
+import type { Route } from '@spillway/core';
+import { parseRouteRef } from '@spillway/core';
+import { useEffect, useMemo, useState } from 'react';
+import type { ApiClient } from '../api/api-client.ts';
+import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
+import { journeyOf } from './journey.ts';
+import { useCascadeStatus } from './useCascadeStatus.ts';
+import { WatchPanel } from './WatchPanel.tsx';
+
+/** A real cascade's journey drawn on its route, polled while it runs. */
+export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching: string | null; onWatch(id: string | null): void }) {
+  const { status, error } = useCascadeStatus(api, watching);
+  const [route, setRoute] = useState<Route | null>(null);
+  const ref = status?.route ?? null;
+  useEffect(() => {
+    setRoute(null);
+    const parsed = ref ? parseRouteRef(ref) : null;
+    if (!parsed) return;
+    let stale = false;
+    api
+      .getRoute(parsed.id, parsed.revision)
+      .then((r) => !stale && setRoute(r))
+      .catch(() => undefined);
+    return () => {
+      stale = true;
+    };
+  }, [api, ref]);
+  const highlight = useMemo(() => (route && status ? journeyOf(route, status) : {}), [route, status]);
+  return (
+    <>
+      <main className="canvas-area">
+        {route ? (
+          <RouteCanvas route={route} viewKey={`watch:${ref}`} selection={null} problems={[]} readOnly highlight={highlight} />
+        ) : (
+          <p className="empty">{watching ? 'Loading the cascade…' : 'Enter a trackinId or message GUID on the right.'}</p>
+        )}
+      </main>
+      <aside className="side">
+        <WatchPanel api={api} watching={watching} status={status} error={error} onWatch={onWatch} />
+      </aside>
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+import { BUILTIN_ROUTES, SpillwayError, aggregateRouteStats } from '@spillway/core';
+import type { Route, RouteStatsStorage } from '@spillway/core';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { parseOrThrow } from '../validate.ts';
+
+/** Most cascades one stats request reads: the newest ones of the window. */
+export const MAX_STATS_CASCADES = 10_000;
+const DAY = 86_400_000;
+
+const statsQuerySchema = z.object({
+  since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Start of the window (default: 24 hours before `until`)' }),
+  until: z.iso.datetime({ offset: true }).optional().meta({ description: 'End of the window (default: now)' }),
+  revision: z.coerce.number().int().positive().optional().meta({ description: 'Route revision (default: the latest)' }),
+});
+
+const count = z.int().nonnegative();
+const routeStatsSchema = z.object({
+  route: z.string().meta({ description: 'id@revision' }),
+  since: z.iso.datetime(),
+  until: z.iso.datetime(),
+  cascades: count.meta({ description: `Cascades counted (at most ${MAX_STATS_CASCADES}, the newest first)` }),
+  byStatus: z.record(z.string(), count),
+  cost: z.number(),
+  steps: z.array(
+    z.object({
+      id: z.string(),
+      reached: count,
+      delivered: count,
+      read: count,
+      failed: count,
+      expired: count,
+      skipped: count,
+      medianSeconds: z.number().nullable(),
+      cost: z.number(),
+    }),
+  ),
+  edges: z.array(z.object({ index: z.int(), from: z.string(), to: z.string(), on: z.string(), taken: count })),
+});
+
+/**
+ * Registers `GET /api/routes/{id}/stats`: per step and edge of one route revision, how many of the
+ * account's cascades reached it, were delivered there or fell through each edge, over a window.
+ */
+export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage): void {
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/routes/:id/stats',
+      summary: 'Traffic of a route over a window: counts and rates per step and edge',
+      description: `Reads the cascades that ran on the revision (at most ${MAX_STATS_CASCADES}, the newest first).`,
+      tags: ['routes'],
+      auth: 'basic-or-key',
+      rateLimit: 'data',
+      query: statsQuerySchema,
+      responses: {
+        200: { description: 'Counts per step and edge', schema: routeStatsSchema },
+        404: { description: 'No such route or revision' },
+      },
+    },
+    async (c) => {
+      const query = parseOrThrow(statsQuerySchema, c.req.query(), 'query');
+      const until = query.until ? Date.parse(query.until) : c.var.engine.clock.now();
+      const since = query.since ? Date.parse(query.since) : until - DAY;
+      if (since >= until)
+        throw new SpillwayError('validation_failed', 'Empty window', [{ path: 'since', message: 'must be before until' }]);
+      const accountId = c.var.account.id;
+      const id = c.req.param('id') ?? '';
+      const route = await routeRevision(c.var.engine, accountId, id, query.revision);
+      const routeRef = `${id}@${route.revision}`;
+      const traffic = await stats.routeTraffic({ accountId, routeRef, since, until, limit: MAX_STATS_CASCADES });
+      return c.json(aggregateRouteStats(route, routeRef, traffic, { since, until }));
+    },
+  );
+}
+
+/**
+ * One revision of a route of the account (a built-in has only revision 1); the latest without
+ * `revision`. Running messages name theirs (`id@revision`), which may be older than the latest.
+ * @throws SpillwayError `not_found` for an unknown route or revision.
+ */
+export async function routeRevision(
+  engine: Env['Variables']['engine'],
+  accountId: number,
+  id: string,
+  revision?: number,
+): Promise<Route & { revision: number }> {
+  const builtin = BUILTIN_ROUTES[id];
+  if (builtin) {
+    if (revision !== undefined && revision !== builtin.revision)
+      throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
+    return builtin as Route & { revision: number };
+  }
+  const latest = await engine.cascades.getRoute(accountId, id);
+  if (revision === undefined || revision === latest.revision) return latest;
+  const stored = await engine.storage.getRouteRevision(id, revision);
+  if (!stored || stored.accountId !== accountId) throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
+  const { accountId: _a, createdAt, updatedAt, ...route } = stored;
+  return {
+    ...route,
+    builtin: false,
+    createdAt: new Date(createdAt).toISOString(),
+    updatedAt: new Date(updatedAt).toISOString(),
+  } as Route & {
+    revision: number;
+  };
+}
