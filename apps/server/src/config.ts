@@ -38,6 +38,8 @@ export const configSchema = z.object({
   SPILLWAY_ALLOW_PRIVATE_URLS: bool,
   SPILLWAY_RATE_CARD: z.string().optional(),
   SPILLWAY_JWT_SECRET: z.string().optional(),
+  /** Key of the operator routes (`/admin/...`, header X-Admin-Key); unset, they answer 403. */
+  SPILLWAY_ADMIN_KEY: z.string().min(16, 'at least 16 characters').optional(),
   SPILLWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -92,6 +92,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     engine,
     metricsRegistry: registry,
     tokens,
+    ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),

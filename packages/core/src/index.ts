@@ -171,3 +171,25 @@ export { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '
 export type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from './storage/chat-hub-rows.ts';
 export { storedRouteFromRow, shortLinkFromRow, routeDefinitionJson, routeBindingKey, routeBindingFromRow } from './storage/cascade-rows.ts';
 export type { RouteRow, ShortLinkRow, RouteBindingRow } from './storage/cascade-rows.ts';
+
+// Client-management API: sender applications, client links, organizations.
+export type {
+  SenderKind,
+  ApplicationStatus,
+  SenderApplication,
+  ClientLinkKind,
+  ClientLink,
+  Organization,
+  StepActivity,
+} from './types/client.ts';
+export type { ClientStorage, NewSenderApplication, NewOrganization, PageQuery } from './ports/client-storage.ts';
+export { hasClientStorage } from './ports/client-storage.ts';
+export { senderApplicationFromRow, clientLinkFromRow, organizationFromRow, stepActivitiesOf } from './clients/client-rows.ts';
+export type { SenderApplicationRow, ClientLinkRow, OrganizationRow } from './clients/client-rows.ts';
+export * from './clients/client-requests.ts';
+export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';
+export type { AlphaNameStatistics } from './clients/alpha-name-statistics.ts';
+export { createSenderService, MAX_STATISTICS_DAYS } from './clients/sender-service.ts';
+export type { SenderService, SenderServiceDeps, SenderState } from './clients/sender-service.ts';
+export { createClientService } from './clients/client-service.ts';
+export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from './clients/client-service.ts';

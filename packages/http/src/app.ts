@@ -14,6 +14,8 @@ import type { OpenApiInfo } from './openapi.ts';
 import { registerCascadeRoutes } from './routes/cascade.ts';
 import { registerMessagingRoutes } from './routes/messaging.ts';
 import { registerInboundRoutes } from './routes/inbound.ts';
+import { registerClientRoutes } from './routes/clients.ts';
+import { registerSenderRoutes } from './routes/senders.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 /** Options of {@link createHttpApp}. */
@@ -46,6 +48,8 @@ export interface HttpOptions {
   authCache?: { maxEntries?: number; ttlMs?: number };
   /** Title and version of `/openapi.json`. */
   openApiInfo?: OpenApiInfo;
+  /** Key of the operator routes (`/admin/...`, header `X-Admin-Key`); without it they answer 403. */
+  adminKey?: string;
 }
 
 export const DEFAULT_RATE_LIMITS = {
@@ -102,6 +106,8 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerMessagingRoutes(app);
   registerCascadeRoutes(app);
   registerInboundRoutes(app);
+  registerSenderRoutes(app, { adminKey: options.adminKey });
+  registerClientRoutes(app);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);

@@ -1,0 +1,72 @@
+import type { ChannelId } from './channel.ts';
+
+/** What a sender application asks for: an alpha-name, or one of the account's own bots. */
+export type SenderKind = 'alpha_name' | 'chatapp_bot' | 'messenger_bot';
+
+/** `pending` until an operator approves or rejects it (with a reason). */
+export type ApplicationStatus = 'pending' | 'approved' | 'rejected';
+
+/**
+ * An application for a sender: an alpha-name (`POST /api/AlphaName/sms/application`) or a bot
+ * (`POST /bots/application`). Approving an alpha-name application approves the name on its
+ * channels, so that the account can send from it.
+ */
+export interface SenderApplication {
+  id: number;
+  accountId: number;
+  kind: SenderKind;
+  /** The alpha-name, or the bot's name. */
+  name: string;
+  channels: ChannelId[];
+  /** What the applicant told about it: company, purpose, sample text, bot link... */
+  details: Record<string, unknown>;
+  status: ApplicationStatus;
+  /** Why it was rejected (or a note of the approver). */
+  reason: string | null;
+  createdAt: number;
+  decidedAt: number | null;
+}
+
+/** How an account came to be linked to another. */
+export type ClientLinkKind = 'sub' | 'referral';
+
+/**
+ * A client account linked to the account that created it: a sub-client (`provision`, managed and
+ * funded by its parent) or a referred client (`POST /api/client/{referralId}`).
+ */
+export interface ClientLink {
+  childId: number;
+  parentId: number;
+  kind: ClientLinkKind;
+  /** The referral's UUID (referred clients); null for sub-clients. */
+  referralId: string | null;
+  createdAt: number;
+}
+
+/** An organization (legal entity) of an account. */
+export interface Organization {
+  id: number;
+  accountId: number;
+  name: string;
+  /** Tax identification number; unique per account. */
+  taxId: string;
+  address: string | null;
+  email: string | null;
+  phone: string | null;
+  createdAt: number;
+}
+
+/** A channel attempt of a message as the statistics read it. */
+export interface StepActivity {
+  messageId: number;
+  step: number;
+  channel: ChannelId;
+  type: string;
+  from: string;
+  partsCount: number;
+  /** Price of the attempt, micro-units. */
+  cost: number;
+  createdAt: number;
+  /** History statuses of the attempt, in order (`Sent`, `Delivered`, `Failed`, ...). */
+  statuses: string[];
+}

@@ -1,0 +1,212 @@
+import type Database from 'better-sqlite3';
+import {
+  SpillwayError,
+  clientLinkFromRow,
+  organizationFromRow,
+  senderApplicationFromRow,
+  stepActivitiesOf,
+  walletTransactionFromRow,
+} from '@spillway/core';
+import type { ClientLinkRow, ClientStorage, OrganizationRow, StepSpec, WalletTransactionRow } from '@spillway/core';
+import { isUniqueViolation } from './sqlite-util.ts';
+
+/** Migration of the client-management tables, appended to the storage's migrations. */
+export const CLIENT_MIGRATION = `
+  CREATE TABLE sender_applications (
+    id         INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    kind       TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    channels   TEXT NOT NULL,
+    details    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    reason     TEXT,
+    created_at INTEGER NOT NULL,
+    decided_at INTEGER
+  );
+  -- At most one live (pending or approved) application per sender; rejected ones may be retried.
+  CREATE UNIQUE INDEX sender_applications_live ON sender_applications(account_id, kind, name)
+    WHERE status IN ('pending', 'approved');
+  CREATE INDEX sender_applications_status ON sender_applications(status, id);
+
+  CREATE TABLE client_links (
+    child_id    INTEGER PRIMARY KEY REFERENCES accounts(id),
+    parent_id   INTEGER NOT NULL REFERENCES accounts(id),
+    kind        TEXT NOT NULL,
+    referral_id TEXT,
+    created_at  INTEGER NOT NULL
+  );
+  CREATE INDEX client_links_parent ON client_links(parent_id, child_id);
+  CREATE UNIQUE INDEX client_links_referral ON client_links(parent_id, referral_id) WHERE referral_id IS NOT NULL;
+
+  CREATE TABLE organizations (
+    id         INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    name       TEXT NOT NULL,
+    tax_id     TEXT NOT NULL,
+    address    TEXT,
+    email      TEXT,
+    phone      TEXT,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, tax_id)
+  );
+
+  CREATE INDEX messages_account_created ON messages(account_id, created_at);
+`;
+
+interface RawApplicationRow {
+  id: number;
+  account_id: number;
+  kind: string;
+  name: string;
+  channels: string;
+  details: string;
+  status: string;
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+const application = (row: RawApplicationRow) =>
+  senderApplicationFromRow({ ...row, channels: JSON.parse(row.channels), details: JSON.parse(row.details) });
+
+/** The client-management part of the SQLite storage, over the storage's database handle. */
+export function createClientStore(db: Database.Database): ClientStorage {
+  const insertApplication = db.prepare<[number, string, string, string, string, number], RawApplicationRow>(
+    `INSERT INTO sender_applications (account_id, kind, name, channels, details, status, created_at)
+     VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING *`,
+  );
+  const selectApplication = db.prepare<[number], RawApplicationRow>('SELECT * FROM sender_applications WHERE id = ?');
+  const selectApplications = db.prepare<{ accountId: number | null; kind: string | null; status: string | null }, RawApplicationRow>(
+    `SELECT * FROM sender_applications
+     WHERE (@accountId IS NULL OR account_id = @accountId) AND (@kind IS NULL OR kind = @kind) AND (@status IS NULL OR status = @status)
+     ORDER BY id DESC`,
+  );
+  const decide = db.prepare<[string, string | null, number, number], RawApplicationRow>(
+    `UPDATE sender_applications SET status = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *`,
+  );
+  const insertLink = db.prepare<[number, number, string, string | null, number]>(
+    'INSERT INTO client_links (child_id, parent_id, kind, referral_id, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectLink = db.prepare<[number], ClientLinkRow>('SELECT * FROM client_links WHERE child_id = ?');
+  const selectLinkByReferral = db.prepare<[number, string], ClientLinkRow>(
+    'SELECT * FROM client_links WHERE parent_id = ? AND referral_id = ?',
+  );
+  const insertOrganization = db.prepare<[number, string, string, string | null, string | null, string | null, number], OrganizationRow>(
+    `INSERT INTO organizations (account_id, name, tax_id, address, email, phone, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const selectOrganizations = db.prepare<[number, number, number], OrganizationRow>(
+    'SELECT * FROM organizations WHERE account_id = ? ORDER BY id LIMIT ? OFFSET ?',
+  );
+  const countOrganizations = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM organizations WHERE account_id = ?');
+  const selectMessages = db.prepare<[number, number, number], { id: number; steps: string; created_at: number }>(
+    'SELECT id, steps, created_at FROM messages WHERE account_id = ? AND created_at >= ? AND created_at < ? ORDER BY id',
+  );
+  const selectHistory = db.prepare<[number, number, number], { message_id: number; step: number; status: string }>(
+    `SELECT h.message_id, h.step, h.status FROM history h JOIN messages m ON m.id = h.message_id
+     WHERE m.account_id = ? AND m.created_at >= ? AND m.created_at < ? ORDER BY h.seq`,
+  );
+  // Transactions tied to a message with an attempt from the alpha-name; `kinds` is a JSON array or null.
+  const ofAlphaName = `FROM wallet_transactions w JOIN messages m ON m.id = w.message_id
+     WHERE w.account_id = @accountId
+       AND EXISTS (SELECT 1 FROM json_each(m.steps) s WHERE json_extract(s.value, '$.from') = @alphaName)
+       AND (@kinds IS NULL OR w.kind IN (SELECT value FROM json_each(@kinds)))`;
+  type AlphaParams = { accountId: number; alphaName: string; kinds: string | null };
+  const selectWallet = db.prepare<AlphaParams & { limit: number; offset: number }, WalletTransactionRow>(
+    `SELECT w.* ${ofAlphaName} ORDER BY w.id DESC LIMIT @limit OFFSET @offset`,
+  );
+  const countWallet = db.prepare<AlphaParams, { n: number }>(`SELECT COUNT(*) AS n ${ofAlphaName}`);
+
+  const conflict = <T>(fn: () => T, message: string): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
+      throw error;
+    }
+  };
+
+  return {
+    async createSenderApplication(input, at) {
+      const row = conflict(
+        () =>
+          insertApplication.get(input.accountId, input.kind, input.name, JSON.stringify(input.channels), JSON.stringify(input.details), at),
+        `'${input.name}' already has a pending or approved application`,
+      );
+      return application(row!);
+    },
+    async getSenderApplication(id) {
+      const row = selectApplication.get(id);
+      return row ? application(row) : null;
+    },
+    async listSenderApplications(accountId, filter = {}) {
+      return selectApplications.all({ accountId, kind: filter.kind ?? null, status: filter.status ?? null }).map(application);
+    },
+    async decideSenderApplication(id, decision, at) {
+      const row = decide.get(decision.status, decision.reason, at, id);
+      return row ? application(row) : null;
+    },
+
+    async linkClient(link) {
+      conflict(
+        () => insertLink.run(link.childId, link.parentId, link.kind, link.referralId, link.createdAt),
+        'the client is linked already, or the referral id is taken',
+      );
+      return link;
+    },
+    async getClientLink(childId) {
+      const row = selectLink.get(childId);
+      return row ? clientLinkFromRow(row) : null;
+    },
+    async getClientLinkByReferral(parentId, referralId) {
+      const row = selectLinkByReferral.get(parentId, referralId);
+      return row ? clientLinkFromRow(row) : null;
+    },
+    async listClientLinks(parentId, kind) {
+      const rows = kind
+        ? (db
+            .prepare('SELECT * FROM client_links WHERE parent_id = ? AND kind = ? ORDER BY child_id')
+            .all(parentId, kind) as ClientLinkRow[])
+        : (db.prepare('SELECT * FROM client_links WHERE parent_id = ? ORDER BY child_id').all(parentId) as ClientLinkRow[]);
+      return rows.map(clientLinkFromRow);
+    },
+
+    async createOrganization(input, at) {
+      const row = conflict(
+        () => insertOrganization.get(input.accountId, input.name, input.taxId, input.address, input.email, input.phone, at),
+        `an organization with tax id '${input.taxId}' exists already`,
+      );
+      return organizationFromRow(row!);
+    },
+    async listOrganizations(accountId, page) {
+      const pageSize = Math.max(1, Math.floor(page.pageSize));
+      const offset = (Math.max(1, Math.floor(page.page)) - 1) * pageSize;
+      const read = db.transaction(() => ({
+        items: selectOrganizations.all(accountId, pageSize, offset).map(organizationFromRow),
+        total: countOrganizations.get(accountId)?.n ?? 0,
+      }));
+      return read();
+    },
+
+    async listStepActivity(accountId, range) {
+      const read = db.transaction(() => {
+        const messages = selectMessages
+          .all(accountId, range.from, range.to)
+          .map((m) => ({ id: m.id, created_at: m.created_at, steps: JSON.parse(m.steps) as StepSpec[] }));
+        return stepActivitiesOf(messages, selectHistory.all(accountId, range.from, range.to));
+      });
+      return read();
+    },
+    async listWalletTransactionsOfAlphaName(accountId, alphaName, query) {
+      const kinds = query.kinds && query.kinds.length > 0 ? JSON.stringify(query.kinds) : null;
+      const pageSize = Math.max(1, Math.floor(query.pageSize));
+      const offset = (Math.max(1, Math.floor(query.page)) - 1) * pageSize;
+      const params = { accountId, alphaName, kinds };
+      const read = db.transaction(() => ({
+        items: selectWallet.all({ ...params, limit: pageSize, offset }).map(walletTransactionFromRow),
+        total: countWallet.get(params)?.n ?? 0,
+      }));
+      return read();
+    },
+  };
+}
