@@ -39,6 +39,12 @@ export const configSchema = z.object({
   SPILLWAY_RATE_CARD: z.string().optional(),
   SPILLWAY_JWT_SECRET: z.string().optional(),
   /** Key of the operator routes (`/admin/...`, header X-Admin-Key); unset, they answer 403. */
+  /** SMTP server of `POST /api/email/send` (`smtp://user:pass@host:587`, `smtps://...`); unset, e-mail is off. */
+  SPILLWAY_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL')
+    .optional(),
+  SPILLWAY_SMTP_FROM: z.string().default('Spillway <no-reply@localhost>'),
   SPILLWAY_ADMIN_KEY: z.string().min(16, 'at least 16 characters').optional(),
   SPILLWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -11,6 +11,7 @@ import {
   createEngineMetrics,
   createHttpApp,
   createNodeHasher,
+  createSmtpTransport,
   createTokenService,
   createWebhookDeliveryWorker,
   mountRoutes,
@@ -88,11 +89,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const tokens = createTokenService({ storage, clock, ...(config.SPILLWAY_JWT_SECRET ? { secret: config.SPILLWAY_JWT_SECRET } : {}) });
   // Generates and persists the signing key on the first start.
   await tokens.ready();
+  const email = config.SPILLWAY_SMTP_URL
+    ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
+    : undefined;
   const app = createHttpApp({
     engine,
     metricsRegistry: registry,
     tokens,
     ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
+    ...(email ? { email } : {}),
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),
@@ -124,6 +129,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       await engine.stop();
       await webhooks.stop();
       await storage.close();
+      email?.close();
     },
   };
 }

@@ -181,11 +181,30 @@ export type {
   ClientLink,
   Organization,
   StepActivity,
+  BotReceiver,
+  PhoneData,
+  EmailStatus,
+  EmailRecord,
 } from './types/client.ts';
-export type { ClientStorage, NewSenderApplication, NewOrganization, PageQuery } from './ports/client-storage.ts';
+export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from './ports/client-storage.ts';
 export { hasClientStorage } from './ports/client-storage.ts';
-export { senderApplicationFromRow, clientLinkFromRow, organizationFromRow, stepActivitiesOf } from './clients/client-rows.ts';
-export type { SenderApplicationRow, ClientLinkRow, OrganizationRow } from './clients/client-rows.ts';
+export {
+  senderApplicationFromRow,
+  clientLinkFromRow,
+  organizationFromRow,
+  stepActivitiesOf,
+  botReceiverFromRow,
+  phoneDataFromRow,
+  emailFromRow,
+} from './clients/client-rows.ts';
+export type {
+  SenderApplicationRow,
+  ClientLinkRow,
+  OrganizationRow,
+  BotReceiverRow,
+  PhoneDataRow,
+  EmailRow,
+} from './clients/client-rows.ts';
 export * from './clients/client-requests.ts';
 export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';
 export type { AlphaNameStatistics } from './clients/alpha-name-statistics.ts';
@@ -193,3 +212,10 @@ export { createSenderService, MAX_STATISTICS_DAYS } from './clients/sender-servi
 export type { SenderService, SenderServiceDeps, SenderState } from './clients/sender-service.ts';
 export { createClientService } from './clients/client-service.ts';
 export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from './clients/client-service.ts';
+export { botCosts } from './clients/bot-costs.ts';
+export type { BotCostRow } from './clients/bot-costs.ts';
+export { applyPhoneVariables } from './clients/phone-variables.ts';
+export type { EmailTransport, OutgoingEmail } from './ports/email-transport.ts';
+export { createClientDataService } from './clients/client-data-service.ts';
+export type { ClientDataService, ClientDataServiceDeps } from './clients/client-data-service.ts';
+export { sendBotChatMessage } from './clients/bot-chat.ts';

@@ -1,5 +1,5 @@
 import { createRateLimiter } from '@spillway/core';
-import type { Engine, RateLimit } from '@spillway/core';
+import type { EmailTransport, Engine, RateLimit } from '@spillway/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
@@ -16,6 +16,8 @@ import { registerMessagingRoutes } from './routes/messaging.ts';
 import { registerInboundRoutes } from './routes/inbound.ts';
 import { registerClientRoutes } from './routes/clients.ts';
 import { registerSenderRoutes } from './routes/senders.ts';
+import { registerBotRoutes } from './routes/bots.ts';
+import { registerClientDataRoutes } from './routes/client-data.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 /** Options of {@link createHttpApp}. */
@@ -50,6 +52,8 @@ export interface HttpOptions {
   openApiInfo?: OpenApiInfo;
   /** Key of the operator routes (`/admin/...`, header `X-Admin-Key`); without it they answer 403. */
   adminKey?: string;
+  /** Transport of `POST /api/email/send` (see `createSmtpTransport`); without it that route answers 500. */
+  email?: EmailTransport;
 }
 
 export const DEFAULT_RATE_LIMITS = {
@@ -108,6 +112,9 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerInboundRoutes(app);
   registerSenderRoutes(app, { adminKey: options.adminKey });
   registerClientRoutes(app);
+  const clientData = { email: options.email };
+  registerBotRoutes(app, clientData);
+  registerClientDataRoutes(app, clientData);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);

@@ -29,3 +29,5 @@ export { signWebhook } from './webhooks/sign-webhook.ts';
 export type { WebhookHeaders } from './webhooks/sign-webhook.ts';
 export { getWebhookSecret, newWebhookSecret, webhookSecretKey } from './webhooks/webhook-secret.ts';
 export { createEngineMetrics } from './metrics.ts';
+export { createSmtpTransport } from './email/smtp-transport.ts';
+export type { SmtpTransportOptions } from './email/smtp-transport.ts';

@@ -1,17 +1,34 @@
 import type pg from 'pg';
 import {
   SpillwayError,
+  botReceiverFromRow,
   clientLinkFromRow,
+  emailFromRow,
+  phoneDataFromRow,
   organizationFromRow,
   senderApplicationFromRow,
   stepActivitiesOf,
   walletTransactionFromRow,
 } from '@spillway/core';
-import type { ClientLinkRow, ClientStorage, OrganizationRow, SenderApplicationRow, StepSpec, WalletTransactionRow } from '@spillway/core';
-import { isUniqueViolation, row, rows, transaction } from './pg-util.ts';
+import type {
+  BotReceiverRow,
+  ClientLinkRow,
+  ClientStorage,
+  EmailRow,
+  OrganizationRow,
+  PhoneDataRow,
+  SenderApplicationRow,
+  StepSpec,
+  WalletTransactionRow,
+} from '@spillway/core';
+import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
-/** Migration of the client-management tables, appended to the storage's migrations. */
-export const CLIENT_MIGRATION = `
+/**
+ * Migrations of the client-management tables, appended to the storage's migrations in order.
+ * Append new versions, never edit an applied one.
+ */
+export const CLIENT_MIGRATIONS: readonly string[] = [
+  `
   CREATE TABLE sender_applications (
     id         BIGSERIAL PRIMARY KEY,
     account_id BIGINT NOT NULL REFERENCES accounts(id),
@@ -52,7 +69,40 @@ export const CLIENT_MIGRATION = `
   );
 
   CREATE INDEX messages_account_created ON messages(account_id, created_at);
-`;
+  `,
+  `
+  CREATE TABLE bot_receivers (
+    account_id   BIGINT NOT NULL REFERENCES accounts(id),
+    bot_name     TEXT NOT NULL,
+    phone_number TEXT NOT NULL,
+    chat_id      TEXT NOT NULL,
+    updated_at   BIGINT NOT NULL,
+    PRIMARY KEY (account_id, bot_name, phone_number)
+  );
+
+  CREATE TABLE phone_data (
+    account_id   BIGINT NOT NULL REFERENCES accounts(id),
+    phone_number TEXT NOT NULL,
+    data         JSONB NOT NULL,
+    updated_at   BIGINT NOT NULL,
+    PRIMARY KEY (account_id, phone_number)
+  );
+
+  CREATE TABLE emails (
+    id           BIGSERIAL PRIMARY KEY,
+    account_id   BIGINT NOT NULL REFERENCES accounts(id),
+    from_address TEXT NOT NULL,
+    to_addresses JSONB NOT NULL,
+    subject      TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    message_id   TEXT,
+    error        TEXT,
+    created_at   BIGINT NOT NULL,
+    sent_at      BIGINT
+  );
+  CREATE INDEX emails_account ON emails(account_id, id);
+  `,
+];
 
 /** The client-management part of the PostgreSQL storage, in the tables of `x` (the schema prefix). */
 export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
@@ -213,6 +263,66 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
         }),
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
       );
+    },
+
+    async upsertBotReceiver(r, at) {
+      const saved = await row<BotReceiverRow>(
+        pool,
+        `INSERT INTO ${x}bot_receivers (account_id, bot_name, phone_number, chat_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, bot_name, phone_number) DO UPDATE SET chat_id = EXCLUDED.chat_id, updated_at = EXCLUDED.updated_at
+         RETURNING *`,
+        [r.accountId, r.botName, r.phoneNumber, r.chatId, at],
+      );
+      return botReceiverFromRow(saved!);
+    },
+    async getBotReceiver(accountId, botName, phoneNumber) {
+      const found = await row<BotReceiverRow>(
+        pool,
+        `SELECT * FROM ${x}bot_receivers WHERE account_id = $1 AND bot_name = $2 AND phone_number = $3`,
+        [accountId, botName, phoneNumber],
+      );
+      return found ? botReceiverFromRow(found) : null;
+    },
+    async putPhoneData(accountId, entries, at) {
+      if (entries.length === 0) return;
+      // One statement for the whole batch; a number given twice keeps its last data.
+      const last = new Map(entries.map((e) => [e.phoneNumber, e.data]));
+      await run(
+        pool,
+        `INSERT INTO ${x}phone_data (account_id, phone_number, data, updated_at)
+         SELECT $1, p, d, $4 FROM unnest($2::text[], $3::jsonb[]) AS t(p, d)
+         ON CONFLICT (account_id, phone_number) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`,
+        [accountId, [...last.keys()], [...last.values()].map((d) => JSON.stringify(d)), at],
+      );
+    },
+    async getPhoneData(accountId, phoneNumber) {
+      const found = await row<PhoneDataRow>(pool, `SELECT * FROM ${x}phone_data WHERE account_id = $1 AND phone_number = $2`, [
+        accountId,
+        phoneNumber,
+      ]);
+      return found ? phoneDataFromRow(found) : null;
+    },
+    async createEmail(input, at) {
+      const created = await row<EmailRow>(
+        pool,
+        `INSERT INTO ${x}emails (account_id, from_address, to_addresses, subject, status, created_at)
+         VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING *`,
+        [input.accountId, input.from, JSON.stringify(input.to), input.subject, at],
+      );
+      return emailFromRow(created!);
+    },
+    async completeEmail(id, outcome, at) {
+      const updated = await row<EmailRow>(
+        pool,
+        `UPDATE ${x}emails SET status = $1, message_id = $2, error = $3, sent_at = $4 WHERE id = $5 RETURNING *`,
+        [outcome.status, outcome.messageId, outcome.error, outcome.status === 'sent' ? at : null, id],
+      );
+      if (!updated) throw new SpillwayError('not_found', `e-mail ${id} does not exist`);
+      return emailFromRow(updated);
+    },
+    async getEmail(accountId, id) {
+      const found = await row<EmailRow>(pool, `SELECT * FROM ${x}emails WHERE account_id = $1 AND id = $2`, [accountId, id]);
+      return found ? emailFromRow(found) : null;
     },
   };
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { CLIENT_MIGRATION } from './client-store.ts';
+import { CLIENT_MIGRATIONS } from './client-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
 
 /**
@@ -213,8 +213,8 @@ const MIGRATIONS: readonly string[] = [
   -- Only pending deliveries are ever claimed: the partial index stays as small as the backlog.
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(due_at, id) WHERE status = 'pending';
   `,
-  // 5: client-management records.
-  CLIENT_MIGRATION,
+  // 5 and on: client-management records.
+  ...CLIENT_MIGRATIONS,
 ];
 
 /** Number of schema versions this code knows. */

@@ -1,17 +1,32 @@
 import type Database from 'better-sqlite3';
 import {
   SpillwayError,
+  botReceiverFromRow,
   clientLinkFromRow,
+  emailFromRow,
+  phoneDataFromRow,
   organizationFromRow,
   senderApplicationFromRow,
   stepActivitiesOf,
   walletTransactionFromRow,
 } from '@spillway/core';
-import type { ClientLinkRow, ClientStorage, OrganizationRow, StepSpec, WalletTransactionRow } from '@spillway/core';
+import type {
+  BotReceiverRow,
+  EmailRow,
+  ClientLinkRow,
+  ClientStorage,
+  OrganizationRow,
+  StepSpec,
+  WalletTransactionRow,
+} from '@spillway/core';
 import { isUniqueViolation } from './sqlite-util.ts';
 
-/** Migration of the client-management tables, appended to the storage's migrations. */
-export const CLIENT_MIGRATION = `
+/**
+ * Migrations of the client-management tables, appended to the storage's migrations in order.
+ * Append new versions, never edit an applied one.
+ */
+export const CLIENT_MIGRATIONS: readonly string[] = [
+  `
   CREATE TABLE sender_applications (
     id         INTEGER PRIMARY KEY,
     account_id INTEGER NOT NULL REFERENCES accounts(id),
@@ -52,7 +67,40 @@ export const CLIENT_MIGRATION = `
   );
 
   CREATE INDEX messages_account_created ON messages(account_id, created_at);
-`;
+  `,
+  `
+  CREATE TABLE bot_receivers (
+    account_id   INTEGER NOT NULL REFERENCES accounts(id),
+    bot_name     TEXT NOT NULL,
+    phone_number TEXT NOT NULL,
+    chat_id      TEXT NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    PRIMARY KEY (account_id, bot_name, phone_number)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE phone_data (
+    account_id   INTEGER NOT NULL REFERENCES accounts(id),
+    phone_number TEXT NOT NULL,
+    data         TEXT NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    PRIMARY KEY (account_id, phone_number)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE emails (
+    id           INTEGER PRIMARY KEY,
+    account_id   INTEGER NOT NULL REFERENCES accounts(id),
+    from_address TEXT NOT NULL,
+    to_addresses TEXT NOT NULL,
+    subject      TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    message_id   TEXT,
+    error        TEXT,
+    created_at   INTEGER NOT NULL,
+    sent_at      INTEGER
+  );
+  CREATE INDEX emails_account ON emails(account_id, id);
+  `,
+];
 
 interface RawApplicationRow {
   id: number;
@@ -116,6 +164,34 @@ export function createClientStore(db: Database.Database): ClientStorage {
     `SELECT w.* ${ofAlphaName} ORDER BY w.id DESC LIMIT @limit OFFSET @offset`,
   );
   const countWallet = db.prepare<AlphaParams, { n: number }>(`SELECT COUNT(*) AS n ${ofAlphaName}`);
+
+  const upsertReceiver = db.prepare<[number, string, string, string, number], BotReceiverRow>(
+    `INSERT INTO bot_receivers (account_id, bot_name, phone_number, chat_id, updated_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, bot_name, phone_number) DO UPDATE SET chat_id = excluded.chat_id, updated_at = excluded.updated_at
+     RETURNING *`,
+  );
+  const selectReceiver = db.prepare<[number, string, string], BotReceiverRow>(
+    'SELECT * FROM bot_receivers WHERE account_id = ? AND bot_name = ? AND phone_number = ?',
+  );
+  const upsertPhoneData = db.prepare<[number, string, string, number]>(
+    `INSERT INTO phone_data (account_id, phone_number, data, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, phone_number) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+  );
+  const putPhoneData = db.transaction((accountId: number, entries: Array<{ phoneNumber: string; data: unknown }>, at: number) => {
+    for (const e of entries) upsertPhoneData.run(accountId, e.phoneNumber, JSON.stringify(e.data), at);
+  });
+  const selectPhoneData = db.prepare<[number, string], { account_id: number; phone_number: string; data: string; updated_at: number }>(
+    'SELECT * FROM phone_data WHERE account_id = ? AND phone_number = ?',
+  );
+  type RawEmailRow = Omit<EmailRow, 'to_addresses'> & { to_addresses: string };
+  const email = (row: RawEmailRow) => emailFromRow({ ...row, to_addresses: JSON.parse(row.to_addresses) });
+  const insertEmail = db.prepare<[number, string, string, string, number], RawEmailRow>(
+    `INSERT INTO emails (account_id, from_address, to_addresses, subject, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?) RETURNING *`,
+  );
+  const completeEmail = db.prepare<[string, string | null, string | null, number | null, number], RawEmailRow>(
+    'UPDATE emails SET status = ?, message_id = ?, error = ?, sent_at = ? WHERE id = ? RETURNING *',
+  );
+  const selectEmail = db.prepare<[number, number], RawEmailRow>('SELECT * FROM emails WHERE account_id = ? AND id = ?');
 
   const conflict = <T>(fn: () => T, message: string): T => {
     try {
@@ -207,6 +283,33 @@ export function createClientStore(db: Database.Database): ClientStorage {
         total: countWallet.get(params)?.n ?? 0,
       }));
       return read();
+    },
+
+    async upsertBotReceiver(r, at) {
+      return botReceiverFromRow(upsertReceiver.get(r.accountId, r.botName, r.phoneNumber, r.chatId, at)!);
+    },
+    async getBotReceiver(accountId, botName, phoneNumber) {
+      const row = selectReceiver.get(accountId, botName, phoneNumber);
+      return row ? botReceiverFromRow(row) : null;
+    },
+    async putPhoneData(accountId, entries, at) {
+      putPhoneData.immediate(accountId, entries, at);
+    },
+    async getPhoneData(accountId, phoneNumber) {
+      const row = selectPhoneData.get(accountId, phoneNumber);
+      return row ? phoneDataFromRow({ ...row, data: JSON.parse(row.data) }) : null;
+    },
+    async createEmail(input, at) {
+      return email(insertEmail.get(input.accountId, input.from, JSON.stringify(input.to), input.subject, at)!);
+    },
+    async completeEmail(id, outcome, at) {
+      const row = completeEmail.get(outcome.status, outcome.messageId, outcome.error, outcome.status === 'sent' ? at : null, id);
+      if (!row) throw new SpillwayError('not_found', `e-mail ${id} does not exist`);
+      return email(row);
+    },
+    async getEmail(accountId, id) {
+      const row = selectEmail.get(accountId, id);
+      return row ? email(row) : null;
     },
   };
 }

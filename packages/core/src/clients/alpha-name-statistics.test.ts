@@ -8,6 +8,7 @@ const attempt = (from: string, statuses: string[], overrides: Partial<StepActivi
   channel: 'sms',
   type: 'sms',
   from,
+  to: '99900000000',
   partsCount: 2,
   cost: 100,
   createdAt: 0,

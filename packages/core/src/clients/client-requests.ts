@@ -103,3 +103,62 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what
   if (!parsed.success) throw new SpillwayError('validation_failed', `Invalid ${what}`, issuesToDetails(parsed.error.issues));
   return parsed.data;
 }
+
+const phoneSchema = z
+  .string()
+  .transform((s) => s.replace(/[\s()+-]/g, ''))
+  .pipe(z.string().regex(/^[1-9][0-9]{6,14}$/, 'must be an international number: 7 to 15 digits, country code first'));
+
+/** Body of `PUT /chat_bot/bot_receiver/phone` (UpdateBotReceiverPhone). */
+export const botReceiverRequestSchema = z.strictObject({
+  phoneNumber: phoneSchema,
+  chatId: z
+    .union([z.string().regex(/^-?[0-9]{1,20}$/, 'a numeric chat id'), z.int()])
+    .transform(String)
+    .meta({ description: 'The messenger chat id' }),
+  botName: z.string().trim().max(64).default('').meta({ description: 'Which of the account’s bots; empty for its only one' }),
+});
+
+/** Body of `POST /api/myCodeBot/sendChatMessage` (MyCodeBotChatappRequest). */
+export const botChatMessageSchema = z.strictObject({
+  phoneNumber: phoneSchema,
+  text: z.string().min(1).max(4096).meta({ description: 'May use `%member%` of the number’s per-phone data' }),
+  fromName: z.string().trim().min(1).max(64).optional().meta({ description: 'Approved alpha-name of the account; default its first' }),
+  botName: z.string().trim().max(64).default(''),
+  buttons: z
+    .array(z.strictObject({ text: z.string().min(1).max(64), action: z.string().min(1).max(2048) }))
+    .max(24)
+    .optional(),
+});
+
+/** Item of `POST /api/external-data/user-bonuses` (UserBonusDataDto): the phone number and any data members. */
+export const userBonusItemSchema = z
+  .looseObject({ phoneNumber: phoneSchema, bonus: z.number().optional().meta({ description: 'Used as `%bonus%`' }) })
+  .meta({ description: 'Every member besides phoneNumber becomes a variable of the number' });
+
+/** Body of `POST /api/external-data/user-bonuses`. */
+export const userBonusBulkSchema = z.array(userBonusItemSchema).min(1).max(10_000);
+
+/** Body of `POST /api/external-data/user-bonuses/{phoneNumber}`: any JSON object. */
+export const phoneDataObjectSchema = z.record(z.string(), z.unknown());
+
+/** Largest JSON of one number's data, bytes. */
+export const MAX_PHONE_DATA_BYTES = 16 * 1024;
+
+/** Path parameter of a phone number. */
+export const phoneNumberParamSchema = phoneSchema;
+
+/** Body of `POST /api/email/send` (SendEmailRequest). */
+export const sendEmailSchema = z
+  .strictObject({
+    to: z.union([z.email(), z.array(z.email()).min(1).max(50)]).transform((v) => (Array.isArray(v) ? v : [v])),
+    subject: z.string().min(1).max(998),
+    text: z.string().max(1_000_000).optional(),
+    html: z.string().max(1_000_000).optional(),
+    replyTo: z.email().optional(),
+  })
+  .refine((e) => e.text !== undefined || e.html !== undefined, { message: 'give text or html', path: ['text'] });
+
+export type BotReceiverRequest = z.infer<typeof botReceiverRequestSchema>;
+export type BotChatMessageRequest = z.infer<typeof botChatMessageSchema>;
+export type SendEmailRequest = z.infer<typeof sendEmailSchema>;

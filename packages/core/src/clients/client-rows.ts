@@ -2,6 +2,10 @@ import type { StepSpec } from '../types/message.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type {
   ApplicationStatus,
+  BotReceiver,
+  EmailRecord,
+  EmailStatus,
+  PhoneData,
   ClientLink,
   ClientLinkKind,
   Organization,
@@ -109,6 +113,7 @@ export function stepActivitiesOf(
         channel: s.channel,
         type: s.type,
         from: s.from,
+        to: s.to,
         partsCount: s.partsCount,
         cost: s.cost,
         createdAt: m.created_at,
@@ -117,4 +122,64 @@ export function stepActivitiesOf(
     });
   }
   return out;
+}
+
+/** A `bot_receivers` row. */
+export interface BotReceiverRow {
+  account_id: number;
+  bot_name: string;
+  phone_number: string;
+  chat_id: string;
+  updated_at: number;
+}
+
+export function botReceiverFromRow(row: BotReceiverRow): BotReceiver {
+  return {
+    accountId: row.account_id,
+    botName: row.bot_name,
+    phoneNumber: row.phone_number,
+    chatId: row.chat_id,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A `phone_data` row with `data` parsed. */
+export interface PhoneDataRow {
+  account_id: number;
+  phone_number: string;
+  data: Record<string, unknown>;
+  updated_at: number;
+}
+
+export function phoneDataFromRow(row: PhoneDataRow): PhoneData {
+  return { accountId: row.account_id, phoneNumber: row.phone_number, data: row.data, updatedAt: row.updated_at };
+}
+
+/** An `emails` row with `to_addresses` parsed. */
+export interface EmailRow {
+  id: number;
+  account_id: number;
+  from_address: string;
+  to_addresses: string[];
+  subject: string;
+  status: string;
+  message_id: string | null;
+  error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export function emailFromRow(row: EmailRow): EmailRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    from: row.from_address,
+    to: row.to_addresses,
+    subject: row.subject,
+    status: row.status as EmailStatus,
+    messageId: row.message_id,
+    error: row.error,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+  };
 }

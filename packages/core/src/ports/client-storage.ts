@@ -2,6 +2,9 @@ import type { WalletTransaction, WalletTransactionKind } from '../types/account.
 import type { ChannelId } from '../types/channel.ts';
 import type {
   ApplicationStatus,
+  BotReceiver,
+  EmailRecord,
+  PhoneData,
   ClientLink,
   ClientLinkKind,
   Organization,
@@ -83,6 +86,31 @@ export interface ClientStorage {
     alphaName: string,
     query: { kinds?: WalletTransactionKind[] } & PageQuery,
   ): Promise<{ items: WalletTransaction[]; total: number }>;
+
+  /** Binds (or rebinds) the messenger chat of a phone number for one bot of the account. */
+  upsertBotReceiver(receiver: Omit<BotReceiver, 'updatedAt'>, at: number): Promise<BotReceiver>;
+  getBotReceiver(accountId: number, botName: string, phoneNumber: string): Promise<BotReceiver | null>;
+
+  /** Stores (replaces) the data of each phone number, all in one transaction. */
+  putPhoneData(accountId: number, entries: Array<{ phoneNumber: string; data: Record<string, unknown> }>, at: number): Promise<void>;
+  getPhoneData(accountId: number, phoneNumber: string): Promise<PhoneData | null>;
+
+  /** Records an e-mail as `pending` before it is handed to SMTP. */
+  createEmail(input: NewEmail, at: number): Promise<EmailRecord>;
+  /** Records how handing it to SMTP ended. */
+  completeEmail(
+    id: number,
+    outcome: { status: 'sent' | 'failed'; messageId: string | null; error: string | null },
+    at: number,
+  ): Promise<EmailRecord>;
+  getEmail(accountId: number, id: number): Promise<EmailRecord | null>;
+}
+
+export interface NewEmail {
+  accountId: number;
+  from: string;
+  to: string[];
+  subject: string;
 }
 
 const CLIENT_STORAGE_METHODS = ['createSenderApplication', 'linkClient', 'createOrganization', 'listStepActivity'] as const;

@@ -220,5 +220,76 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         expect((await s.listWalletTransactionsOfAlphaName(a!, 'Nobody', { page: 1, pageSize: 10 })).total).toBe(0);
       }),
     );
+
+    it(
+      'binds one chat per bot and phone number, rebinding in place, per account',
+      withStore(async (s) => {
+        const [a, b] = await accounts(s, 2);
+        const bound = await s.upsertBotReceiver({ accountId: a!, botName: 'shop_bot', phoneNumber: '79991234567', chatId: '1001' }, T0);
+        expect(bound).toEqual({ accountId: a, botName: 'shop_bot', phoneNumber: '79991234567', chatId: '1001', updatedAt: T0 });
+        await s.upsertBotReceiver({ accountId: a!, botName: 'shop_bot', phoneNumber: '79991234567', chatId: '2002' }, T0 + 1);
+        expect(await s.getBotReceiver(a!, 'shop_bot', '79991234567')).toMatchObject({ chatId: '2002', updatedAt: T0 + 1 });
+        expect(await s.getBotReceiver(a!, 'other_bot', '79991234567')).toBeNull();
+        expect(await s.getBotReceiver(b!, 'shop_bot', '79991234567')).toBeNull();
+      }),
+    );
+
+    it(
+      'stores data per phone number in bulk, replacing earlier data, per account',
+      withStore(async (s) => {
+        const [a, b] = await accounts(s, 2);
+        await s.putPhoneData(
+          a!,
+          [
+            { phoneNumber: '79990000001', data: { bonus: 100, level: 'gold' } },
+            { phoneNumber: '79990000002', data: { bonus: 5 } },
+            { phoneNumber: '79990000001', data: { bonus: 150 } },
+          ],
+          T0,
+        );
+        expect(await s.getPhoneData(a!, '79990000001')).toEqual({
+          accountId: a,
+          phoneNumber: '79990000001',
+          data: { bonus: 150 },
+          updatedAt: T0,
+        });
+        await s.putPhoneData(a!, [{ phoneNumber: '79990000002', data: { bonus: 6, nested: { x: [1, 'two'] } } }], T0 + 1);
+        expect(await s.getPhoneData(a!, '79990000002')).toMatchObject({ data: { bonus: 6, nested: { x: [1, 'two'] } }, updatedAt: T0 + 1 });
+        await s.putPhoneData(a!, [], T0 + 2);
+        expect(await s.getPhoneData(b!, '79990000001')).toBeNull();
+      }),
+    );
+
+    it(
+      'records an e-mail as pending, then its outcome, readable by its account only',
+      withStore(async (s) => {
+        const [a, b] = await accounts(s, 2);
+        const created = await s.createEmail(
+          { accountId: a!, from: 'shop@example.com', to: ['x@example.com', 'y@example.com'], subject: 'Hi' },
+          T0,
+        );
+        expect(created).toMatchObject({
+          status: 'pending',
+          to: ['x@example.com', 'y@example.com'],
+          messageId: null,
+          error: null,
+          createdAt: T0,
+          sentAt: null,
+        });
+        const sent = await s.completeEmail(created.id, { status: 'sent', messageId: '<m1@example.com>', error: null }, T0 + 5);
+        expect(sent).toMatchObject({ status: 'sent', messageId: '<m1@example.com>', sentAt: T0 + 5 });
+        const failed = await s.createEmail({ accountId: a!, from: 'shop@example.com', to: ['z@example.com'], subject: 'Hi' }, T0);
+        expect(await s.completeEmail(failed.id, { status: 'failed', messageId: null, error: '550 no such user' }, T0 + 6)).toMatchObject({
+          status: 'failed',
+          error: '550 no such user',
+          sentAt: null,
+        });
+        expect(await s.getEmail(a!, created.id)).toEqual(sent);
+        expect(await s.getEmail(b!, created.id)).toBeNull();
+        await expect(s.completeEmail(999_999, { status: 'sent', messageId: null, error: null }, T0)).rejects.toMatchObject({
+          code: 'not_found',
+        });
+      }),
+    );
   });
 }

@@ -63,10 +63,52 @@ export interface StepActivity {
   channel: ChannelId;
   type: string;
   from: string;
+  /** The recipient, digits. */
+  to: string;
   partsCount: number;
   /** Price of the attempt, micro-units. */
   cost: number;
   createdAt: number;
   /** History statuses of the attempt, in order (`Sent`, `Delivered`, `Failed`, ...). */
   statuses: string[];
+}
+
+/** The messenger chat of a phone number for one of the account's bots (`PUT /chat_bot/bot_receiver/phone`). */
+export interface BotReceiver {
+  accountId: number;
+  /** The bot's name ('' for the account's only bot). */
+  botName: string;
+  /** Digits only. */
+  phoneNumber: string;
+  /** The messenger's chat id of that number with the bot. */
+  chatId: string;
+  updatedAt: number;
+}
+
+/** Data an account keeps per phone number (`/api/external-data/user-bonuses`), for message variables. */
+export interface PhoneData {
+  accountId: number;
+  /** Digits only. */
+  phoneNumber: string;
+  /** A JSON object; its top-level members are the variables (`%bonus%`). */
+  data: Record<string, unknown>;
+  updatedAt: number;
+}
+
+/** `pending` while the SMTP server is being handed the message. */
+export type EmailStatus = 'pending' | 'sent' | 'failed';
+
+/** An e-mail sent through `POST /api/email/send`. */
+export interface EmailRecord {
+  id: number;
+  accountId: number;
+  from: string;
+  to: string[];
+  subject: string;
+  status: EmailStatus;
+  /** The SMTP server's Message-ID once sent. */
+  messageId: string | null;
+  error: string | null;
+  createdAt: number;
+  sentAt: number | null;
 }

@@ -8,15 +8,23 @@ export function clientStorageOf(engine: Engine): Storage & ClientStorage {
   return storage;
 }
 
-const cache = new WeakMap<Engine, { senders: SenderService; clients: ClientService }>();
+interface ClientServices {
+  senders: SenderService;
+  clients: ClientService;
+}
+
+const cache = new WeakMap<Engine, ClientServices>();
 
 /** The client-management services over the engine's storage (which must hold the client records). */
-export function clientServicesOf(engine: Engine): { senders: SenderService; clients: ClientService } {
+export function clientServicesOf(engine: Engine): ClientServices {
   let services = cache.get(engine);
   if (!services) {
     const storage = clientStorageOf(engine);
     const deps = { storage, accounts: engine.accounts, clock: engine.clock };
-    services = { senders: createSenderService(deps), clients: createClientService(deps) };
+    services = {
+      senders: createSenderService(deps),
+      clients: createClientService(deps),
+    };
     cache.set(engine, services);
   }
   return services;
