@@ -219,3 +219,4 @@ export type { EmailTransport, OutgoingEmail } from './ports/email-transport.ts';
 export { createClientDataService } from './clients/client-data-service.ts';
 export type { ClientDataService, ClientDataServiceDeps } from './clients/client-data-service.ts';
 export { sendBotChatMessage } from './clients/bot-chat.ts';
+export { sendSingleMessage, sendIp2sms, parseIp2smsParams, ip2smsParamsSchema } from './clients/classic-send.ts';

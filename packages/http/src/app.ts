@@ -18,6 +18,7 @@ import { registerClientRoutes } from './routes/clients.ts';
 import { registerSenderRoutes } from './routes/senders.ts';
 import { registerBotRoutes } from './routes/bots.ts';
 import { registerClientDataRoutes } from './routes/client-data.ts';
+import { registerClassicRoutes } from './routes/classic.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 /** Options of {@link createHttpApp}. */
@@ -115,6 +116,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   const clientData = { email: options.email };
   registerBotRoutes(app, clientData);
   registerClientDataRoutes(app, clientData);
+  registerClassicRoutes(app);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);
