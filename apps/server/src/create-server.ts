@@ -98,6 +98,17 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     tokens,
     ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
     ...(email ? { email } : {}),
+    social: {
+      verifyToken: config.SPILLWAY_SOCIAL_VERIFY_TOKEN,
+      appSecret: config.SPILLWAY_SOCIAL_APP_SECRET,
+      clientId: config.SPILLWAY_SOCIAL_CLIENT_ID,
+      authorizeUrl: config.SPILLWAY_SOCIAL_AUTHORIZE_URL,
+      tokenUrl: config.SPILLWAY_SOCIAL_TOKEN_URL,
+      redirectUri: config.SPILLWAY_SOCIAL_REDIRECT_URI,
+      graphUrl: config.SPILLWAY_SOCIAL_GRAPH_URL,
+      tokenKey: config.SPILLWAY_SOCIAL_TOKEN_KEY,
+      allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
+    },
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),

@@ -185,6 +185,8 @@ export type {
   PhoneData,
   EmailStatus,
   EmailRecord,
+  SocialConnection,
+  OAuthState,
 } from './types/client.ts';
 export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from './ports/client-storage.ts';
 export { hasClientStorage } from './ports/client-storage.ts';
@@ -196,6 +198,8 @@ export {
   botReceiverFromRow,
   phoneDataFromRow,
   emailFromRow,
+  socialConnectionFromRow,
+  oauthStateFromRow,
 } from './clients/client-rows.ts';
 export type {
   SenderApplicationRow,
@@ -204,6 +208,8 @@ export type {
   BotReceiverRow,
   PhoneDataRow,
   EmailRow,
+  SocialConnectionRow,
+  OAuthStateRow,
 } from './clients/client-rows.ts';
 export * from './clients/client-requests.ts';
 export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';

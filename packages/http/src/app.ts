@@ -19,6 +19,8 @@ import { registerSenderRoutes } from './routes/senders.ts';
 import { registerBotRoutes } from './routes/bots.ts';
 import { registerClientDataRoutes } from './routes/client-data.ts';
 import { registerClassicRoutes } from './routes/classic.ts';
+import type { SocialOptions } from './social/social-options.ts';
+import { registerSocialRoutes } from './social/social-routes.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 
 /** Options of {@link createHttpApp}. */
@@ -55,6 +57,8 @@ export interface HttpOptions {
   adminKey?: string;
   /** Transport of `POST /api/email/send` (see `createSmtpTransport`); without it that route answers 500. */
   email?: EmailTransport;
+  /** The social platform endpoints' configuration (webhook secrets, OAuth, graph upstream, token key). */
+  social?: SocialOptions;
 }
 
 export const DEFAULT_RATE_LIMITS = {
@@ -117,6 +121,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerBotRoutes(app, clientData);
   registerClientDataRoutes(app, clientData);
   registerClassicRoutes(app);
+  registerSocialRoutes(app, options.social);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);

@@ -31,3 +31,7 @@ export { getWebhookSecret, newWebhookSecret, webhookSecretKey } from './webhooks
 export { createEngineMetrics } from './metrics.ts';
 export { createSmtpTransport } from './email/smtp-transport.ts';
 export type { SmtpTransportOptions } from './email/smtp-transport.ts';
+export { registerSocialRoutes } from './social/social-routes.ts';
+export type { SocialOptions } from './social/social-options.ts';
+export { createTokenCipher } from './social/token-cipher.ts';
+export type { TokenCipher } from './social/token-cipher.ts';

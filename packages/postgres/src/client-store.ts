@@ -4,6 +4,8 @@ import {
   botReceiverFromRow,
   clientLinkFromRow,
   emailFromRow,
+  oauthStateFromRow,
+  socialConnectionFromRow,
   phoneDataFromRow,
   organizationFromRow,
   senderApplicationFromRow,
@@ -15,6 +17,8 @@ import type {
   ClientLinkRow,
   ClientStorage,
   EmailRow,
+  OAuthStateRow,
+  SocialConnectionRow,
   OrganizationRow,
   PhoneDataRow,
   SenderApplicationRow,
@@ -101,6 +105,25 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     sent_at      BIGINT
   );
   CREATE INDEX emails_account ON emails(account_id, id);
+  `,
+  `
+  CREATE TABLE social_connections (
+    account_id       BIGINT NOT NULL REFERENCES accounts(id),
+    alpha_name       TEXT NOT NULL,
+    external_id      TEXT NOT NULL UNIQUE,
+    token_ciphertext TEXT NOT NULL,
+    expires_at       BIGINT,
+    updated_at       BIGINT NOT NULL,
+    PRIMARY KEY (account_id, alpha_name)
+  );
+
+  CREATE TABLE oauth_states (
+    state       TEXT PRIMARY KEY,
+    account_id  BIGINT NOT NULL REFERENCES accounts(id),
+    alpha_name  TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    expires_at  BIGINT NOT NULL
+  );
   `,
 ];
 
@@ -323,6 +346,63 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
     async getEmail(accountId, id) {
       const found = await row<EmailRow>(pool, `SELECT * FROM ${x}emails WHERE account_id = $1 AND id = $2`, [accountId, id]);
       return found ? emailFromRow(found) : null;
+    },
+
+    async createOAuthState(st) {
+      await run(pool, `INSERT INTO ${x}oauth_states (state, account_id, alpha_name, external_id, expires_at) VALUES ($1, $2, $3, $4, $5)`, [
+        st.state,
+        st.accountId,
+        st.alphaName,
+        st.externalId,
+        st.expiresAt,
+      ]);
+    },
+    async takeOAuthState(state, now) {
+      const taken = await row<OAuthStateRow>(pool, `DELETE FROM ${x}oauth_states WHERE state = $1 RETURNING *`, [state]);
+      await run(pool, `DELETE FROM ${x}oauth_states WHERE expires_at <= $1`, [now]);
+      return taken && taken.expires_at > now ? oauthStateFromRow(taken) : null;
+    },
+    async upsertSocialConnection(c) {
+      return transaction(pool, async (client) => {
+        // Replacing a connection frees its old external id; an external id of another connection is taken over.
+        await run(client, `DELETE FROM ${x}social_connections WHERE external_id = $1 AND NOT (account_id = $2 AND alpha_name = $3)`, [
+          c.externalId,
+          c.accountId,
+          c.alphaName,
+        ]);
+        const saved = await row<SocialConnectionRow>(
+          client,
+          `INSERT INTO ${x}social_connections (account_id, alpha_name, external_id, token_ciphertext, expires_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (account_id, alpha_name) DO UPDATE SET external_id = EXCLUDED.external_id,
+             token_ciphertext = EXCLUDED.token_ciphertext, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at
+           RETURNING *`,
+          [c.accountId, c.alphaName, c.externalId, c.tokenCiphertext, c.expiresAt, c.updatedAt],
+        );
+        return socialConnectionFromRow(saved!);
+      });
+    },
+    async getSocialConnection(accountId, alphaName) {
+      const found = await row<SocialConnectionRow>(pool, `SELECT * FROM ${x}social_connections WHERE account_id = $1 AND alpha_name = $2`, [
+        accountId,
+        alphaName,
+      ]);
+      return found ? socialConnectionFromRow(found) : null;
+    },
+    async listSocialConnections(accountId) {
+      const found = await rows<SocialConnectionRow>(
+        pool,
+        `SELECT * FROM ${x}social_connections WHERE account_id = $1 ORDER BY alpha_name`,
+        [accountId],
+      );
+      return found.map(socialConnectionFromRow);
+    },
+    async findSocialConnection(externalId) {
+      const found = await row<SocialConnectionRow>(pool, `SELECT * FROM ${x}social_connections WHERE external_id = $1`, [externalId]);
+      return found ? socialConnectionFromRow(found) : null;
+    },
+    async deleteSocialConnection(accountId, alphaName) {
+      return (await run(pool, `DELETE FROM ${x}social_connections WHERE account_id = $1 AND alpha_name = $2`, [accountId, alphaName])) > 0;
     },
   };
 }

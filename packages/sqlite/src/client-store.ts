@@ -4,6 +4,8 @@ import {
   botReceiverFromRow,
   clientLinkFromRow,
   emailFromRow,
+  oauthStateFromRow,
+  socialConnectionFromRow,
   phoneDataFromRow,
   organizationFromRow,
   senderApplicationFromRow,
@@ -13,6 +15,8 @@ import {
 import type {
   BotReceiverRow,
   EmailRow,
+  OAuthStateRow,
+  SocialConnectionRow,
   ClientLinkRow,
   ClientStorage,
   OrganizationRow,
@@ -99,6 +103,25 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     sent_at      INTEGER
   );
   CREATE INDEX emails_account ON emails(account_id, id);
+  `,
+  `
+  CREATE TABLE social_connections (
+    account_id       INTEGER NOT NULL REFERENCES accounts(id),
+    alpha_name       TEXT NOT NULL,
+    external_id      TEXT NOT NULL UNIQUE,
+    token_ciphertext TEXT NOT NULL,
+    expires_at       INTEGER,
+    updated_at       INTEGER NOT NULL,
+    PRIMARY KEY (account_id, alpha_name)
+  );
+
+  CREATE TABLE oauth_states (
+    state       TEXT PRIMARY KEY,
+    account_id  INTEGER NOT NULL REFERENCES accounts(id),
+    alpha_name  TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    expires_at  INTEGER NOT NULL
+  );
   `,
 ];
 
@@ -192,6 +215,37 @@ export function createClientStore(db: Database.Database): ClientStorage {
     'UPDATE emails SET status = ?, message_id = ?, error = ?, sent_at = ? WHERE id = ? RETURNING *',
   );
   const selectEmail = db.prepare<[number, number], RawEmailRow>('SELECT * FROM emails WHERE account_id = ? AND id = ?');
+
+  const insertState = db.prepare<[string, number, string, string, number]>(
+    'INSERT INTO oauth_states (state, account_id, alpha_name, external_id, expires_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const takeState = db.prepare<[string], OAuthStateRow>('DELETE FROM oauth_states WHERE state = ? RETURNING *');
+  const purgeStates = db.prepare<[number]>('DELETE FROM oauth_states WHERE expires_at <= ?');
+  // Replacing a connection frees its old external id; an external id of another connection is taken over.
+  const upsertConnection = db.transaction((c: SocialConnectionRow) => {
+    db.prepare('DELETE FROM social_connections WHERE external_id = ? AND NOT (account_id = ? AND alpha_name = ?)').run(
+      c.external_id,
+      c.account_id,
+      c.alpha_name,
+    );
+    return db
+      .prepare<SocialConnectionRow, SocialConnectionRow>(
+        `INSERT INTO social_connections (account_id, alpha_name, external_id, token_ciphertext, expires_at, updated_at)
+         VALUES (@account_id, @alpha_name, @external_id, @token_ciphertext, @expires_at, @updated_at)
+         ON CONFLICT (account_id, alpha_name) DO UPDATE SET external_id = excluded.external_id,
+           token_ciphertext = excluded.token_ciphertext, expires_at = excluded.expires_at, updated_at = excluded.updated_at
+         RETURNING *`,
+      )
+      .get(c)!;
+  });
+  const selectConnection = db.prepare<[number, string], SocialConnectionRow>(
+    'SELECT * FROM social_connections WHERE account_id = ? AND alpha_name = ?',
+  );
+  const selectConnections = db.prepare<[number], SocialConnectionRow>(
+    'SELECT * FROM social_connections WHERE account_id = ? ORDER BY alpha_name',
+  );
+  const selectConnectionByExternal = db.prepare<[string], SocialConnectionRow>('SELECT * FROM social_connections WHERE external_id = ?');
+  const deleteConnection = db.prepare<[number, string]>('DELETE FROM social_connections WHERE account_id = ? AND alpha_name = ?');
 
   const conflict = <T>(fn: () => T, message: string): T => {
     try {
@@ -310,6 +364,41 @@ export function createClientStore(db: Database.Database): ClientStorage {
     async getEmail(accountId, id) {
       const row = selectEmail.get(accountId, id);
       return row ? email(row) : null;
+    },
+
+    async createOAuthState(st) {
+      insertState.run(st.state, st.accountId, st.alphaName, st.externalId, st.expiresAt);
+    },
+    async takeOAuthState(state, now) {
+      const row = takeState.get(state);
+      purgeStates.run(now);
+      return row && row.expires_at > now ? oauthStateFromRow(row) : null;
+    },
+    async upsertSocialConnection(c) {
+      return socialConnectionFromRow(
+        upsertConnection.immediate({
+          account_id: c.accountId,
+          alpha_name: c.alphaName,
+          external_id: c.externalId,
+          token_ciphertext: c.tokenCiphertext,
+          expires_at: c.expiresAt,
+          updated_at: c.updatedAt,
+        }),
+      );
+    },
+    async getSocialConnection(accountId, alphaName) {
+      const row = selectConnection.get(accountId, alphaName);
+      return row ? socialConnectionFromRow(row) : null;
+    },
+    async listSocialConnections(accountId) {
+      return selectConnections.all(accountId).map(socialConnectionFromRow);
+    },
+    async findSocialConnection(externalId) {
+      const row = selectConnectionByExternal.get(externalId);
+      return row ? socialConnectionFromRow(row) : null;
+    },
+    async deleteSocialConnection(accountId, alphaName) {
+      return deleteConnection.run(accountId, alphaName).changes > 0;
     },
   };
 }

@@ -5,7 +5,9 @@ import type {
   BotReceiver,
   EmailRecord,
   EmailStatus,
+  OAuthState,
   PhoneData,
+  SocialConnection,
   ClientLink,
   ClientLinkKind,
   Organization,
@@ -182,4 +184,38 @@ export function emailFromRow(row: EmailRow): EmailRecord {
     createdAt: row.created_at,
     sentAt: row.sent_at,
   };
+}
+
+/** A `social_connections` row. */
+export interface SocialConnectionRow {
+  account_id: number;
+  alpha_name: string;
+  external_id: string;
+  token_ciphertext: string;
+  expires_at: number | null;
+  updated_at: number;
+}
+
+export function socialConnectionFromRow(row: SocialConnectionRow): SocialConnection {
+  return {
+    accountId: row.account_id,
+    alphaName: row.alpha_name,
+    externalId: row.external_id,
+    tokenCiphertext: row.token_ciphertext,
+    expiresAt: row.expires_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** An `oauth_states` row. */
+export interface OAuthStateRow {
+  state: string;
+  account_id: number;
+  alpha_name: string;
+  external_id: string;
+  expires_at: number;
+}
+
+export function oauthStateFromRow(row: OAuthStateRow): OAuthState {
+  return { state: row.state, accountId: row.account_id, alphaName: row.alpha_name, externalId: row.external_id, expiresAt: row.expires_at };
 }

@@ -4,7 +4,9 @@ import type {
   ApplicationStatus,
   BotReceiver,
   EmailRecord,
+  OAuthState,
   PhoneData,
+  SocialConnection,
   ClientLink,
   ClientLinkKind,
   Organization,
@@ -104,6 +106,17 @@ export interface ClientStorage {
     at: number,
   ): Promise<EmailRecord>;
   getEmail(accountId: number, id: number): Promise<EmailRecord | null>;
+
+  createOAuthState(state: OAuthState): Promise<void>;
+  /** Removes and answers the state if it exists and has not expired at `now` (single use). */
+  takeOAuthState(state: string, now: number): Promise<OAuthState | null>;
+  /** Creates or replaces the connection of (account, alpha-name); an external id belongs to one connection. */
+  upsertSocialConnection(connection: SocialConnection): Promise<SocialConnection>;
+  getSocialConnection(accountId: number, alphaName: string): Promise<SocialConnection | null>;
+  listSocialConnections(accountId: number): Promise<SocialConnection[]>;
+  findSocialConnection(externalId: string): Promise<SocialConnection | null>;
+  /** Answers whether a connection was removed. */
+  deleteSocialConnection(accountId: number, alphaName: string): Promise<boolean>;
 }
 
 export interface NewEmail {

@@ -291,5 +291,42 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         });
       }),
     );
+
+    it(
+      'keeps OAuth states for one use until they expire',
+      withStore(async (s) => {
+        const [a] = await accounts(s, 1);
+        const st = { state: 'st-1', accountId: a!, alphaName: 'Shop', externalId: 'pn-1', expiresAt: T0 + 600_000 };
+        await s.createOAuthState(st);
+        await s.createOAuthState({ ...st, state: 'st-2', expiresAt: T0 + 10 });
+        expect(await s.takeOAuthState('st-1', T0)).toEqual(st);
+        expect(await s.takeOAuthState('st-1', T0)).toBeNull();
+        expect(await s.takeOAuthState('st-2', T0 + 10)).toBeNull();
+        expect(await s.takeOAuthState('nope', T0)).toBeNull();
+      }),
+    );
+
+    it(
+      'keeps one social connection per alpha-name and per external id, found by either',
+      withStore(async (s) => {
+        const [a, b] = await accounts(s, 2);
+        const c = { accountId: a!, alphaName: 'Shop', externalId: 'pn-1', tokenCiphertext: 'v1.x.y', expiresAt: T0 + 1000, updatedAt: T0 };
+        expect(await s.upsertSocialConnection(c)).toEqual(c);
+        const replaced = { ...c, externalId: 'pn-2', tokenCiphertext: 'v1.z.w', expiresAt: null, updatedAt: T0 + 1 };
+        expect(await s.upsertSocialConnection(replaced)).toEqual(replaced);
+        expect(await s.findSocialConnection('pn-1')).toBeNull();
+        expect(await s.findSocialConnection('pn-2')).toEqual(replaced);
+        // Another account connecting the same external id takes it over.
+        const other = { ...c, accountId: b!, externalId: 'pn-2', updatedAt: T0 + 2 };
+        await s.upsertSocialConnection(other);
+        expect(await s.getSocialConnection(a!, 'Shop')).toBeNull();
+        expect(await s.findSocialConnection('pn-2')).toEqual(other);
+        await s.upsertSocialConnection({ ...c, alphaName: 'Promo', externalId: 'pn-3' });
+        expect((await s.listSocialConnections(a!)).map((x) => x.alphaName)).toEqual(['Promo']);
+        expect(await s.deleteSocialConnection(a!, 'Promo')).toBe(true);
+        expect(await s.deleteSocialConnection(a!, 'Promo')).toBe(false);
+        expect(await s.listSocialConnections(a!)).toEqual([]);
+      }),
+    );
   });
 }

@@ -112,3 +112,28 @@ export interface EmailRecord {
   createdAt: number;
   sentAt: number | null;
 }
+
+/**
+ * An account's connection to a social messaging platform (a WhatsApp-Cloud-style business
+ * number or page), made by the OAuth code exchange; its token is kept encrypted.
+ */
+export interface SocialConnection {
+  accountId: number;
+  /** The alpha-name whose callback receives the platform's incoming messages. */
+  alphaName: string;
+  /** The platform's id of the number or page (`phone_number_id`), as its webhooks name it. */
+  externalId: string;
+  /** The access token, encrypted by the HTTP layer (AES-256-GCM, `v1.<iv>.<ciphertext>`). */
+  tokenCiphertext: string;
+  expiresAt: number | null;
+  updatedAt: number;
+}
+
+/** A pending OAuth authorization: `state` ties the platform's redirect back to the account. */
+export interface OAuthState {
+  state: string;
+  accountId: number;
+  alphaName: string;
+  externalId: string;
+  expiresAt: number;
+}
