@@ -204,7 +204,7 @@ function operationOf(record: RouteRecord): Record<string, unknown> {
 export interface OpenApiInfo {
   /** @default 'Spillway' */
   title?: string;
-  /** @default '1.0.0' */
+  /** The API's version label (interface 9), not the package version. @default 'v1' */
   version?: string;
   description?: string;
 }
@@ -223,7 +223,7 @@ export function buildOpenApiDocument(app: Hono<any, any, any>, info: OpenApiInfo
     openapi: '3.1.0',
     info: {
       title: info.title ?? 'Spillway',
-      version: info.version ?? '1.0.0',
+      version: info.version ?? 'v1',
       description: info.description ?? 'Multi-channel messaging engine: messaging, cascade, chat hub and client-management APIs.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
