@@ -206,6 +206,27 @@ describe('SMS statistics and wallet per alpha-name', () => {
   });
 });
 
+describe('isolation', () => {
+  it('shows an account none of another account’s applications, senders or statistics', async () => {
+    await s.call('/api/AlphaName/sms/application', { json: application('Secret') });
+    const other = await json(await s.call('/api/client/provision', { json: { login: 'iso-co', password: 'iso-password-1' } }));
+    const as = (path: string) => s.call(path, { headers: { 'x-authorization-key': other.apiKey } });
+    expect(await json(await as('/api/clientsenders'))).toEqual({ alphaNames: [], bots: [] });
+    const status = await json(await as('/api/AlphaName/sms/status?alphaName=Promo'));
+    expect(status.applications).toEqual([]);
+    expect(status.statistics).toEqual([
+      { alphaName: 'Promo', sent: 0, delivered: 0, undeliverable: 0, parts: 0, cost: 0, currency: 'EUR' },
+    ]);
+    expect((await json(await as('/api/AlphaName/wallet/info?ExternalAlphaName=Promo'))).total).toBe(0);
+    // The same name is another sender for another account: its own application is accepted.
+    const own = await s.call('/api/AlphaName/sms/application', {
+      json: application('Secret'),
+      headers: { 'x-authorization-key': other.apiKey },
+    });
+    expect(own.status).toBe(200);
+  });
+});
+
 describe('without an admin key', () => {
   it('answers 403 on the operator routes', async () => {
     const other = await startServer();

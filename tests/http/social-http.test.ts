@@ -223,6 +223,17 @@ describe('OAuth code exchange and the stored token', () => {
     expect(stored()).toBe(before);
   });
 
+  it('keeps a connection to its account', async () => {
+    const other = await json(
+      await s.call('/api/client/provision', { json: { login: 'social-co', password: 'other-password', alphaNames: ['Acme'] } }),
+    );
+    const headers = { 'x-authorization-key': other.apiKey };
+    expect((await s.call('/social-graph/v19.0/me', { headers })).status).toBe(404);
+    expect((await s.call('/social-graph/v19.0/me?alphaName=Acme', { headers })).status).toBe(404);
+    expect((await s.call('/social/deauthorize', { json: { alphaName: 'Acme' }, headers })).status).toBe(404);
+    expect((await s.call('/social-graph/v19.0/me')).status).toBe(201);
+  });
+
   it('removes the token on deauthorize', async () => {
     const res = await s.call('/social/deauthorize', { json: { alphaName: 'Acme' } });
     expect(res.status).toBe(200);
