@@ -1,6 +1,6 @@
 #!/usr/bin/env -S npx tsx
 import { parseArgs } from 'node:util';
-import { CHANNELS } from '@spillway/core';
+import { CHANNELS, createSenderService, hasClientStorage } from '@spillway/core';
 import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';
@@ -17,6 +17,9 @@ const USAGE = `spillway <command>
   keys revoke --login L --id N
   alphanames approve --login L --name Shop [--channels sms,chatapp,...]
   alphanames list --login L
+  applications list [--status pending|approved|rejected]   alpha-name and bot applications
+  applications approve --id N
+  applications reject --id N --reason R
   tokens keys                             list the JWT signing keys
   tokens rotate                           sign new tokens with a new key (old tokens stay valid)
   tokens retire --kid K                   stop accepting tokens signed by key K
@@ -47,6 +50,8 @@ async function main(argv: string[]): Promise<void> {
       category: { type: 'string' },
       rate: { type: 'string' },
       role: { type: 'string' },
+      status: { type: 'string' },
+      reason: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -134,6 +139,27 @@ async function main(argv: string[]): Promise<void> {
       case 'alphanames list':
         print(await engine.accounts.listAlphaNames((await accountOf()).id));
         break;
+      case 'applications list':
+      case 'applications approve':
+      case 'applications reject': {
+        if (!hasClientStorage(server.storage)) throw new Error('this storage keeps no applications');
+        const senders = createSenderService({ storage: server.storage, accounts: engine.accounts, clock: engine.clock });
+        if (sub === 'list') {
+          const status = values.status as 'pending' | 'approved' | 'rejected' | undefined;
+          if (status && !['pending', 'approved', 'rejected'].includes(status)) throw new Error('--status is pending, approved or rejected');
+          print(await senders.list(null, status ? { status } : {}));
+          break;
+        }
+        const id = Number(need(values.id, 'id'));
+        if (!Number.isSafeInteger(id) || id <= 0) throw new Error('--id is the numeric id shown by `applications list`');
+        print(
+          await senders.decide(
+            id,
+            sub === 'approve' ? { status: 'approved' } : { status: 'rejected', reason: need(values.reason, 'reason') },
+          ),
+        );
+        break;
+      }
       case 'tokens keys':
         print(await server.tokens.listKeys());
         break;

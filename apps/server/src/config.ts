@@ -55,6 +55,26 @@ export const configSchema = z.object({
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by a base64 secret')
     .optional(),
+  /** Key of the operator routes (`/admin/...`, header X-Admin-Key); unset, they answer 403. */
+  /** SMTP server of `POST /api/email/send` (`smtp://user:pass@host:587`, `smtps://...`); unset, e-mail is off. */
+  SPILLWAY_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL')
+    .optional(),
+  SPILLWAY_SMTP_FROM: z.string().default('Spillway <no-reply@localhost>'),
+  /** Social platform endpoints (see README, Social platform). */
+  SPILLWAY_SOCIAL_VERIFY_TOKEN: z.string().optional(),
+  SPILLWAY_SOCIAL_APP_SECRET: z.string().optional(),
+  SPILLWAY_SOCIAL_CLIENT_ID: z.string().optional(),
+  SPILLWAY_SOCIAL_AUTHORIZE_URL: z.url().optional(),
+  SPILLWAY_SOCIAL_TOKEN_URL: z.url().optional(),
+  SPILLWAY_SOCIAL_REDIRECT_URI: z.url().optional(),
+  SPILLWAY_SOCIAL_GRAPH_URL: z.url().optional(),
+  SPILLWAY_SOCIAL_TOKEN_KEY: z
+    .string()
+    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, '32 bytes as 64 hex digits or base64')
+    .optional(),
+  SPILLWAY_ADMIN_KEY: z.string().min(16, 'at least 16 characters').optional(),
   SPILLWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -11,6 +11,7 @@ import {
   createEngineMetrics,
   createHttpApp,
   createNodeHasher,
+  createSmtpTransport,
   createTokenService,
   createWebhookDeliveryWorker,
   mountRoutes,
@@ -97,10 +98,26 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const tokens = createTokenService({ storage, clock, ...(config.SPILLWAY_JWT_SECRET ? { secret: config.SPILLWAY_JWT_SECRET } : {}) });
   // Generates and persists the signing key on the first start.
   await tokens.ready();
+  const email = config.SPILLWAY_SMTP_URL
+    ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
+    : undefined;
   const app = createHttpApp({
     engine,
     metricsRegistry: registry,
     tokens,
+    ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
+    ...(email ? { email } : {}),
+    social: {
+      verifyToken: config.SPILLWAY_SOCIAL_VERIFY_TOKEN,
+      appSecret: config.SPILLWAY_SOCIAL_APP_SECRET,
+      clientId: config.SPILLWAY_SOCIAL_CLIENT_ID,
+      authorizeUrl: config.SPILLWAY_SOCIAL_AUTHORIZE_URL,
+      tokenUrl: config.SPILLWAY_SOCIAL_TOKEN_URL,
+      redirectUri: config.SPILLWAY_SOCIAL_REDIRECT_URI,
+      graphUrl: config.SPILLWAY_SOCIAL_GRAPH_URL,
+      tokenKey: config.SPILLWAY_SOCIAL_TOKEN_KEY,
+      allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
+    },
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
     callbackUrls: { allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS },
     logger: {
@@ -157,6 +174,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       await engine.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS);
       await webhooks.stop();
       await storage.close();
+      email?.close();
     },
   };
 }

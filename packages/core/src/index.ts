@@ -180,3 +180,58 @@ export type { RouteRow, ShortLinkRow, RouteBindingRow } from './storage/cascade-
 export type { RouteStatsStorage, RouteTraffic, RouteTrafficQuery } from './ports/route-stats.ts';
 export { aggregateRouteStats } from './routes/route-stats.ts';
 export type { RouteStats, StepStats, EdgeStats } from './routes/route-stats.ts';
+
+// Client-management API: sender applications, client links, organizations.
+export type {
+  SenderKind,
+  ApplicationStatus,
+  SenderApplication,
+  ClientLinkKind,
+  ClientLink,
+  Organization,
+  StepActivity,
+  BotReceiver,
+  PhoneData,
+  EmailStatus,
+  EmailRecord,
+  SocialConnection,
+  OAuthState,
+} from './types/client.ts';
+export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from './ports/client-storage.ts';
+export { hasClientStorage } from './ports/client-storage.ts';
+export {
+  senderApplicationFromRow,
+  clientLinkFromRow,
+  organizationFromRow,
+  stepActivitiesOf,
+  botReceiverFromRow,
+  phoneDataFromRow,
+  emailFromRow,
+  socialConnectionFromRow,
+  oauthStateFromRow,
+} from './clients/client-rows.ts';
+export type {
+  SenderApplicationRow,
+  ClientLinkRow,
+  OrganizationRow,
+  BotReceiverRow,
+  PhoneDataRow,
+  EmailRow,
+  SocialConnectionRow,
+  OAuthStateRow,
+} from './clients/client-rows.ts';
+export * from './clients/client-requests.ts';
+export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';
+export type { AlphaNameStatistics } from './clients/alpha-name-statistics.ts';
+export { createSenderService, MAX_STATISTICS_DAYS } from './clients/sender-service.ts';
+export type { SenderService, SenderServiceDeps, SenderState } from './clients/sender-service.ts';
+export { createClientService } from './clients/client-service.ts';
+export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from './clients/client-service.ts';
+export { botCosts } from './clients/bot-costs.ts';
+export type { BotCostRow } from './clients/bot-costs.ts';
+export { applyPhoneVariables } from './clients/phone-variables.ts';
+export type { EmailTransport, OutgoingEmail } from './ports/email-transport.ts';
+export { createClientDataService } from './clients/client-data-service.ts';
+export type { ClientDataService, ClientDataServiceDeps } from './clients/client-data-service.ts';
+export { sendBotChatMessage } from './clients/bot-chat.ts';
+export { sendSingleMessage, sendIp2sms, parseIp2smsParams, ip2smsParamsSchema } from './clients/classic-send.ts';

@@ -1,5 +1,5 @@
 import { createRateLimiter } from '@spillway/core';
-import type { Engine, RateLimit } from '@spillway/core';
+import type { EmailTransport, Engine, RateLimit } from '@spillway/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
@@ -17,6 +17,13 @@ import type { OpenApiInfo } from './openapi.ts';
 import { registerCascadeRoutes } from './routes/cascade.ts';
 import { registerMessagingRoutes } from './routes/messaging.ts';
 import { registerInboundRoutes } from './routes/inbound.ts';
+import { registerClientRoutes } from './routes/clients.ts';
+import { registerSenderRoutes } from './routes/senders.ts';
+import { registerBotRoutes } from './routes/bots.ts';
+import { registerClientDataRoutes } from './routes/client-data.ts';
+import { registerClassicRoutes } from './routes/classic.ts';
+import type { SocialOptions } from './social/social-options.ts';
+import { registerSocialRoutes } from './social/social-routes.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 import { registerGatewayCallback } from './routes/gateway-callback.ts';
 
@@ -74,6 +81,12 @@ export interface HttpOptions {
   openApiInfo?: OpenApiInfo;
   /** Standard Webhooks secret (`whsec_...`) of `POST /gateway-callback`; without one that route answers 404. */
   gatewaySecret?: string;
+  /** Key of the operator routes (`/admin/...`, header `X-Admin-Key`); without it they answer 403. */
+  adminKey?: string;
+  /** Transport of `POST /api/email/send` (see `createSmtpTransport`); without it that route answers 500. */
+  email?: EmailTransport;
+  /** The social platform endpoints' configuration (webhook secrets, OAuth, graph upstream, token key). */
+  social?: SocialOptions;
 }
 
 export const DEFAULT_RATE_LIMITS = {
@@ -141,6 +154,13 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerCascadeRoutes(app);
   registerInboundRoutes(app);
   registerGatewayCallback(app, { secret: options.gatewaySecret });
+  registerSenderRoutes(app, { adminKey: options.adminKey });
+  registerClientRoutes(app);
+  const clientData = { email: options.email };
+  registerBotRoutes(app, clientData);
+  registerClientDataRoutes(app, clientData);
+  registerClassicRoutes(app);
+  registerSocialRoutes(app, options.social);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);

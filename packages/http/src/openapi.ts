@@ -9,9 +9,9 @@ import { errorBodySchema } from './schemas.ts';
 /**
  * How a route authenticates. `basic-or-key` is interface 5.1 (Basic login:password, Basic `@`:key,
  * `X-Authorization-Key`); the token kinds are the chat hub's (company, operator) and
- * `client-token` an API key sent as `X-Authorization-Key` only.
+ * `client-token` an API key sent as `X-Authorization-Key` only; `admin-key` the operator's `X-Admin-Key`.
  */
-export type RouteAuth = 'basic-or-key' | 'company-token' | 'operator-token' | 'client-token' | 'none';
+export type RouteAuth = 'basic-or-key' | 'company-token' | 'operator-token' | 'client-token' | 'admin-key' | 'none';
 
 export type RouteMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -140,6 +140,7 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   'company-token': [{ bearerAuth: [] }, { apiKeyAuth: [] }],
   'operator-token': [{ bearerAuth: [] }],
   'client-token': [{ apiKeyAuth: [] }],
+  'admin-key': [{ adminKeyAuth: [] }],
   none: [],
 };
 
@@ -182,7 +183,7 @@ function operationOf(record: RouteRecord): Record<string, unknown> {
   if (record.body && !responses['415']) responses['415'] = errorResponse('Unsupported content type');
   if (record.auth !== 'none') {
     responses['401'] ??= errorResponse('Missing or wrong credentials');
-    responses['429'] ??= errorResponse('Rate limit exceeded (see Retry-After and RateLimit-* headers)');
+    if (record.auth !== 'admin-key') responses['429'] ??= errorResponse('Rate limit exceeded (see Retry-After and RateLimit-* headers)');
   }
 
   return {
@@ -203,7 +204,7 @@ function operationOf(record: RouteRecord): Record<string, unknown> {
 export interface OpenApiInfo {
   /** @default 'Spillway' */
   title?: string;
-  /** @default '1.0.0' */
+  /** The API's version label (interface 9), not the package version. @default 'v1' */
   version?: string;
   description?: string;
 }
@@ -222,7 +223,7 @@ export function buildOpenApiDocument(app: Hono<any, any, any>, info: OpenApiInfo
     openapi: '3.1.0',
     info: {
       title: info.title ?? 'Spillway',
-      version: info.version ?? '1.0.0',
+      version: info.version ?? 'v1',
       description: info.description ?? 'Multi-channel messaging engine: messaging, cascade, chat hub and client-management APIs.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -231,6 +232,7 @@ export function buildOpenApiDocument(app: Hono<any, any, any>, info: OpenApiInfo
         basicAuth: { type: 'http', scheme: 'basic', description: 'login:password, or @:<API key>' },
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Authorization-Key' },
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        adminKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'Operator key (SPILLWAY_ADMIN_KEY)' },
       },
     },
     paths,

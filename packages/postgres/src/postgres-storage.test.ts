@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewMessage, StoredMessage } from '@spillway/core';
 import {
   runCascadeStorageContract,
+  runClientStorageContract,
   runChatHubStorageContract,
   runInboundStorageContract,
   runStorageContract,
 } from '@spillway/core/testing';
 import { createPostgresStorage, type PostgresStorage } from './postgres-storage.ts';
+import { SCHEMA_VERSION } from './schema.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 // These suites need a PostgreSQL server: run them with DATABASE_URL=postgres://... set.
@@ -36,6 +38,7 @@ describe.skipIf(!url)('postgres storage', () => {
   runChatHubStorageContract({ create, dispose });
   runCascadeStorageContract({ create, dispose });
   runInboundStorageContract({ create, dispose });
+  runClientStorageContract({ create, dispose });
 
   const message = (dueAt: number): NewMessage => ({
     kind: 'message',
@@ -64,7 +67,7 @@ describe.skipIf(!url)('postgres storage', () => {
         await Promise.all([one.migrate(), two.migrate(), one.migrate()]);
         await two.migrate();
         const versions = await one.pool.query(`SELECT version FROM "${schema}".spillway_migrations ORDER BY version`);
-        expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
+        expect(versions.rows.map((r: { version: number }) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
         const account = await one.createAccount({ login: 'a', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
         expect(await two.getAccount(account.id)).toEqual(account);
       } finally {

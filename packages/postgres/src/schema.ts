@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CLIENT_MIGRATIONS } from './client-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
 
 /**
@@ -282,6 +283,8 @@ const MIGRATIONS: readonly string[] = [
     state        TEXT NOT NULL DEFAULT 'live'
   );
   `,
+  // 6 and on: client-management records.
+  ...CLIENT_MIGRATIONS,
 ];
 
 /** Number of schema versions this code knows. */

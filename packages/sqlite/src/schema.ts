@@ -2,6 +2,7 @@ import { INBOUND_SCHEMA } from './inbound-store.ts';
 import type Database from 'better-sqlite3';
 import { CASCADE_SCHEMA } from './cascade-store.ts';
 import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
+import { CLIENT_MIGRATIONS } from './client-store.ts';
 
 /**
  * Schema versions of the accounts and messages tables, applied in order; `PRAGMA user_version`
@@ -188,6 +189,7 @@ const MIGRATIONS: readonly string[] = [
     state        TEXT NOT NULL DEFAULT 'live'
   );
   `,
+  ...CLIENT_MIGRATIONS,
 ];
 
 /** Number of schema versions this code knows. */

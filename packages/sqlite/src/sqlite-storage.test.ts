@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runStorageContract } from '@spillway/core/testing';
+import { runClientStorageContract, runStorageContract } from '@spillway/core/testing';
 import { createSqliteStorage } from './sqlite-storage.ts';
 
 runStorageContract({
@@ -51,4 +51,13 @@ describe('sqlite storage on a file', () => {
     await storage.close();
     expect(storage.db.open).toBe(false);
   });
+});
+
+runClientStorageContract({
+  create: async () => {
+    const storage = createSqliteStorage();
+    await storage.migrate();
+    return storage;
+  },
+  dispose: (storage) => storage.close(),
 });

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Storage } from '@spillway/core';
+import type { ClientStorage, Storage } from '@spillway/core';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';
+import { createClientStore } from './client-store.ts';
 import { createInboundStore } from './inbound-store.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
@@ -36,7 +37,7 @@ function openDatabase(filename: string): Database.Database {
 }
 
 /** The SQLite storage, with its database handle for tools and tests. */
-export type SqliteStorage = Storage & { readonly db: Database.Database };
+export type SqliteStorage = Storage & ClientStorage & { readonly db: Database.Database };
 
 /**
  * The embedded default storage: one SQLite file in WAL mode, on better-sqlite3. Opening it
@@ -73,6 +74,7 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
     ...createChatHubStore(db),
     ...createCascadeStore(db),
     ...createInboundStore(db),
+    ...createClientStore(db),
     ...createAccountStore(db),
     ...createMessageStore(db),
     ...createWorkStore(db),

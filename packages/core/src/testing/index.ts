@@ -7,3 +7,4 @@ export { runCascadeStorageContract, type CascadeStorageContractOptions } from '.
 export { runInboundStorageContract, type InboundStorageContractOptions } from './inbound-contract.ts';
 export { runChannelDriverContract } from './channel-driver-contract.ts';
 export type { ChannelDriverContractOptions } from './channel-driver-contract.ts';
+export { runClientStorageContract, type ClientStorageContractOptions } from './client-storage-contract.ts';

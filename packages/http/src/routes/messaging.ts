@@ -16,6 +16,7 @@ import {
 } from '../schemas.ts';
 import { parseOrThrow } from '../validate.ts';
 import { UrlRefusedError, checkCallbackUrl } from '../webhooks/guarded-post.ts';
+import { clientStorageOf } from './client-services.ts';
 
 const messageIdParam = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer');
 
@@ -28,7 +29,12 @@ function messageIdOf(raw: string | undefined): number {
 const TRANSACTION_TYPES = ['topup', 'charge', 'refund', 'adjustment'] as const;
 
 const walletQuerySchema = z.object({
-  ExternalAlphaName: z.string().optional().meta({ description: 'Accepted for compatibility; wallets are per account' }),
+  ExternalAlphaName: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: 'Only transactions of messages with an attempt sent from this alpha-name (top-ups are left out)' }),
   TransactionTypes: z.array(z.enum(TRANSACTION_TYPES)).optional(),
   Page: z.coerce.number().int().min(1).default(1).meta({ description: '1-based' }),
   PageSize: z.coerce.number().int().min(1).max(1000).default(50),
@@ -134,7 +140,9 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       tags: ['client'],
       auth: 'basic-or-key',
       query: walletQuerySchema,
-      responses: { 200: { description: 'One page of wallet transactions, newest first', schema: walletHistorySchema } },
+      responses: {
+        200: { description: 'One page of wallet transactions (SmsWalletHistoryDto), newest first', schema: walletHistorySchema },
+      },
     },
     async (c) => {
       // TransactionTypes is repeatable (?TransactionTypes=a&TransactionTypes=b); a comma list works too.
@@ -153,11 +161,10 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
         'query',
       );
       const account = c.var.account;
-      const { items, total } = await c.var.engine.accounts.walletHistory(account.id, {
-        ...(query.TransactionTypes ? { kinds: query.TransactionTypes } : {}),
-        page: query.Page,
-        pageSize: query.PageSize,
-      });
+      const page = { ...(query.TransactionTypes ? { kinds: query.TransactionTypes } : {}), page: query.Page, pageSize: query.PageSize };
+      const { items, total } = query.ExternalAlphaName
+        ? await clientStorageOf(c.var.engine).listWalletTransactionsOfAlphaName(account.id, query.ExternalAlphaName, page)
+        : await c.var.engine.accounts.walletHistory(account.id, page);
       return c.json({ items: items.map((t) => walletItem(t, account.currency)), total, page: query.Page, pageSize: query.PageSize });
     },
   );

@@ -1,0 +1,129 @@
+import type { Clock } from '../clock.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ClientStorage } from '../ports/client-storage.ts';
+import type { EmailTransport } from '../ports/email-transport.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { BotReceiver, EmailRecord, PhoneData } from '../types/client.ts';
+import { botCosts } from './bot-costs.ts';
+import type { BotCostRow } from './bot-costs.ts';
+import {
+  MAX_PHONE_DATA_BYTES,
+  botReceiverRequestSchema,
+  parseRequest,
+  phoneDataObjectSchema,
+  phoneNumberParamSchema,
+  sendEmailSchema,
+  userBonusBulkSchema,
+} from './client-requests.ts';
+
+export interface ClientDataServiceDeps {
+  storage: Storage & ClientStorage;
+  clock: Clock;
+  /** Without it `sendEmail` answers 503-like `internal` errors: e-mail is not configured. */
+  email?: EmailTransport | undefined;
+}
+
+/** Bot receivers and costs, per-phone data and e-mail of an account. */
+export interface ClientDataService {
+  bindBotReceiver(accountId: number, body: unknown): Promise<BotReceiver>;
+  botReceiver(accountId: number, botName: string, phoneNumber: string): Promise<BotReceiver | null>;
+  botCosts(accountId: number, range: { from: number; to: number; botName?: string; country?: string }): Promise<BotCostRow[]>;
+  /** Stores the data of many numbers in one transaction; answers how many numbers. */
+  putPhoneDataBulk(accountId: number, body: unknown): Promise<number>;
+  putPhoneData(accountId: number, phoneNumber: string, body: unknown): Promise<PhoneData>;
+  getPhoneData(accountId: number, phoneNumber: string): Promise<PhoneData>;
+  /** Records the e-mail, hands it to SMTP and records the outcome; a refusal is a `failed` record, not a throw. */
+  sendEmail(accountId: number, body: unknown): Promise<EmailRecord>;
+  getEmail(accountId: number, id: number): Promise<EmailRecord>;
+}
+
+const MAX_COST_DAYS = 366;
+const DAY = 86_400_000;
+
+function phoneOf(raw: string): string {
+  const parsed = phoneNumberParamSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new SpillwayError('validation_failed', 'Invalid phone number', [
+      { path: 'phoneNumber', message: parsed.error.issues[0]?.message ?? 'invalid' },
+    ]);
+  }
+  return parsed.data;
+}
+
+function checkSize(data: Record<string, unknown>, path: string): void {
+  if (JSON.stringify(data).length > MAX_PHONE_DATA_BYTES) {
+    throw new SpillwayError('validation_failed', `the data of a number is limited to ${MAX_PHONE_DATA_BYTES} bytes`, [
+      { path, message: 'too large' },
+    ]);
+  }
+}
+
+export function createClientDataService(deps: ClientDataServiceDeps): ClientDataService {
+  const { storage, clock } = deps;
+  return {
+    async bindBotReceiver(accountId, body) {
+      const req = parseRequest(botReceiverRequestSchema, body, 'bot receiver');
+      return storage.upsertBotReceiver({ accountId, ...req }, clock.now());
+    },
+    botReceiver: (accountId, botName, phoneNumber) => storage.getBotReceiver(accountId, botName, phoneNumber),
+
+    async botCosts(accountId, range) {
+      if (!(range.from < range.to))
+        throw new SpillwayError('validation_failed', 'the first date must be before the second', [
+          { path: 'date', message: 'empty period' },
+        ]);
+      if (range.to - range.from > MAX_COST_DAYS * DAY) {
+        throw new SpillwayError('validation_failed', `the period is longer than ${MAX_COST_DAYS} days`, [
+          { path: 'date', message: 'period too long' },
+        ]);
+      }
+      const activity = await storage.listStepActivity(accountId, range);
+      return botCosts(activity, {
+        ...(range.botName ? { botName: range.botName } : {}),
+        ...(range.country ? { country: range.country } : {}),
+      });
+    },
+
+    async putPhoneDataBulk(accountId, body) {
+      const items = parseRequest(userBonusBulkSchema, body, 'user data');
+      const entries = items.map(({ phoneNumber, ...data }, i) => {
+        checkSize(data, `[${i}]`);
+        return { phoneNumber, data };
+      });
+      await storage.putPhoneData(accountId, entries, clock.now());
+      return new Set(entries.map((e) => e.phoneNumber)).size;
+    },
+    async putPhoneData(accountId, rawPhone, body) {
+      const phoneNumber = phoneOf(rawPhone);
+      const data = parseRequest(phoneDataObjectSchema, body, 'user data');
+      checkSize(data, '(body)');
+      await storage.putPhoneData(accountId, [{ phoneNumber, data }], clock.now());
+      return (await storage.getPhoneData(accountId, phoneNumber))!;
+    },
+    async getPhoneData(accountId, rawPhone) {
+      const phoneNumber = phoneOf(rawPhone);
+      const found = await storage.getPhoneData(accountId, phoneNumber);
+      if (!found) throw new SpillwayError('not_found', `no data for ${phoneNumber}`);
+      return found;
+    },
+
+    async sendEmail(accountId, body) {
+      const req = parseRequest(sendEmailSchema, body, 'e-mail');
+      const transport = deps.email;
+      if (!transport) throw new SpillwayError('internal', 'e-mail is not configured on this server (SPILLWAY_SMTP_URL)');
+      const record = await storage.createEmail({ accountId, from: transport.from, to: req.to, subject: req.subject }, clock.now());
+      try {
+        const { messageId } = await transport.send({ from: transport.from, ...req });
+        return await storage.completeEmail(record.id, { status: 'sent', messageId, error: null }, clock.now());
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return storage.completeEmail(record.id, { status: 'failed', messageId: null, error: message.slice(0, 1000) }, clock.now());
+      }
+    },
+    async getEmail(accountId, id) {
+      const found = await storage.getEmail(accountId, id);
+      if (!found) throw new SpillwayError('not_found', `e-mail ${id} does not exist`);
+      return found;
+    },
+  };
+}

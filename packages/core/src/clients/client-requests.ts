@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { SpillwayError } from '../errors.ts';
+import { CHANNELS } from '../types/channel.ts';
+import { issuesToDetails } from '../validation/issue-details.ts';
+
+/**
+ * An SMS sender id: up to 11 characters when it holds a letter (GSM alphanumeric originator),
+ * up to 15 digits when numeric (a long number).
+ */
+export const alphaNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._&'-]*$/, "letters, digits, space and . _ & ' - only, starting with a letter or digit")
+  .refine((v) => (/[^0-9]/.test(v) ? v.length <= 11 : v.length <= 15), 'at most 11 characters (15 digits when numeric)')
+  .meta({ examples: ['Acme'] });
+
+const channelsSchema = z.array(z.enum(CHANNELS)).min(1).max(CHANNELS.length);
+
+/** Body of `POST /api/AlphaName/sms/application` (ExternalCreateAlphaNameApplicationDto). */
+export const alphaNameApplicationSchema = z.strictObject({
+  alphaName: alphaNameSchema,
+  channels: channelsSchema.optional().meta({ description: 'Channels to approve the name on', default: ['sms'] }),
+  companyName: z.string().trim().min(1).max(200).meta({ description: 'Legal name of the company the sender belongs to' }),
+  taxId: z.string().trim().min(1).max(32).optional(),
+  description: z.string().trim().min(1).max(1000).meta({ description: 'What the name is used for' }),
+  sampleText: z.string().max(1000).optional().meta({ description: 'A typical message' }),
+  website: z.url({ protocol: /^https?$/ }).optional(),
+});
+
+/** Body of `POST /bots/application` (NewExternalBotApplication). */
+export const botApplicationSchema = z.strictObject({
+  botName: z.string().trim().min(1).max(64),
+  kind: z
+    .enum(['chatapp_bot', 'messenger_bot'])
+    .meta({ description: 'Chat-app bot (`X-Viber-Auth-Token`) or messenger bot (`X-Tg-Bot-Key`)' }),
+  companyName: z.string().trim().min(1).max(200),
+  description: z.string().trim().min(1).max(1000),
+  botUrl: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .meta({ description: 'Public link of the bot' }),
+});
+
+/** Body of the admin decision on an application. */
+export const applicationDecisionSchema = z
+  .strictObject({
+    status: z.enum(['approved', 'rejected']),
+    reason: z.string().trim().min(1).max(1000).optional(),
+  })
+  .refine((d) => d.status === 'approved' || d.reason !== undefined, { message: 'a rejection needs a reason', path: ['reason'] });
+
+const loginSchema = z
+  .string()
+  .min(3)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'letters, digits and . _ @ - only');
+
+/** Body of `POST /api/client/provision` (CreateExternalClientDTO). */
+export const provisionClientSchema = z.strictObject({
+  login: loginSchema,
+  password: z.string().min(8).max(256),
+  name: z.string().trim().min(1).max(200).optional(),
+  balance: z.number().nonnegative().max(1e9).optional().meta({ description: 'Moved from the parent wallet, currency units', default: 0 }),
+  alphaNames: z.array(alphaNameSchema).max(100).optional().meta({ description: 'Approved alpha-names of the parent to share' }),
+});
+
+/** Body of `POST /api/client/{referralId}` (ReferralClientDTO). */
+export const referralClientSchema = z.strictObject({
+  login: loginSchema,
+  password: z.string().min(8).max(256),
+  name: z.string().trim().min(1).max(200).optional(),
+  email: z.email().optional(),
+  phone: z
+    .string()
+    .regex(/^\+?[0-9]{7,15}$/, 'international phone number')
+    .optional(),
+});
+
+/** Body of `POST /organizations` (AddOrganizationDTO) and `POST /api/client/organization`. */
+export const organizationRequestSchema = z.strictObject({
+  name: z.string().trim().min(1).max(300),
+  taxId: z
+    .string()
+    .regex(/^[0-9A-Za-z-]{4,32}$/, '4 to 32 letters, digits or -')
+    .meta({ description: 'Tax identification number, unique per account' }),
+  address: z.string().trim().min(1).max(500).optional(),
+  email: z.email().optional(),
+  phone: z
+    .string()
+    .regex(/^\+?[0-9]{7,15}$/, 'international phone number')
+    .optional(),
+});
+
+export type AlphaNameApplicationRequest = z.infer<typeof alphaNameApplicationSchema>;
+export type BotApplicationRequest = z.infer<typeof botApplicationSchema>;
+export type ApplicationDecision = z.infer<typeof applicationDecisionSchema>;
+export type ProvisionClientRequest = z.infer<typeof provisionClientSchema>;
+export type ReferralClientRequest = z.infer<typeof referralClientSchema>;
+export type OrganizationRequest = z.infer<typeof organizationRequestSchema>;
+
+/** Parses a request body with `schema`, or throws `validation_failed` listing every bad path. */
+export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new SpillwayError('validation_failed', `Invalid ${what}`, issuesToDetails(parsed.error.issues));
+  return parsed.data;
+}
+
+const phoneSchema = z
+  .string()
+  .transform((s) => s.replace(/[\s()+-]/g, ''))
+  .pipe(z.string().regex(/^[1-9][0-9]{6,14}$/, 'must be an international number: 7 to 15 digits, country code first'));
+
+/** Body of `PUT /chat_bot/bot_receiver/phone` (UpdateBotReceiverPhone). */
+export const botReceiverRequestSchema = z.strictObject({
+  phoneNumber: phoneSchema,
+  chatId: z
+    .union([z.string().regex(/^-?[0-9]{1,20}$/, 'a numeric chat id'), z.int()])
+    .transform(String)
+    .meta({ description: 'The messenger chat id' }),
+  botName: z.string().trim().max(64).default('').meta({ description: 'Which of the account’s bots; empty for its only one' }),
+});
+
+/** Body of `POST /api/myCodeBot/sendChatMessage` (MyCodeBotChatappRequest). */
+export const botChatMessageSchema = z.strictObject({
+  phoneNumber: phoneSchema,
+  text: z.string().min(1).max(4096).meta({ description: 'May use `%member%` of the number’s per-phone data' }),
+  fromName: z.string().trim().min(1).max(64).optional().meta({ description: 'Approved alpha-name of the account; default its first' }),
+  botName: z.string().trim().max(64).default(''),
+  buttons: z
+    .array(z.strictObject({ text: z.string().min(1).max(64), action: z.string().min(1).max(2048) }))
+    .max(24)
+    .optional(),
+});
+
+/** Item of `POST /api/external-data/user-bonuses` (UserBonusDataDto): the phone number and any data members. */
+export const userBonusItemSchema = z
+  .looseObject({ phoneNumber: phoneSchema, bonus: z.number().optional().meta({ description: 'Used as `%bonus%`' }) })
+  .meta({ description: 'Every member besides phoneNumber becomes a variable of the number' });
+
+/** Body of `POST /api/external-data/user-bonuses`. */
+export const userBonusBulkSchema = z.array(userBonusItemSchema).min(1).max(10_000);
+
+/** Body of `POST /api/external-data/user-bonuses/{phoneNumber}`: any JSON object. */
+export const phoneDataObjectSchema = z.record(z.string(), z.unknown());
+
+/** Largest JSON of one number's data, bytes. */
+export const MAX_PHONE_DATA_BYTES = 16 * 1024;
+
+/** Path parameter of a phone number. */
+export const phoneNumberParamSchema = phoneSchema;
+
+/** Body of `POST /api/email/send` (SendEmailRequest). */
+export const sendEmailSchema = z
+  .strictObject({
+    to: z.union([z.email(), z.array(z.email()).min(1).max(50)]).transform((v) => (Array.isArray(v) ? v : [v])),
+    subject: z.string().min(1).max(998),
+    text: z.string().max(1_000_000).optional(),
+    html: z.string().max(1_000_000).optional(),
+    replyTo: z.email().optional(),
+  })
+  .refine((e) => e.text !== undefined || e.html !== undefined, { message: 'give text or html', path: ['text'] });
+
+export type BotReceiverRequest = z.infer<typeof botReceiverRequestSchema>;
+export type BotChatMessageRequest = z.infer<typeof botChatMessageSchema>;
+export type SendEmailRequest = z.infer<typeof sendEmailSchema>;

@@ -1,0 +1,221 @@
+import type { StepSpec } from '../types/message.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type {
+  ApplicationStatus,
+  BotReceiver,
+  EmailRecord,
+  EmailStatus,
+  OAuthState,
+  PhoneData,
+  SocialConnection,
+  ClientLink,
+  ClientLinkKind,
+  Organization,
+  SenderApplication,
+  SenderKind,
+  StepActivity,
+} from '../types/client.ts';
+
+// Rows of the SQL adapters' client tables, JSON columns already parsed.
+
+/** A `sender_applications` row with `channels` and `details` parsed. */
+export interface SenderApplicationRow {
+  id: number;
+  account_id: number;
+  kind: string;
+  name: string;
+  channels: ChannelId[];
+  details: Record<string, unknown>;
+  status: string;
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export function senderApplicationFromRow(row: SenderApplicationRow): SenderApplication {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    kind: row.kind as SenderKind,
+    name: row.name,
+    channels: row.channels,
+    details: row.details,
+    status: row.status as ApplicationStatus,
+    reason: row.reason,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+  };
+}
+
+/** A `client_links` row. */
+export interface ClientLinkRow {
+  child_id: number;
+  parent_id: number;
+  kind: string;
+  referral_id: string | null;
+  created_at: number;
+}
+
+export function clientLinkFromRow(row: ClientLinkRow): ClientLink {
+  return {
+    childId: row.child_id,
+    parentId: row.parent_id,
+    kind: row.kind as ClientLinkKind,
+    referralId: row.referral_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** An `organizations` row. */
+export interface OrganizationRow {
+  id: number;
+  account_id: number;
+  name: string;
+  tax_id: string;
+  address: string | null;
+  email: string | null;
+  phone: string | null;
+  created_at: number;
+}
+
+export function organizationFromRow(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    taxId: row.tax_id,
+    address: row.address,
+    email: row.email,
+    phone: row.phone,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Flattens messages (their steps parsed) and their history rows into one activity per attempt.
+ * History rows must come in order; statuses keep that order.
+ */
+export function stepActivitiesOf(
+  messages: Array<{ id: number; steps: StepSpec[]; created_at: number }>,
+  history: Array<{ message_id: number; step: number; status: string }>,
+): StepActivity[] {
+  const statuses = new Map<string, string[]>();
+  for (const h of history) {
+    const key = `${h.message_id}:${h.step}`;
+    const list = statuses.get(key);
+    if (list) list.push(h.status);
+    else statuses.set(key, [h.status]);
+  }
+  const out: StepActivity[] = [];
+  for (const m of messages) {
+    m.steps.forEach((s, step) => {
+      out.push({
+        messageId: m.id,
+        step,
+        channel: s.channel,
+        type: s.type,
+        from: s.from,
+        to: s.to,
+        partsCount: s.partsCount,
+        cost: s.cost,
+        createdAt: m.created_at,
+        statuses: statuses.get(`${m.id}:${step}`) ?? [],
+      });
+    });
+  }
+  return out;
+}
+
+/** A `bot_receivers` row. */
+export interface BotReceiverRow {
+  account_id: number;
+  bot_name: string;
+  phone_number: string;
+  chat_id: string;
+  updated_at: number;
+}
+
+export function botReceiverFromRow(row: BotReceiverRow): BotReceiver {
+  return {
+    accountId: row.account_id,
+    botName: row.bot_name,
+    phoneNumber: row.phone_number,
+    chatId: row.chat_id,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A `phone_data` row with `data` parsed. */
+export interface PhoneDataRow {
+  account_id: number;
+  phone_number: string;
+  data: Record<string, unknown>;
+  updated_at: number;
+}
+
+export function phoneDataFromRow(row: PhoneDataRow): PhoneData {
+  return { accountId: row.account_id, phoneNumber: row.phone_number, data: row.data, updatedAt: row.updated_at };
+}
+
+/** An `emails` row with `to_addresses` parsed. */
+export interface EmailRow {
+  id: number;
+  account_id: number;
+  from_address: string;
+  to_addresses: string[];
+  subject: string;
+  status: string;
+  message_id: string | null;
+  error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export function emailFromRow(row: EmailRow): EmailRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    from: row.from_address,
+    to: row.to_addresses,
+    subject: row.subject,
+    status: row.status as EmailStatus,
+    messageId: row.message_id,
+    error: row.error,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+  };
+}
+
+/** A `social_connections` row. */
+export interface SocialConnectionRow {
+  account_id: number;
+  alpha_name: string;
+  external_id: string;
+  token_ciphertext: string;
+  expires_at: number | null;
+  updated_at: number;
+}
+
+export function socialConnectionFromRow(row: SocialConnectionRow): SocialConnection {
+  return {
+    accountId: row.account_id,
+    alphaName: row.alpha_name,
+    externalId: row.external_id,
+    tokenCiphertext: row.token_ciphertext,
+    expiresAt: row.expires_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** An `oauth_states` row. */
+export interface OAuthStateRow {
+  state: string;
+  account_id: number;
+  alpha_name: string;
+  external_id: string;
+  expires_at: number;
+}
+
+export function oauthStateFromRow(row: OAuthStateRow): OAuthState {
+  return { state: row.state, accountId: row.account_id, alphaName: row.alpha_name, externalId: row.external_id, expiresAt: row.expires_at };
+}

@@ -1,0 +1,154 @@
+import type { Clock } from '../clock.ts';
+import type { AccountService } from '../engine/engine-types.ts';
+import { fromMicros, toMicros } from '../engine/money.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ClientStorage, PageQuery } from '../ports/client-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { Account, AlphaName } from '../types/account.ts';
+import type { ClientLink, Organization } from '../types/client.ts';
+import { organizationRequestSchema, parseRequest, provisionClientSchema, referralClientSchema } from './client-requests.ts';
+
+/** A sub-client created by `POST /api/client/provision`; the API key is shown once. */
+export interface ProvisionedClient {
+  account: Account;
+  apiKey: string;
+  /** Opening balance, currency units. */
+  balance: number;
+  alphaNames: AlphaName[];
+  link: ClientLink;
+}
+
+/** A client linked to an account, with its balance (`GET /api/client/clients`). */
+export interface LinkedClient {
+  account: Account;
+  link: ClientLink;
+  balance: number;
+}
+
+export interface ClientServiceDeps {
+  storage: Storage & ClientStorage;
+  accounts: AccountService;
+  clock: Clock;
+}
+
+/** Sub-clients, referred clients and organizations of an account. */
+export interface ClientService {
+  provision(parentId: number, body: unknown): Promise<ProvisionedClient>;
+  /** Registers a client referred by `referrerId` under `referralId`; a replay of the same login answers the same client. */
+  registerReferral(referrerId: number, referralId: string, body: unknown): Promise<{ account: Account; created: boolean }>;
+  listClients(parentId: number, kind?: ClientLink['kind']): Promise<LinkedClient[]>;
+  addOrganization(accountId: number, body: unknown): Promise<Organization>;
+  listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
+}
+
+export function createClientService(deps: ClientServiceDeps): ClientService {
+  const { storage, accounts, clock } = deps;
+
+  const loginFree = async (login: string) => {
+    if (await accounts.getByLogin(login)) {
+      throw new SpillwayError('conflict', `login '${login}' is taken`, [{ path: 'login', message: 'taken' }]);
+    }
+  };
+
+  return {
+    async provision(parentId, body) {
+      const req = parseRequest(provisionClientSchema, body, 'client');
+      const parent = await accounts.get(parentId);
+      if (!parent) throw new SpillwayError('not_found', `account ${parentId} does not exist`);
+      // Only names the parent may send from can be shared, on the parent's channels.
+      const shared: AlphaName[] = [];
+      const missing: string[] = [];
+      for (const name of new Set(req.alphaNames ?? [])) {
+        const own = await storage.getAlphaName(parentId, name);
+        if (own) shared.push(own);
+        else missing.push(name);
+      }
+      if (missing.length) {
+        throw new SpillwayError(
+          'validation_failed',
+          'alphaNames must be approved alpha-names of the account',
+          missing.map((name) => ({ path: `alphaNames[${(req.alphaNames ?? []).indexOf(name)}]`, message: `'${name}' is not approved` })),
+        );
+      }
+      await loginFree(req.login);
+      const micros = toMicros(req.balance ?? 0);
+      // The opening balance leaves the parent's wallet first: no money is made up if the rest fails.
+      if (micros > 0) {
+        const charged = await storage.tryCharge(
+          { accountId: parentId, kind: 'adjustment', amount: -micros, messageId: null, description: `transfer to sub-client ${req.login}` },
+          clock.now(),
+        );
+        if (!charged) throw new SpillwayError('payment_required', 'the balance does not cover the opening balance of the client');
+      }
+      let account: Account;
+      try {
+        account = await accounts.create({
+          login: req.login,
+          password: req.password,
+          name: req.name ?? req.login,
+          currency: parent.currency,
+        });
+      } catch (error) {
+        if (micros > 0) {
+          await storage.addWalletTransaction(
+            { accountId: parentId, kind: 'refund', amount: micros, messageId: null, description: `sub-client ${req.login} not created` },
+            clock.now(),
+          );
+        }
+        throw error;
+      }
+      if (micros > 0) {
+        await storage.addWalletTransaction(
+          { accountId: account.id, kind: 'topup', amount: micros, messageId: null, description: `transfer from ${parent.login}` },
+          clock.now(),
+        );
+      }
+      const alphaNames: AlphaName[] = [];
+      for (const a of shared) alphaNames.push(await accounts.approveAlphaName(account.id, a.name, a.channels));
+      const link = await storage.linkClient({ childId: account.id, parentId, kind: 'sub', referralId: null, createdAt: clock.now() });
+      const { key } = await accounts.createKey(account.id, 'provisioned');
+      return { account, apiKey: key, balance: fromMicros(micros), alphaNames, link };
+    },
+
+    async registerReferral(referrerId, referralId, body) {
+      const req = parseRequest(referralClientSchema, body, 'referred client');
+      const known = await storage.getClientLinkByReferral(referrerId, referralId);
+      if (known) {
+        const account = await accounts.get(known.childId);
+        if (account?.login === req.login) return { account, created: false };
+        throw new SpillwayError('conflict', `referral ${referralId} is used by another client`);
+      }
+      await loginFree(req.login);
+      const referrer = await accounts.get(referrerId);
+      if (!referrer) throw new SpillwayError('not_found', `account ${referrerId} does not exist`);
+      const account = await accounts.create({
+        login: req.login,
+        password: req.password,
+        name: req.name ?? req.login,
+        currency: referrer.currency,
+      });
+      await storage.linkClient({ childId: account.id, parentId: referrerId, kind: 'referral', referralId, createdAt: clock.now() });
+      return { account, created: true };
+    },
+
+    async listClients(parentId, kind) {
+      const links = await storage.listClientLinks(parentId, kind);
+      const out: LinkedClient[] = [];
+      for (const link of links) {
+        const account = await accounts.get(link.childId);
+        if (account) out.push({ account, link, balance: fromMicros(await storage.getBalance(account.id)) });
+      }
+      return out;
+    },
+
+    async addOrganization(accountId, body) {
+      const req = parseRequest(organizationRequestSchema, body, 'organization');
+      return storage.createOrganization(
+        { accountId, name: req.name, taxId: req.taxId, address: req.address ?? null, email: req.email ?? null, phone: req.phone ?? null },
+        clock.now(),
+      );
+    },
+
+    listOrganizations: (accountId, page) => storage.listOrganizations(accountId, page),
+  };
+}

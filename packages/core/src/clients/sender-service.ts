@@ -1,0 +1,136 @@
+import type { Clock } from '../clock.ts';
+import type { AccountService } from '../engine/engine-types.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ClientStorage } from '../ports/client-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type { ApplicationStatus, SenderApplication, SenderKind } from '../types/client.ts';
+import { alphaNameStatistics } from './alpha-name-statistics.ts';
+import type { AlphaNameStatistics } from './alpha-name-statistics.ts';
+import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema, parseRequest } from './client-requests.ts';
+
+/** One sender of an account and its state (`GET /api/clientsenders`). */
+export interface SenderState {
+  name: string;
+  kind: SenderKind;
+  channels: ChannelId[];
+  status: ApplicationStatus;
+  /** The reason of a rejection. */
+  reason: string | null;
+  /** The application behind the state; null for a name approved by configuration or the CLI. */
+  applicationId: number | null;
+}
+
+/** Longest period of the alpha-name statistics. */
+export const MAX_STATISTICS_DAYS = 366;
+const DAY = 86_400_000;
+
+export interface SenderServiceDeps {
+  storage: Storage & ClientStorage;
+  accounts: AccountService;
+  clock: Clock;
+}
+
+/** Sender applications (alpha-names and bots), their decisions, and the alpha-name statistics. */
+export interface SenderService {
+  applyForAlphaName(accountId: number, body: unknown): Promise<SenderApplication>;
+  applyForBot(accountId: number, body: unknown): Promise<SenderApplication>;
+  /** Approves (an alpha-name: on its channels) or rejects a pending application. 404 unknown, 409 decided. */
+  decide(applicationId: number, body: unknown): Promise<SenderApplication>;
+  list(accountId: number | null, filter?: { kind?: SenderKind; status?: ApplicationStatus }): Promise<SenderApplication[]>;
+  /** Every sender of the account: approved alpha-names and the latest application of each other name. */
+  senders(accountId: number): Promise<SenderState[]>;
+  /** SMS figures per alpha-name for messages created in `[from, to)`. */
+  statistics(accountId: number, range: { from: number; to: number; alphaName?: string }): Promise<AlphaNameStatistics[]>;
+}
+
+export function createSenderService(deps: SenderServiceDeps): SenderService {
+  const { storage, accounts, clock } = deps;
+  return {
+    async applyForAlphaName(accountId, body) {
+      const req = parseRequest(alphaNameApplicationSchema, body, 'alpha-name application');
+      const channels = req.channels ?? ['sms'];
+      const approved = await storage.getAlphaName(accountId, req.alphaName);
+      if (approved && channels.every((c) => approved.channels.includes(c))) {
+        throw new SpillwayError('conflict', `'${req.alphaName}' is approved already on ${channels.join(', ')}`);
+      }
+      const { alphaName, channels: _channels, ...details } = req;
+      return storage.createSenderApplication({ accountId, kind: 'alpha_name', name: alphaName, channels, details }, clock.now());
+    },
+
+    async applyForBot(accountId, body) {
+      const req = parseRequest(botApplicationSchema, body, 'bot application');
+      const { botName, kind, ...details } = req;
+      const channels: ChannelId[] = [kind === 'chatapp_bot' ? 'chatapp_bot' : 'messenger'];
+      return storage.createSenderApplication({ accountId, kind, name: botName, channels, details }, clock.now());
+    },
+
+    async decide(applicationId, body) {
+      const decision = parseRequest(applicationDecisionSchema, body, 'decision');
+      const found = await storage.getSenderApplication(applicationId);
+      if (!found) throw new SpillwayError('not_found', `application ${applicationId} does not exist`);
+      if (found.status !== 'pending') throw new SpillwayError('conflict', `application ${applicationId} is ${found.status} already`);
+      const decided = await storage.decideSenderApplication(
+        applicationId,
+        { status: decision.status, reason: decision.reason ?? null },
+        clock.now(),
+      );
+      if (!decided) throw new SpillwayError('conflict', `application ${applicationId} was decided meanwhile`);
+      if (decided.status === 'approved' && decided.kind === 'alpha_name') {
+        // Keep the channels the name had, add the ones applied for.
+        const existing = await storage.getAlphaName(decided.accountId, decided.name);
+        const channels = [...new Set([...(existing?.channels ?? []), ...decided.channels])];
+        await accounts.approveAlphaName(decided.accountId, decided.name, channels);
+      }
+      return decided;
+    },
+
+    list: (accountId, filter) => storage.listSenderApplications(accountId, filter),
+
+    async senders(accountId) {
+      const [names, applications] = await Promise.all([storage.listAlphaNames(accountId), storage.listSenderApplications(accountId)]);
+      const out = new Map<string, SenderState>();
+      for (const a of names) {
+        // A name may be approved without an application (bootstrap, CLI).
+        const app = applications.find((x) => x.kind === 'alpha_name' && x.name === a.name && x.status === 'approved');
+        out.set(`alpha_name:${a.name}`, {
+          name: a.name,
+          kind: 'alpha_name',
+          channels: a.channels,
+          status: 'approved',
+          reason: null,
+          applicationId: app?.id ?? null,
+        });
+      }
+      // Applications come newest first: the newest one of a sender not approved tells its state.
+      for (const app of applications) {
+        const key = `${app.kind}:${app.name}`;
+        if (out.has(key)) continue;
+        out.set(key, {
+          name: app.name,
+          kind: app.kind,
+          channels: app.channels,
+          status: app.status,
+          reason: app.reason,
+          applicationId: app.id,
+        });
+      }
+      return [...out.values()].sort((x, y) => x.kind.localeCompare(y.kind) || x.name.localeCompare(y.name));
+    },
+
+    async statistics(accountId, range) {
+      if (!(range.from < range.to)) {
+        throw new SpillwayError('validation_failed', 'dateFrom must be before dateTo', [{ path: 'dateFrom', message: 'after dateTo' }]);
+      }
+      if (range.to - range.from > MAX_STATISTICS_DAYS * DAY) {
+        throw new SpillwayError('validation_failed', `the period is longer than ${MAX_STATISTICS_DAYS} days`, [
+          { path: 'dateTo', message: 'period too long' },
+        ]);
+      }
+      const activity = await storage.listStepActivity(accountId, range);
+      const names = range.alphaName ? [range.alphaName] : (await storage.listAlphaNames(accountId)).map((a) => a.name);
+      const stats = alphaNameStatistics(activity, names);
+      return range.alphaName ? stats.filter((s) => s.alphaName === range.alphaName) : stats;
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import type { WalletTransaction, WalletTransactionKind } from '../types/account.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type {
+  ApplicationStatus,
+  BotReceiver,
+  EmailRecord,
+  OAuthState,
+  PhoneData,
+  SocialConnection,
+  ClientLink,
+  ClientLinkKind,
+  Organization,
+  SenderApplication,
+  SenderKind,
+  StepActivity,
+} from '../types/client.ts';
+
+export interface NewSenderApplication {
+  accountId: number;
+  kind: SenderKind;
+  name: string;
+  channels: ChannelId[];
+  details: Record<string, unknown>;
+}
+
+export interface NewOrganization {
+  accountId: number;
+  name: string;
+  taxId: string;
+  address: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
+/** One page, 1-based. */
+export interface PageQuery {
+  page: number;
+  pageSize: number;
+}
+
+/**
+ * The records of the client-management API: sender applications, client links, organizations,
+ * plus read-only views over the messages and wallet that its statistics need. Passes
+ * `runClientStorageContract` from `@spillway/core/testing`.
+ */
+export interface ClientStorage {
+  /**
+   * Stores a `pending` application. Fails with a `conflict` SpillwayError while the account has a
+   * pending or approved application of the same kind and name.
+   */
+  createSenderApplication(input: NewSenderApplication, at: number): Promise<SenderApplication>;
+  getSenderApplication(id: number): Promise<SenderApplication | null>;
+  /** Applications of one account (or of every account with `accountId` null), newest first. */
+  listSenderApplications(
+    accountId: number | null,
+    filter?: { kind?: SenderKind; status?: ApplicationStatus },
+  ): Promise<SenderApplication[]>;
+  /** Moves a `pending` application to its decision; null when it is not pending (or unknown). */
+  decideSenderApplication(
+    id: number,
+    decision: { status: 'approved' | 'rejected'; reason: string | null },
+    at: number,
+  ): Promise<SenderApplication | null>;
+
+  /** Links `childId` to `parentId`. Fails with `conflict` when the child is linked already or the referral id is taken. */
+  linkClient(link: ClientLink): Promise<ClientLink>;
+  getClientLink(childId: number): Promise<ClientLink | null>;
+  getClientLinkByReferral(parentId: number, referralId: string): Promise<ClientLink | null>;
+  /** The accounts linked to `parentId`, oldest first. */
+  listClientLinks(parentId: number, kind?: ClientLinkKind): Promise<ClientLink[]>;
+
+  /** Fails with `conflict` when the account has an organization with the same tax id. */
+  createOrganization(input: NewOrganization, at: number): Promise<Organization>;
+  /** The account's organizations, oldest first. */
+  listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
+
+  /**
+   * Every channel attempt of the account's messages created in `[from, to)`, with the history
+   * statuses of each attempt. Read-only over the message tables.
+   */
+  listStepActivity(accountId: number, range: { from: number; to: number }): Promise<StepActivity[]>;
+  /**
+   * Wallet transactions of the account tied to messages with an attempt sent from `alphaName`,
+   * newest first. Read-only over the wallet and message tables.
+   */
+  listWalletTransactionsOfAlphaName(
+    accountId: number,
+    alphaName: string,
+    query: { kinds?: WalletTransactionKind[] } & PageQuery,
+  ): Promise<{ items: WalletTransaction[]; total: number }>;
+
+  /** Binds (or rebinds) the messenger chat of a phone number for one bot of the account. */
+  upsertBotReceiver(receiver: Omit<BotReceiver, 'updatedAt'>, at: number): Promise<BotReceiver>;
+  getBotReceiver(accountId: number, botName: string, phoneNumber: string): Promise<BotReceiver | null>;
+
+  /** Stores (replaces) the data of each phone number, all in one transaction. */
+  putPhoneData(accountId: number, entries: Array<{ phoneNumber: string; data: Record<string, unknown> }>, at: number): Promise<void>;
+  getPhoneData(accountId: number, phoneNumber: string): Promise<PhoneData | null>;
+
+  /** Records an e-mail as `pending` before it is handed to SMTP. */
+  createEmail(input: NewEmail, at: number): Promise<EmailRecord>;
+  /** Records how handing it to SMTP ended. */
+  completeEmail(
+    id: number,
+    outcome: { status: 'sent' | 'failed'; messageId: string | null; error: string | null },
+    at: number,
+  ): Promise<EmailRecord>;
+  getEmail(accountId: number, id: number): Promise<EmailRecord | null>;
+
+  createOAuthState(state: OAuthState): Promise<void>;
+  /** Removes and answers the state if it exists and has not expired at `now` (single use). */
+  takeOAuthState(state: string, now: number): Promise<OAuthState | null>;
+  /** Creates or replaces the connection of (account, alpha-name); an external id belongs to one connection. */
+  upsertSocialConnection(connection: SocialConnection): Promise<SocialConnection>;
+  getSocialConnection(accountId: number, alphaName: string): Promise<SocialConnection | null>;
+  listSocialConnections(accountId: number): Promise<SocialConnection[]>;
+  findSocialConnection(externalId: string): Promise<SocialConnection | null>;
+  /** Answers whether a connection was removed. */
+  deleteSocialConnection(accountId: number, alphaName: string): Promise<boolean>;
+}
+
+export interface NewEmail {
+  accountId: number;
+  from: string;
+  to: string[];
+  subject: string;
+}
+
+const CLIENT_STORAGE_METHODS = ['createSenderApplication', 'linkClient', 'createOrganization', 'listStepActivity'] as const;
+
+/** True when a storage adapter implements {@link ClientStorage} (both bundled adapters do). */
+export function hasClientStorage<S extends object>(storage: S): storage is S & ClientStorage {
+  return CLIENT_STORAGE_METHODS.every((m) => typeof (storage as Record<string, unknown>)[m] === 'function');
+}

@@ -1,0 +1,139 @@
+import type { ChannelId } from './channel.ts';
+
+/** What a sender application asks for: an alpha-name, or one of the account's own bots. */
+export type SenderKind = 'alpha_name' | 'chatapp_bot' | 'messenger_bot';
+
+/** `pending` until an operator approves or rejects it (with a reason). */
+export type ApplicationStatus = 'pending' | 'approved' | 'rejected';
+
+/**
+ * An application for a sender: an alpha-name (`POST /api/AlphaName/sms/application`) or a bot
+ * (`POST /bots/application`). Approving an alpha-name application approves the name on its
+ * channels, so that the account can send from it.
+ */
+export interface SenderApplication {
+  id: number;
+  accountId: number;
+  kind: SenderKind;
+  /** The alpha-name, or the bot's name. */
+  name: string;
+  channels: ChannelId[];
+  /** What the applicant told about it: company, purpose, sample text, bot link... */
+  details: Record<string, unknown>;
+  status: ApplicationStatus;
+  /** Why it was rejected (or a note of the approver). */
+  reason: string | null;
+  createdAt: number;
+  decidedAt: number | null;
+}
+
+/** How an account came to be linked to another. */
+export type ClientLinkKind = 'sub' | 'referral';
+
+/**
+ * A client account linked to the account that created it: a sub-client (`provision`, managed and
+ * funded by its parent) or a referred client (`POST /api/client/{referralId}`).
+ */
+export interface ClientLink {
+  childId: number;
+  parentId: number;
+  kind: ClientLinkKind;
+  /** The referral's UUID (referred clients); null for sub-clients. */
+  referralId: string | null;
+  createdAt: number;
+}
+
+/** An organization (legal entity) of an account. */
+export interface Organization {
+  id: number;
+  accountId: number;
+  name: string;
+  /** Tax identification number; unique per account. */
+  taxId: string;
+  address: string | null;
+  email: string | null;
+  phone: string | null;
+  createdAt: number;
+}
+
+/** A channel attempt of a message as the statistics read it. */
+export interface StepActivity {
+  messageId: number;
+  step: number;
+  channel: ChannelId;
+  type: string;
+  from: string;
+  /** The recipient, digits. */
+  to: string;
+  partsCount: number;
+  /** Price of the attempt, micro-units. */
+  cost: number;
+  createdAt: number;
+  /** History statuses of the attempt, in order (`Sent`, `Delivered`, `Failed`, ...). */
+  statuses: string[];
+}
+
+/** The messenger chat of a phone number for one of the account's bots (`PUT /chat_bot/bot_receiver/phone`). */
+export interface BotReceiver {
+  accountId: number;
+  /** The bot's name ('' for the account's only bot). */
+  botName: string;
+  /** Digits only. */
+  phoneNumber: string;
+  /** The messenger's chat id of that number with the bot. */
+  chatId: string;
+  updatedAt: number;
+}
+
+/** Data an account keeps per phone number (`/api/external-data/user-bonuses`), for message variables. */
+export interface PhoneData {
+  accountId: number;
+  /** Digits only. */
+  phoneNumber: string;
+  /** A JSON object; its top-level members are the variables (`%bonus%`). */
+  data: Record<string, unknown>;
+  updatedAt: number;
+}
+
+/** `pending` while the SMTP server is being handed the message. */
+export type EmailStatus = 'pending' | 'sent' | 'failed';
+
+/** An e-mail sent through `POST /api/email/send`. */
+export interface EmailRecord {
+  id: number;
+  accountId: number;
+  from: string;
+  to: string[];
+  subject: string;
+  status: EmailStatus;
+  /** The SMTP server's Message-ID once sent. */
+  messageId: string | null;
+  error: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+/**
+ * An account's connection to a social messaging platform (a WhatsApp-Cloud-style business
+ * number or page), made by the OAuth code exchange; its token is kept encrypted.
+ */
+export interface SocialConnection {
+  accountId: number;
+  /** The alpha-name whose callback receives the platform's incoming messages. */
+  alphaName: string;
+  /** The platform's id of the number or page (`phone_number_id`), as its webhooks name it. */
+  externalId: string;
+  /** The access token, encrypted by the HTTP layer (AES-256-GCM, `v1.<iv>.<ciphertext>`). */
+  tokenCiphertext: string;
+  expiresAt: number | null;
+  updatedAt: number;
+}
+
+/** A pending OAuth authorization: `state` ties the platform's redirect back to the account. */
+export interface OAuthState {
+  state: string;
+  accountId: number;
+  alphaName: string;
+  externalId: string;
+  expiresAt: number;
+}

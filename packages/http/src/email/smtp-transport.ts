@@ -1,0 +1,36 @@
+import type { EmailTransport } from '@spillway/core';
+import nodemailer from 'nodemailer';
+
+/** Options of {@link createSmtpTransport}. */
+export interface SmtpTransportOptions {
+  /** `smtp://user:pass@host:587` or `smtps://...` (nodemailer's connection URL, options in its query). */
+  url: string;
+  /** The sender address of every e-mail. */
+  from: string;
+}
+
+/**
+ * The e-mail transport over SMTP, with nodemailer: `POST /api/email/send` hands each e-mail to
+ * the server named by the URL and records the Message-ID it answers.
+ *
+ * @example createSmtpTransport({ url: process.env.SPILLWAY_SMTP_URL!, from: 'no-reply@example.com' })
+ */
+export function createSmtpTransport(options: SmtpTransportOptions): EmailTransport & { close(): void } {
+  // Timeouts may be tuned in the URL's query (`?connectionTimeout=5000&socketTimeout=10000`).
+  const transporter = nodemailer.createTransport(options.url);
+  return {
+    from: options.from,
+    async send(email) {
+      const info = await transporter.sendMail({
+        from: email.from,
+        to: email.to,
+        subject: email.subject,
+        ...(email.text !== undefined ? { text: email.text } : {}),
+        ...(email.html !== undefined ? { html: email.html } : {}),
+        ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+      });
+      return { messageId: String(info.messageId) };
+    },
+    close: () => transporter.close(),
+  };
+}

@@ -1,0 +1,181 @@
+import { botChatMessageSchema, botReceiverRequestSchema, fromMicros, phoneNumberParamSchema, sendBotChatMessage } from '@spillway/core';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import { parseOrThrow } from '../validate.ts';
+import type { ClientDataRouteOptions } from './client-data.ts';
+import { dataServiceOf } from './client-data.ts';
+import { clientStorageOf } from './client-services.ts';
+
+const DAY = 86_400_000;
+
+const botReceiverSchema = z.object({
+  phoneNumber: z.string(),
+  chatId: z.string(),
+  botName: z.string(),
+  updatedAt: z.iso.datetime(),
+});
+
+const dateValue = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .transform((v) => Date.parse(v))
+  .meta({ description: 'ISO 8601 date-time or date' });
+
+const costsQuerySchema = z.object({
+  date: z
+    .array(dateValue)
+    .max(2)
+    .optional()
+    .meta({ description: 'Repeat: `date=<from>&date=<to>` ([from, to)); one date means that UTC day; none the last 30 days' }),
+  bot_name: z.string().max(64).default(''),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'ISO 3166 alpha-2 code')
+    .or(z.literal(''))
+    .default(''),
+});
+
+const botCostsSchema = z.object({
+  dateFrom: z.iso.datetime(),
+  dateTo: z.iso.datetime(),
+  currency: z.string(),
+  totalCount: z.int(),
+  totalCost: z.number(),
+  items: z.array(
+    z.object({
+      date: z.iso.date(),
+      botName: z.string(),
+      channel: z.enum(['messenger', 'chatapp_bot']),
+      country: z.string().meta({ description: 'ISO 3166 alpha-2, ZZ when unknown' }),
+      count: z.int(),
+      cost: z.number(),
+    }),
+  ),
+});
+
+const botReceiverQuerySchema = z.object({ phoneNumber: phoneNumberParamSchema, botName: z.string().max(64).default('') });
+
+const receiverView = (r: { phoneNumber: string; chatId: string; botName: string; updatedAt: number }) => ({
+  phoneNumber: r.phoneNumber,
+  chatId: r.chatId,
+  botName: r.botName,
+  updatedAt: new Date(r.updatedAt).toISOString(),
+});
+
+/**
+ * Registers the bot routes: the messenger chat of a phone (`PUT`/`GET /chat_bot/bot_receiver/phone`),
+ * bot costs (`GET /api/Costs/bots`) and a chat message through the bot (`POST /api/myCodeBot/sendChatMessage`).
+ */
+export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOptions = {}): void {
+  defineRoute(
+    app,
+    {
+      method: 'put',
+      path: '/chat_bot/bot_receiver/phone',
+      summary: 'Bind the messenger chat of a phone number (UpdateBotReceiverPhone)',
+      description: 'Creates or replaces the binding of (botName, phoneNumber) to the chat id the bot has with that number.',
+      tags: ['bots'],
+      auth: 'basic-or-key',
+      body: botReceiverRequestSchema,
+      responses: { 200: { description: 'The binding', schema: botReceiverSchema } },
+    },
+    async (c) => c.json(receiverView(await dataServiceOf(c.var.engine, options).bindBotReceiver(c.var.account.id, await readJson(c)))),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/chat_bot/bot_receiver/phone',
+      summary: 'The messenger chat bound to a phone number',
+      tags: ['bots'],
+      auth: 'basic-or-key',
+      query: botReceiverQuerySchema,
+      responses: { 200: { description: 'The binding', schema: botReceiverSchema }, 404: { description: 'No binding' } },
+    },
+    async (c) => {
+      const q = parseOrThrow(
+        botReceiverQuerySchema,
+        { phoneNumber: c.req.query('phoneNumber'), botName: c.req.query('botName') || undefined },
+        'query',
+      );
+      const found = await dataServiceOf(c.var.engine, options).botReceiver(c.var.account.id, q.botName, q.phoneNumber);
+      if (!found) return c.json({ error: 'not_found', message: `no chat bound for ${q.phoneNumber}`, status: 404 }, 404);
+      return c.json(receiverView(found));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/Costs/bots',
+      summary: 'Counts and costs of bot messages by date, bot and country (ChatappBotStatisticDTO)',
+      description:
+        'Sent attempts on the messenger and chat-app bot channels of messages created in the period, one row per UTC day, bot ' +
+        '(the sender name of the attempt), channel and recipient country. At most 366 days.',
+      tags: ['bots'],
+      auth: 'basic-or-key',
+      query: costsQuerySchema,
+      responses: { 200: { description: 'The statistics', schema: botCostsSchema } },
+    },
+    async (c) => {
+      const dates = c.req.queries('date') ?? [];
+      const q = parseOrThrow(
+        costsQuerySchema,
+        { date: dates.length ? dates : undefined, bot_name: c.req.query('bot_name'), country: c.req.query('country') },
+        'query',
+      );
+      const now = c.var.engine.clock.now();
+      const [first, second] = q.date ?? [];
+      const from = first ?? now - 30 * DAY;
+      const to = second ?? (first !== undefined ? first + DAY : now);
+      const account = c.var.account;
+      const rows = await dataServiceOf(c.var.engine, options).botCosts(account.id, {
+        from,
+        to,
+        ...(q.bot_name ? { botName: q.bot_name } : {}),
+        ...(q.country ? { country: q.country } : {}),
+      });
+      return c.json({
+        dateFrom: new Date(from).toISOString(),
+        dateTo: new Date(to).toISOString(),
+        currency: account.currency,
+        totalCount: rows.reduce((n, r) => n + r.count, 0),
+        totalCost: fromMicros(rows.reduce((n, r) => n + r.cost, 0)),
+        items: rows.map((r) => ({ ...r, cost: fromMicros(r.cost) })),
+      });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/myCodeBot/sendChatMessage',
+      summary: 'Send a chat message through the account’s messenger bot (MyCodeBotChatappRequest)',
+      description:
+        'Needs the bot key in `X-Tg-Bot-Key` and a chat bound to the number (`PUT /chat_bot/bot_receiver/phone`). The message ' +
+        'runs as a messenger-first cascade (validation, billing, fallbacks, status at `/api/CascadeMessage/status_guid/{messageId}`); ' +
+        '`%member%` in the text takes the number’s per-phone data.',
+      tags: ['bots'],
+      auth: 'basic-or-key',
+      rateLimit: 'messaging',
+      body: botChatMessageSchema,
+      responses: {
+        200: { description: 'The cascade message', schema: z.object({ messageId: z.uuid(), trackinId: z.string() }) },
+        402: { description: 'Balance too low' },
+        404: { description: 'No chat bound to the number' },
+      },
+    },
+    async (c) => {
+      const body = await readJson(c);
+      const engine = c.var.engine;
+      return c.json(
+        await sendBotChatMessage(engine, clientStorageOf(engine), c.var.account.id, body, c.req.header('x-tg-bot-key')?.trim()),
+      );
+    },
+  );
+}

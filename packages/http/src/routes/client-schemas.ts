@@ -1,0 +1,93 @@
+import { CHANNELS } from '@spillway/core';
+import { z } from 'zod';
+
+// Answers of the client-management API (interface 4.3), for the OpenAPI document.
+
+const channels = z.array(z.enum(CHANNELS));
+const status = z.enum(['pending', 'approved', 'rejected']);
+
+/** A sender application as answered. */
+export const applicationSchema = z.object({
+  id: z.int(),
+  kind: z.enum(['alpha_name', 'chatapp_bot', 'messenger_bot']),
+  name: z.string().meta({ description: 'The alpha-name or the bot name' }),
+  channels,
+  status,
+  reason: z.string().nullable().meta({ description: 'Why it was rejected' }),
+  details: z.record(z.string(), z.unknown()).meta({ description: 'What the applicant told (company, purpose, sample text...)' }),
+  createdAt: z.iso.datetime(),
+  decidedAt: z.iso.datetime().nullable(),
+});
+
+/** SMS figures of one alpha-name over the period. */
+export const alphaNameStatisticsSchema = z.object({
+  alphaName: z.string(),
+  sent: z.int(),
+  delivered: z.int(),
+  undeliverable: z.int(),
+  parts: z.int(),
+  cost: z.number().meta({ description: 'Price of the sent attempts, currency units' }),
+  currency: z.string(),
+});
+
+/** `GET /api/AlphaName/sms/status`. */
+export const alphaNameStatusSchema = z.object({
+  dateFrom: z.iso.datetime(),
+  dateTo: z.iso.datetime(),
+  applications: z.array(applicationSchema),
+  statistics: z.array(alphaNameStatisticsSchema),
+});
+
+/** One sender of `GET /api/clientsenders`. */
+export const senderStateSchema = z.object({
+  name: z.string(),
+  kind: z.enum(['alpha_name', 'chatapp_bot', 'messenger_bot']),
+  channels,
+  status,
+  reason: z.string().nullable(),
+  applicationId: z.int().nullable().meta({ description: 'Null for a name approved without application (configuration, CLI)' }),
+});
+
+/** `GET /api/clientsenders` (ClientSenderResp). */
+export const clientSendersSchema = z.object({
+  alphaNames: z.array(senderStateSchema),
+  bots: z.array(senderStateSchema),
+});
+
+/** A client account linked to the caller. */
+export const clientSchema = z.object({
+  clientId: z.int(),
+  login: z.string(),
+  name: z.string(),
+  currency: z.string(),
+  kind: z.enum(['sub', 'referral']),
+  referralId: z.uuid().nullable(),
+  balance: z.number(),
+  createdAt: z.iso.datetime(),
+});
+
+/** `POST /api/client/provision`. */
+export const provisionedClientSchema = z.object({
+  clientId: z.int(),
+  login: z.string(),
+  name: z.string(),
+  currency: z.string(),
+  apiKey: z.string().meta({ description: 'The sub-client’s API key, shown once' }),
+  balance: z.number().meta({ description: 'Opening balance moved from the parent, currency units' }),
+  alphaNames: z.array(z.object({ alphaName: z.string(), channels })),
+  parentId: z.int(),
+});
+
+/** An organization (OrganizationDataDTO). */
+export const organizationSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  taxId: z.string(),
+  address: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+});
+
+/** Item of `GET /organizations` (OrganizationNameSync). */
+export const organizationNameSchema = z.object({ id: z.int(), name: z.string(), taxId: z.string() });

@@ -1,0 +1,190 @@
+import { organizationRequestSchema, provisionClientSchema, referralClientSchema } from '@spillway/core';
+import type { Account, ClientLink, Organization } from '@spillway/core';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import { parseOrThrow } from '../validate.ts';
+import { clientSchema, organizationNameSchema, organizationSchema, provisionedClientSchema } from './client-schemas.ts';
+import { clientServicesOf } from './client-services.ts';
+
+const referralIdParam = z.uuid({ error: 'must be a UUID' });
+
+const pageQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).default(1).meta({ description: '1-based' }),
+  pageSize: z.coerce.number().int().min(1).max(1000).default(50),
+});
+
+const clientsQuerySchema = z.object({ kind: z.enum(['sub', 'referral']).optional() });
+
+function organizationView(o: Organization) {
+  return {
+    id: o.id,
+    name: o.name,
+    taxId: o.taxId,
+    address: o.address,
+    email: o.email,
+    phone: o.phone,
+    createdAt: new Date(o.createdAt).toISOString(),
+  };
+}
+
+function clientView(account: Account, link: ClientLink, balance: number) {
+  return {
+    clientId: account.id,
+    login: account.login,
+    name: account.name,
+    currency: account.currency,
+    kind: link.kind,
+    referralId: link.referralId,
+    balance,
+    createdAt: new Date(link.createdAt).toISOString(),
+  };
+}
+
+/**
+ * Registers sub-clients (`POST /api/client/provision`), referred clients
+ * (`POST /api/client/{referralId}`), the linked clients (`GET /api/client/clients`) and
+ * organizations (`POST /api/client/organization`, `POST /organizations`, `GET /organizations`).
+ */
+export function registerClientRoutes(app: Hono<Env>): void {
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/client/provision',
+      summary: 'Create a sub-client account',
+      description:
+        'Creates an account with its own login, password and API key (answered once), linked to the caller. `balance` moves ' +
+        'from the caller’s wallet (402 when it does not cover it); `alphaNames` must be approved names of the caller and are ' +
+        'approved for the sub-client on the same channels. The sub-client authenticates as itself and sees only its own data.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      body: provisionClientSchema,
+      responses: {
+        200: { description: 'The new sub-client (CreateExternalClientDTO answered)', schema: provisionedClientSchema },
+        402: { description: 'The balance does not cover the opening balance' },
+        409: { description: 'The login is taken' },
+      },
+    },
+    async (c) => {
+      const made = await clientServicesOf(c.var.engine).clients.provision(c.var.account.id, await readJson(c));
+      return c.json({
+        clientId: made.account.id,
+        login: made.account.login,
+        name: made.account.name,
+        currency: made.account.currency,
+        apiKey: made.apiKey,
+        balance: made.balance,
+        alphaNames: made.alphaNames.map((a) => ({ alphaName: a.name, channels: a.channels })),
+        parentId: made.link.parentId,
+      });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/client/organization',
+      summary: 'Add an organization of the account',
+      description: 'The same record as `POST /organizations`, answered whole (OrganizationDataDTO).',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      body: organizationRequestSchema,
+      responses: {
+        200: { description: 'The organization', schema: organizationSchema },
+        409: { description: 'The account has an organization with this taxId' },
+      },
+    },
+    async (c) =>
+      c.json(organizationView(await clientServicesOf(c.var.engine).clients.addOrganization(c.var.account.id, await readJson(c)))),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/client/clients',
+      summary: 'The clients linked to the account: sub-clients and referred clients',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      query: clientsQuerySchema,
+      responses: { 200: { description: 'Linked clients with their balance', schema: z.array(clientSchema) } },
+    },
+    async (c) => {
+      const query = parseOrThrow(clientsQuerySchema, { kind: c.req.query('kind') || undefined }, 'query');
+      const list = await clientServicesOf(c.var.engine).clients.listClients(c.var.account.id, query.kind);
+      return c.json(list.map((l) => clientView(l.account, l.link, l.balance)));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/client/:referralId',
+      summary: 'Register a client referred by the caller',
+      description:
+        'Creates an independent account (own wallet, no shared alpha-names) recorded as referred by the caller under ' +
+        '`referralId`. Sending the same referralId and login again answers the same client; another login answers 409. ' +
+        'Answers the new client id as a JSON string.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { referralId: z.uuid() },
+      body: referralClientSchema,
+      responses: {
+        200: { description: 'The client id', schema: z.string().meta({ examples: ['42'] }) },
+        409: { description: 'The login is taken, or the referral id names another client' },
+      },
+    },
+    async (c) => {
+      const referralId = parseOrThrow(referralIdParam, c.req.param('referralId'), 'referralId', 'referralId').toLowerCase();
+      const { account } = await clientServicesOf(c.var.engine).clients.registerReferral(c.var.account.id, referralId, await readJson(c));
+      return c.json(String(account.id));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/organizations',
+      summary: 'Add an organization of the account',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      body: organizationRequestSchema,
+      responses: {
+        200: { description: 'The organization', schema: organizationSchema },
+        409: { description: 'The account has an organization with this taxId' },
+      },
+    },
+    async (c) =>
+      c.json(organizationView(await clientServicesOf(c.var.engine).clients.addOrganization(c.var.account.id, await readJson(c)))),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/organizations',
+      summary: 'The organizations of the account, one page, oldest first',
+      description: 'The total count is in the `X-Total-Count` header.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      query: pageQuerySchema,
+      responses: { 200: { description: 'OrganizationNameSync items', schema: z.array(organizationNameSchema) } },
+    },
+    async (c) => {
+      const page = parseOrThrow(
+        pageQuerySchema,
+        { page: c.req.query('page') || undefined, pageSize: c.req.query('pageSize') || undefined },
+        'query',
+      );
+      const { items, total } = await clientServicesOf(c.var.engine).clients.listOrganizations(c.var.account.id, page);
+      c.header('X-Total-Count', String(total));
+      return c.json(items.map((o) => ({ id: o.id, name: o.name, taxId: o.taxId })));
+    },
+  );
+}

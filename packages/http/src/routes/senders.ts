@@ -1,0 +1,198 @@
+import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema, fromMicros } from '@spillway/core';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { adminAuth } from '../admin-auth.ts';
+import type { Env } from '../env.ts';
+import { defineRoute } from '../openapi.ts';
+import { readJson } from '../read-json.ts';
+import { parseOrThrow } from '../validate.ts';
+import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
+import { applicationView, clientServicesOf } from './client-services.ts';
+
+const DAY = 86_400_000;
+
+const dateParam = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .transform((v) => Date.parse(v))
+  .meta({ description: 'ISO 8601 date-time (or date, meaning its midnight UTC)' });
+
+const statusQuerySchema = z.object({
+  dateFrom: dateParam.optional().meta({ description: 'Start of the period (inclusive); default 30 days before dateTo' }),
+  dateTo: dateParam.optional().meta({ description: 'End of the period (exclusive); default now' }),
+  alphaName: z.string().min(1).max(64).optional().meta({ description: 'Only this alpha-name' }),
+});
+
+const adminListQuerySchema = z.object({
+  status: z.enum(['pending', 'approved', 'rejected']).optional(),
+  kind: z.enum(['alpha_name', 'chatapp_bot', 'messenger_bot']).optional(),
+});
+
+const applicationIdParam = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** Options of {@link registerSenderRoutes}. */
+export interface SenderRouteOptions {
+  /** Key of the operator routes (`X-Admin-Key`); without it they answer 403. */
+  adminKey?: string | undefined;
+}
+
+/**
+ * Registers alpha-name and bot applications (`POST /api/AlphaName/sms/application`,
+ * `POST /bots/application`), their state and statistics (`GET /api/AlphaName/sms/status`,
+ * `GET /api/clientsenders`) and the operator routes that decide them (`/admin/sender-applications`).
+ */
+export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions = {}): void {
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/AlphaName/sms/application',
+      summary: 'Apply for an alpha-name (sender name)',
+      description:
+        'Creates a `pending` application (ExternalCreateAlphaNameApplicationDto). An operator approves it (the name is then ' +
+        'approved on the channels applied for, and messages may use it as `from`) or rejects it with a reason. While an ' +
+        'application of the name is pending or approved, another one answers 409.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      body: alphaNameApplicationSchema,
+      responses: {
+        200: { description: 'The pending application', schema: applicationSchema },
+        409: { description: 'The name is approved already or has a pending application' },
+      },
+    },
+    async (c) => {
+      const created = await clientServicesOf(c.var.engine).senders.applyForAlphaName(c.var.account.id, await readJson(c));
+      return c.json(applicationView(created));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/AlphaName/sms/status',
+      summary: 'State of the alpha-name applications and SMS statistics per alpha-name',
+      description:
+        'Statistics of the SMS attempts of messages created in [dateFrom, dateTo): `sent` (handed to the SMS channel), ' +
+        '`delivered`, `undeliverable` (failed or expired), `parts` and `cost` of the sent attempts. At most 366 days.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      query: statusQuerySchema,
+      responses: { 200: { description: 'Applications and statistics', schema: alphaNameStatusSchema } },
+    },
+    async (c) => {
+      const query = parseOrThrow(
+        statusQuerySchema,
+        {
+          dateFrom: c.req.query('dateFrom') || undefined,
+          dateTo: c.req.query('dateTo') || undefined,
+          alphaName: c.req.query('alphaName') || undefined,
+        },
+        'query',
+      );
+      const account = c.var.account;
+      const to = query.dateTo ?? c.var.engine.clock.now();
+      const from = query.dateFrom ?? to - 30 * DAY;
+      const { senders } = clientServicesOf(c.var.engine);
+      const statistics = await senders.statistics(account.id, { from, to, ...(query.alphaName ? { alphaName: query.alphaName } : {}) });
+      const applications = (await senders.list(account.id, { kind: 'alpha_name' })).filter(
+        (a) => !query.alphaName || a.name === query.alphaName,
+      );
+      return c.json({
+        dateFrom: new Date(from).toISOString(),
+        dateTo: new Date(to).toISOString(),
+        applications: applications.map(applicationView),
+        statistics: statistics.map((s) => ({ ...s, cost: fromMicros(s.cost), currency: account.currency })),
+      });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/clientsenders',
+      summary: 'The senders of the account: alpha-names and bots with their state',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      responses: { 200: { description: 'Senders (ClientSenderResp)', schema: clientSendersSchema } },
+    },
+    async (c) => {
+      const all = await clientServicesOf(c.var.engine).senders.senders(c.var.account.id);
+      return c.json({ alphaNames: all.filter((s) => s.kind === 'alpha_name'), bots: all.filter((s) => s.kind !== 'alpha_name') });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/bots/application',
+      summary: 'Apply for a chat-app or messenger bot',
+      description: 'Creates a `pending` application (NewExternalBotApplication), decided by an operator like alpha-name applications.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      body: botApplicationSchema,
+      responses: {
+        200: { description: 'The pending application', schema: applicationSchema },
+        409: { description: 'The bot has a pending or approved application' },
+      },
+    },
+    async (c) => {
+      const created = await clientServicesOf(c.var.engine).senders.applyForBot(c.var.account.id, await readJson(c));
+      return c.json(applicationView(created));
+    },
+  );
+
+  const admin = adminAuth(options.adminKey);
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/admin/sender-applications',
+      summary: 'Operator: applications of every account',
+      tags: ['admin'],
+      auth: 'admin-key',
+      query: adminListQuerySchema,
+      responses: {
+        200: { description: 'Applications, newest first', schema: z.array(applicationSchema.extend({ accountId: z.int() })) },
+        403: { description: 'The admin API is disabled (no admin key configured)' },
+      },
+    },
+    admin,
+    async (c) => {
+      const query = parseOrThrow(
+        adminListQuerySchema,
+        { status: c.req.query('status') || undefined, kind: c.req.query('kind') || undefined },
+        'query',
+      );
+      const list = await clientServicesOf(c.var.engine).senders.list(null, query);
+      return c.json(list.map((a) => ({ ...applicationView(a), accountId: a.accountId })));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/admin/sender-applications/:id/decision',
+      summary: 'Operator: approve or reject a pending application',
+      description: 'Approving an alpha-name application approves the name on its channels for the applicant. A rejection needs a reason.',
+      tags: ['admin'],
+      auth: 'admin-key',
+      params: { id: z.int().positive() },
+      body: applicationDecisionSchema,
+      responses: {
+        200: { description: 'The decided application', schema: applicationSchema },
+        403: { description: 'The admin API is disabled (no admin key configured)' },
+        404: { description: 'No such application' },
+        409: { description: 'The application is decided already' },
+      },
+    },
+    admin,
+    async (c) => {
+      const id = parseOrThrow(applicationIdParam, c.req.param('id'), 'application id', 'id');
+      return c.json(applicationView(await clientServicesOf(c.var.engine).senders.decide(id, await readJson(c))));
+    },
+  );
+}
