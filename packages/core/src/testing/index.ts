@@ -6,4 +6,4 @@ export type { ChatHubStorageContractOptions } from './chat-hub-contract.ts';
 export { runCascadeStorageContract, type CascadeStorageContractOptions } from './cascade-contract.ts';
 export { runInboundStorageContract, type InboundStorageContractOptions } from './inbound-contract.ts';
 export { runChannelDriverContract } from './channel-driver-contract.ts';
-export type { ChannelDriverContractOptions } from './channel-driver-contract.ts';
+export type { ChannelDriverContractOptions, ContractFailureCase } from './channel-driver-contract.ts';
