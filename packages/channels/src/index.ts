@@ -7,3 +7,6 @@ export { SMPP_ERRORS, smppFailure, receiptState, parseReceiptText } from './smpp
 export { createSmppDriver } from './smpp/smpp.ts';
 export type { SmppOptions } from './smpp/smpp.ts';
 export { splitSms } from './smpp/smpp-encoding.ts';
+export { createWebhookDriver } from './webhook/webhook.ts';
+export type { WebhookDriverOptions } from './webhook/webhook.ts';
+export { webhookSendOutcome, parseWebhookReceipt } from './webhook/webhook-status.ts';
