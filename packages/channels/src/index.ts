@@ -10,3 +10,5 @@ export { splitSms } from './smpp/smpp-encoding.ts';
 export { createWebhookDriver } from './webhook/webhook.ts';
 export type { WebhookDriverOptions } from './webhook/webhook.ts';
 export { webhookSendOutcome, parseWebhookReceipt } from './webhook/webhook-status.ts';
+export { createFailoverDriver } from './failover/failover.ts';
+export type { FailoverOptions, ProviderState } from './failover/failover.ts';
