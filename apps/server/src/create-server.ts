@@ -4,7 +4,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { createEngine, parseRateCard, systemClock } from '@spillway/core';
-import type { Clock, Engine, Storage } from '@spillway/core';
+import type { ChannelContext, ChannelDriver, Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import {
   createChatHubRoutes,
@@ -20,12 +20,16 @@ import type { TokenService } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
+import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
+import type { BuiltDrivers } from './drivers-config.ts';
 import type { ServerConfig } from './config.ts';
 
 export interface SpillwayServer {
   engine: Engine;
-  /** The simulator serving every channel; `sent` lists the attempts it was handed. */
+  /** The simulator serving every channel `SPILLWAY_CONFIG` leaves to it; `sent` lists the attempts it was handed. */
   simulator: ReturnType<typeof createSimulator>;
+  /** The drivers configured by `SPILLWAY_CONFIG` (none without it). */
+  drivers: ChannelDriver[];
   /** Chat hub and client token issuing, verification, key rotation. */
   tokens: TokenService;
   storage: Storage;
@@ -54,16 +58,23 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
   const storage = openStorage(config);
   await storage.migrate();
-  const simulator = createSimulator({ latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS });
-  // The public origin is known once the server listens (PORT=0 picks a port); short links read it late.
+  // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  const configured: BuiltDrivers = config.SPILLWAY_CONFIG
+    ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl)
+    : { channels: [], all: [], unconfigured: [] };
+  const simulator = createSimulator({
+    latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS,
+    ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
+  });
   const registry = new Registry();
   const engineMetrics = createEngineMetrics(registry);
   const engine = createEngine({
     storage,
     onCommit: engineMetrics.onCommit,
     publicBaseUrl: () => publicUrl,
-    channels: [simulator],
+    // Later drivers win a channel: configured ones over the simulator.
+    channels: [simulator, ...configured.channels],
     hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
@@ -77,6 +88,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     );
   }
   const clock = engine.clock;
+  const driverContext: ChannelContext = { clock, report: (receipt) => engine.receive(receipt) };
   // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
   const webhooks = createWebhookDeliveryWorker({
     storage,
@@ -98,13 +110,24 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       warn: (message, meta) => logger.warn(meta ?? {}, message),
       error: (message, meta) => logger.error(meta ?? {}, message),
     },
-    extraRoutes: [(root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))],
+    extraRoutes: [
+      (root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock })),
+      // Providers' callbacks (delivery reports, receipts) under /channels/{driver name}.
+      (root) => {
+        for (const driver of configured.all) {
+          for (const route of driver.routes ?? []) {
+            root.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, driverContext));
+          }
+        }
+      },
+    ],
   });
   let listening: { port: number; close(): Promise<void> } | null = null;
 
   return {
     engine,
     simulator,
+    drivers: configured.all,
     tokens,
     storage,
     logger,
@@ -113,6 +136,10 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
       engine.start();
       webhooks.start();
+      // Binds (SMPP) in the background: a provider that is down must not keep the API from starting.
+      for (const driver of configured.all) {
+        driver.start?.(driverContext).catch((error: unknown) => logger.error({ err: error, driver: driver.name }, 'driver start failed'));
+      }
       const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
       logger.info({ url }, 'spillway is listening');
@@ -122,6 +149,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       await listening?.close();
       await engine.stop();
       await webhooks.stop();
+      await Promise.all(configured.all.map((d) => d.close?.()));
       await storage.close();
     },
   };

@@ -7,6 +7,8 @@ export interface FailoverOptions {
   name?: string;
   /** The providers, in order of preference. */
   drivers: readonly ChannelDriver[];
+  /** The channels it serves. @default every channel of its members */
+  channels?: readonly ChannelId[];
   /** Consecutive throttled, temporary or thrown sends that open a provider's breaker. @default 3 */
   consecutiveFailures?: number;
   /** How long an open breaker skips its provider before one trial send. @default 30000 */
@@ -58,7 +60,7 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
       }),
     ]),
   );
-  const channels = [...new Set(members.flatMap((d) => d.channels))] as ChannelId[];
+  const channels = options.channels ?? ([...new Set(members.flatMap((d) => d.channels))] as ChannelId[]);
   let closed = false;
 
   return {

@@ -15,7 +15,7 @@ export interface KannelOptions {
    * Spillway's public origin as Kannel reaches it; delivery reports come back to
    * `{callbackBaseUrl}/channels/{name}/dlr`.
    */
-  callbackBaseUrl: string;
+  callbackBaseUrl: string | (() => string);
   /**
    * Signs the DLR URLs handed to Kannel. Keep it stable across restarts, or reports of messages
    * sent before a restart are refused. @default derived from `password`
@@ -40,7 +40,7 @@ export interface KannelOptions {
  */
 export function kannelMoUrl(options: Pick<KannelOptions, 'name' | 'callbackBaseUrl' | 'callbackSecret' | 'password'>): string {
   const secret = options.callbackSecret ?? `kannel-dlr:${options.password}`;
-  const base = options.callbackBaseUrl.replace(/\/+$/, '');
+  const base = (typeof options.callbackBaseUrl === 'function' ? options.callbackBaseUrl() : options.callbackBaseUrl).replace(/\/+$/, '');
   return `${base}/channels/${options.name ?? 'kannel'}/mo?sig=${callbackToken(secret, 'mo')}&from=%p&to=%P&text=%a`;
 }
 
@@ -56,14 +56,15 @@ export function createKannelDriver(options: KannelOptions): ChannelDriver {
   const name = options.name ?? 'kannel';
   const secret = options.callbackSecret ?? `kannel-dlr:${options.password}`;
   const doFetch = options.fetch ?? globalThis.fetch;
-  const base = options.callbackBaseUrl.replace(/\/+$/, '');
+  const base = () =>
+    (typeof options.callbackBaseUrl === 'function' ? options.callbackBaseUrl() : options.callbackBaseUrl).replace(/\/+$/, '');
   let closed = false;
   const inflight = new Set<AbortController>();
 
   function dlrUrl(a: OutboundAttempt): string {
     const sig = callbackToken(secret, a.messageId, a.step);
     // %d (DLR type) and %A (the SMSC's answer) are filled in by Kannel.
-    return `${base}/channels/${name}/dlr?m=${a.messageId}&s=${a.step}&sig=${sig}&type=%d&reply=%A`;
+    return `${base()}/channels/${name}/dlr?m=${a.messageId}&s=${a.step}&sig=${sig}&type=%d&reply=%A`;
   }
 
   async function request(params: URLSearchParams): Promise<Response> {

@@ -13,7 +13,7 @@ export interface WebhookDriverOptions {
   /** Verifies receipts with another secret than the one that signs attempts. @default `secret` */
   receiptSecret?: string;
   /** When set, each attempt names the receipt URL: `{callbackBaseUrl}/channels/{name}/receipts`. */
-  callbackBaseUrl?: string;
+  callbackBaseUrl?: string | (() => string);
   /** @default ['sms'] */
   channels?: readonly ChannelId[];
   /** More headers (an API key of the endpoint). */
@@ -36,7 +36,11 @@ export function createWebhookDriver(options: WebhookDriverOptions): ChannelDrive
   const verifier = new Webhook(options.receiptSecret ?? options.secret);
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const callbackUrl = options.callbackBaseUrl ? `${options.callbackBaseUrl.replace(/\/+$/, '')}/channels/${name}/receipts` : undefined;
+  const callbackBase = options.callbackBaseUrl;
+  const callbackUrl = () =>
+    callbackBase === undefined
+      ? undefined
+      : `${(typeof callbackBase === 'function' ? callbackBase() : callbackBase).replace(/\/+$/, '')}/channels/${name}/receipts`;
   const inflight = new Set<AbortController>();
   let closed = false;
 
@@ -86,7 +90,7 @@ export function createWebhookDriver(options: WebhookDriverOptions): ChannelDrive
         ...(attempt.messageData !== undefined ? { messageData: attempt.messageData } : {}),
         ttl: attempt.ttl,
         partsCount: attempt.partsCount,
-        ...(callbackUrl ? { callbackUrl } : {}),
+        ...(callbackBase !== undefined ? { callbackUrl: callbackUrl() } : {}),
       });
       const now = ctx.clock.now();
       const controller = new AbortController();
