@@ -4,7 +4,14 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CHANNELS } from '@spillway/core';
 import type { ChannelDriver, ChannelId } from '@spillway/core';
-import { createFailoverDriver, createKannelDriver, createSimulator, createSmppDriver, createWebhookDriver } from '@spillway/channels';
+import {
+  createFailoverDriver,
+  createKannelDriver,
+  createSimulator,
+  createSmppDriver,
+  createTelegramDriver,
+  createWebhookDriver,
+} from '@spillway/channels';
 
 /** A secret: the value itself, or `env:NAME` to read it from the environment at start. */
 const secret = z.string().min(1);
@@ -54,9 +61,17 @@ const webhook = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
 });
 
+const telegram = z.strictObject({
+  type: z.literal('telegram'),
+  apiUrl: z.url().optional(),
+  /** For attempts without the client's own token (X-Tg-Bot-Key). */
+  botToken: secret.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
 const simulator = z.strictObject({ type: z.literal('simulator'), latencyMs: z.number().int().min(0).optional() });
 
-const driverSchema = z.discriminatedUnion('type', [kannel, smpp, webhook, simulator]);
+const driverSchema = z.discriminatedUnion('type', [kannel, smpp, webhook, telegram, simulator]);
 const channelId = z.enum(CHANNELS);
 
 /** `SPILLWAY_CONFIG`: named drivers, and which of them serve each channel, in failover order. */
@@ -176,6 +191,8 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
           ...(d.receiptSecret ? { receiptSecret: value(d.receiptSecret) } : {}),
           callbackBaseUrl: d.callbackBaseUrl ?? publicUrl,
         });
+      case 'telegram':
+        return { ...createTelegramDriver({ ...d, name, ...(d.botToken ? { botToken: value(d.botToken) } : {}) }), channels };
       case 'simulator':
         return { ...createSimulator({ channels, ...(d.latencyMs !== undefined ? { latencyMs: d.latencyMs } : {}) }), name };
     }

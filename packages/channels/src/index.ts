@@ -12,3 +12,6 @@ export type { WebhookDriverOptions } from './webhook/webhook.ts';
 export { webhookSendOutcome, parseWebhookReceipt } from './webhook/webhook-status.ts';
 export { createFailoverDriver } from './failover/failover.ts';
 export type { FailoverOptions, ProviderState } from './failover/failover.ts';
+export { createTelegramDriver } from './telegram/telegram.ts';
+export type { TelegramOptions } from './telegram/telegram.ts';
+export { botApiOutcome } from './telegram/telegram-status.ts';
