@@ -10,6 +10,7 @@ import {
   createSimulator,
   createSmppDriver,
   createTelegramDriver,
+  createViberDriver,
   createWebhookDriver,
 } from '@spillway/channels';
 
@@ -69,9 +70,19 @@ const telegram = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
 });
 
+const viber = z.strictObject({
+  type: z.literal('viber'),
+  apiUrl: z.url().optional(),
+  /** For attempts without the client's own token (X-Viber-Auth-Token). */
+  botToken: secret.optional(),
+  /** Tokens of client bots whose webhooks point at this server (their callbacks are verified with them). */
+  callbackTokens: z.array(secret).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
 const simulator = z.strictObject({ type: z.literal('simulator'), latencyMs: z.number().int().min(0).optional() });
 
-const driverSchema = z.discriminatedUnion('type', [kannel, smpp, webhook, telegram, simulator]);
+const driverSchema = z.discriminatedUnion('type', [kannel, smpp, webhook, telegram, viber, simulator]);
 const channelId = z.enum(CHANNELS);
 
 /** `SPILLWAY_CONFIG`: named drivers, and which of them serve each channel, in failover order. */
@@ -193,6 +204,16 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
         });
       case 'telegram':
         return { ...createTelegramDriver({ ...d, name, ...(d.botToken ? { botToken: value(d.botToken) } : {}) }), channels };
+      case 'viber':
+        return {
+          ...createViberDriver({
+            ...d,
+            name,
+            ...(d.botToken ? { botToken: value(d.botToken) } : {}),
+            ...(d.callbackTokens ? { callbackTokens: d.callbackTokens.map(value) } : {}),
+          }),
+          channels,
+        };
       case 'simulator':
         return { ...createSimulator({ channels, ...(d.latencyMs !== undefined ? { latencyMs: d.latencyMs } : {}) }), name };
     }

@@ -15,3 +15,6 @@ export type { FailoverOptions, ProviderState } from './failover/failover.ts';
 export { createTelegramDriver } from './telegram/telegram.ts';
 export type { TelegramOptions } from './telegram/telegram.ts';
 export { botApiOutcome } from './telegram/telegram-status.ts';
+export { createViberDriver, viberSignature } from './viber/viber.ts';
+export type { ViberOptions } from './viber/viber.ts';
+export { viberSendOutcome, viberReceipt, VIBER_STATUSES } from './viber/viber-status.ts';
