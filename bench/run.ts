@@ -2,7 +2,9 @@
  * Spillway benchmarks: `pnpm bench`. Prints bulk-ingest messages/s for 5000-message requests (in
  * the engine, and over HTTP on a real port) and end-to-end messages/s to `delivered` on the
  * simulator. With DATABASE_URL set, the engine ingest also runs on PostgreSQL (in a throwaway
- * schema). Figures go to BENCHMARKS.md; nothing here is asserted.
+ * schema). Then the responsiveness of the reference server (its own process) while a backlog of
+ * 100,000 messages comes due (`bench/backlog.ts`). Figures go to BENCHMARKS.md; nothing here is
+ * asserted.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { createSqliteStorage } from '@spillway/sqlite';
 import { createPostgresStorage } from '@spillway/postgres';
 import type { Storage } from '@spillway/core';
 import { createServer, readConfig } from '@spillway/server';
+import { backlog } from './backlog.ts';
 
 const BATCH = 5000;
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-'));
@@ -134,4 +137,6 @@ if (databaseUrl?.startsWith('postgres')) {
 }
 await httpIngest();
 await endToEnd(20_000);
+console.log('');
+for (const text of await backlog(Number(process.env['SPILLWAY_BENCH_BACKLOG'] ?? 100_000))) console.log(text);
 rmSync(dir, { recursive: true, force: true });

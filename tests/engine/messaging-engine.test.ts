@@ -333,11 +333,20 @@ describe('two workers on one message', () => {
           const current = (await f.storage.getMessage(commit.updates[0]!.id))!;
           await f.storage.commit({
             at: commit.at,
-            updates: [{ id: current.id, version: current.version, status: current.status, snapshot: current.snapshot }],
-            history: [],
-            doneEffects: [],
-            newEffects: [],
-            cancelTimers: [],
+            owner: 'another worker',
+            updates: [
+              {
+                id: current.id,
+                version: current.version,
+                status: current.status,
+                snapshot: current.snapshot,
+                work: current.work,
+                history: [],
+                attempt: 'keep',
+              },
+            ],
+            providerIds: [],
+            receipts: [],
           });
         }
         return f.storage.commit(commit);

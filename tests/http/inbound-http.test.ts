@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startServer, until } from '../support/server-fixture.ts';
+import { LOGIN, startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
 interface Hit {
@@ -111,9 +111,27 @@ describe('incoming chat-app messages over HTTP (private URLs refused, the defaul
   });
   afterAll(() => s.close());
 
-  it('fails the delivery to a loopback callback with a clear error, without calling it', async () => {
+  it('refuses a private or loopback callback URL when it is set, without echoing resolved addresses', async () => {
+    for (const url of [hookUrl, 'http://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
+      const put = await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url } });
+      expect(put.status).toBe(400);
+      const body = await json(put);
+      expect(body).toMatchObject({ error: 'validation_failed', status: 400, details: [{ path: 'url' }] });
+      expect(body.message).toMatch(/refused to call an? [a-z-]+ address/);
+    }
+    // A name that resolves to loopback is refused too, and the answer names no address.
+    const named = await json(
+      await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url: 'http://localhost:9/hook' } }),
+    );
+    expect(named).toMatchObject({ error: 'validation_failed', status: 400 });
+    expect(named.message).toContain('localhost: it resolves to a non-public address');
+    expect(JSON.stringify(named)).not.toMatch(/127\.0\.0\.1|::1/);
+  });
+
+  it('still refuses a loopback callback at delivery (set before the check), with a clear error, without calling it', async () => {
     const before = hits.length;
-    await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url: hookUrl } });
+    const account = await s.server.engine.accounts.getByLogin(LOGIN);
+    await s.server.engine.accounts.setAlphaNameCallback(account!.id, 'Acme', hookUrl);
     const receipt = await json(await s.call('/sandbox/inbound', { json: { alphaName: 'Acme', phoneNumber: '79991234567', text: 'hi' } }));
     expect(receipt.delivery).toBe('queued');
     const record = await until(

@@ -35,7 +35,8 @@ export async function engineFixture(options: { latencyMs?: number; balance?: num
   const clock: FakeClock = createFakeClock(Date.UTC(2026, 10, 22, 12));
   const storage = await testStorage();
   const simulator = createSimulator({ latencyMs: options.latencyMs ?? 200 });
-  const engine = createEngine({ storage, channels: [simulator], hasher: createNodeHasher(), clock });
+  // A low scrypt cost keeps account set-up fast; production uses the default (N=2^17).
+  const engine = createEngine({ storage, channels: [simulator], hasher: createNodeHasher({ N: 2 ** 12 }), clock });
   const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: options.balance ?? 100 });
   await engine.accounts.approveAlphaName(account.id, 'Shop');
   /** Moves the clock and lets the engine process everything that fell due. */

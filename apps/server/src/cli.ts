@@ -5,6 +5,7 @@ import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
+import { exitWithLauncher } from './exit-with-launcher.ts';
 
 /** `spillway drivers check`: the configured drivers' own checks, one line each; false when one fails. */
 async function checkDrivers(file: string | undefined, publicUrl: string): Promise<boolean> {
@@ -33,7 +34,7 @@ async function checkDrivers(file: string | undefined, publicUrl: string): Promis
 
 const USAGE = `spillway <command>
 
-  serve                                   start the reference server
+  serve [--role all|api|worker]           start the reference server (the API and the workers, or one of them)
   accounts create --login L --password P [--name N] [--balance 100]
   accounts topup --login L --amount 25
   accounts rate-limit --login L --category messaging|data --rate 200/300   (--rate default resets)
@@ -72,6 +73,7 @@ async function main(argv: string[]): Promise<void> {
       id: { type: 'string' },
       category: { type: 'string' },
       rate: { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,7 +82,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const config = readConfig();
+  const config = readConfig(values.role ? { ...process.env, SPILLWAY_ROLE: values.role } : process.env);
   if (command === 'drivers') {
     if (sub !== 'check') throw new Error(`unknown command "drivers ${sub ?? ''}"\n\n${USAGE}`);
     const ok = await checkDrivers(config.SPILLWAY_CONFIG, config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`);
@@ -96,6 +98,10 @@ async function main(argv: string[]): Promise<void> {
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
+    exitWithLauncher(() => {
+      server.logger.warn('the command that started the server is gone');
+      shutdown();
+    });
     return;
   }
 

@@ -24,6 +24,13 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   SPILLWAY_DB: z.string().default('./data/spillway.db'),
+  /**
+   * What this process runs: the HTTP API and the workers (`all`), the API only (`api`: accepts and
+   * reads; workers elsewhere on the same database advance the messages), or the workers only.
+   */
+  SPILLWAY_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  /** On SIGTERM, how long to wait for sends in flight before exiting, ms. */
+  SPILLWAY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Public origin of the server (short links); default: the address it listens on. */
   SPILLWAY_PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().optional(),
@@ -40,6 +47,11 @@ export const configSchema = z.object({
   SPILLWAY_JWT_SECRET: z.string().optional(),
   /** Channel drivers (`spillway.config.json` or a module): see README, Sending for real. Default: the simulator everywhere. */
   SPILLWAY_CONFIG: z.string().optional(),
+  /** Standard Webhooks secret (`whsec_` + base64) that an upstream gateway signs `POST /gateway-callback` with. */
+  SPILLWAY_GATEWAY_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by a base64 secret')
+    .optional(),
   SPILLWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

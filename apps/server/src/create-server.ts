@@ -77,6 +77,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     channels: [simulator, ...configured.channels],
     hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
+    worker: config.SPILLWAY_ROLE !== 'api',
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
@@ -88,7 +89,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     );
   }
   const clock = engine.clock;
-  const driverContext: ChannelContext = { clock, report: (receipt) => engine.receive(receipt) };
+  // Receipts of a driver's routes are filed under the driver the engine sent through: a failover's
+  // members under the failover (the engine records the attempt with its name).
+  const carrierOf = new Map<ChannelDriver, string>();
+  for (const d of configured.channels)
+    for (const m of (d as { members?: readonly ChannelDriver[] }).members ?? []) carrierOf.set(m, d.name);
+  const driverContext = (driver: ChannelDriver): ChannelContext => ({
+    clock,
+    report: (receipt) => engine.receive(receipt, { driver: carrierOf.get(driver) ?? driver.name }),
+  });
   // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
   const webhooks = createWebhookDeliveryWorker({
     storage,
@@ -105,6 +114,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     metricsRegistry: registry,
     tokens,
     rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
+    callbackUrls: { allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS },
     logger: {
       info: (message, meta) => logger.info(meta ?? {}, message),
       warn: (message, meta) => logger.warn(meta ?? {}, message),
@@ -115,12 +125,14 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // Providers' callbacks (delivery reports, receipts) under /channels/{driver name}.
       (root) => {
         for (const driver of configured.all) {
+          const context = driverContext(driver);
           for (const route of driver.routes ?? []) {
-            root.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, driverContext));
+            root.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, context));
           }
         }
       },
     ],
+    ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
   });
   let listening: { port: number; close(): Promise<void> } | null = null;
 
@@ -133,21 +145,30 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     logger,
     fetch: app.fetch,
     async listen() {
-      listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
-      engine.start();
-      webhooks.start();
-      // Binds (SMPP) in the background: a provider that is down must not keep the API from starting.
-      for (const driver of configured.all) {
-        driver.start?.(driverContext).catch((error: unknown) => logger.error({ err: error, driver: driver.name }, 'driver start failed'));
+      const workers = config.SPILLWAY_ROLE !== 'api';
+      if (workers) {
+        engine.start();
+        webhooks.start();
       }
+      if (config.SPILLWAY_ROLE === 'worker') {
+        logger.info({ role: 'worker' }, 'spillway workers are running');
+        return { port: 0, url: '' };
+      }
+      listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
       const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
       logger.info({ url }, 'spillway is listening');
       return { port: listening.port, url };
     },
+    /**
+     * Stops cleanly: no new requests (kept-alive connections are closed after their answer),
+     * then the workers finish the round in flight, wait for sends in flight up to the grace
+     * period, apply every report that arrived and retire, so that the next process adopts what
+     * is still awaited at once.
+     */
     async close() {
       await listening?.close();
-      await engine.stop();
+      await engine.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS);
       await webhooks.stop();
       await Promise.all(configured.all.map((d) => d.close?.()));
       await storage.close();

@@ -9,7 +9,8 @@ export { DELIVERY_STATUSES, isFinalStatus } from './types/status.ts';
 export type { DeliveryStatus, HistoryStatus } from './types/status.ts';
 export type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from './types/account.ts';
 export type { StepSpec, StoredMessage, HistoryEntry, PersistedMachineState, MessageKind } from './types/message.ts';
-export type { Effect, EffectKind, NewEffect } from './types/effect.ts';
+export type { WorkItem } from './types/work.ts';
+export { wakeAtOf } from './types/work.ts';
 export type { SendResponse, SentMessage, MessageStatusRecord, FallbackStatus, ExtendedStatus, BalanceResponse } from './types/api.ts';
 export type { MachineEvent, EngineAction, TimerName } from './machines/events.ts';
 export type { Storage } from './ports/storage.ts';
@@ -19,11 +20,22 @@ export type {
   NewMessage,
   IngestBatch,
   IngestResult,
-  Commit,
-  MessageUpdate,
   ScheduledChange,
-  CommitResult,
+  ScheduledChangeResult,
+  MessageQuery,
 } from './ports/message-storage.ts';
+export type {
+  WorkStorage,
+  Commit,
+  CommitResult,
+  MessageUpdate,
+  AttemptHolder,
+  ProviderIdRecord,
+  StepCharge,
+  StepChargeResult,
+  QueuedReceipt,
+  OrphanReceipt,
+} from './ports/work-storage.ts';
 export type { ChatHubStorage, ChatHubOperator, SigningKey, RevokedToken } from './ports/chat-hub-storage.ts';
 export type { CascadeStorage } from './ports/cascade-storage.ts';
 export type {
@@ -151,18 +163,12 @@ export { createRoundLoop } from './engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
 export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';
 export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './storage/plan-ingest.ts';
-export {
-  ingestRows,
-  effectRowValues,
-  historyRowValues,
-  MESSAGE_ROW_COLUMNS,
-  WALLET_ROW_COLUMNS,
-  EFFECT_ROW_COLUMNS,
-  HISTORY_ROW_COLUMNS,
-} from './storage/ingest-rows.ts';
+export { ingestRows, historyRowValues, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './storage/ingest-rows.ts';
 export type { IngestRows } from './storage/ingest-rows.ts';
-export { storedMessageFromRow, effectFromRow, historyEntryFromRow } from './storage/message-rows.ts';
-export type { MessageRow, EffectRow, HistoryRow } from './storage/message-rows.ts';
+export { storedMessageFromRow, historyEntryFromRow } from './storage/message-rows.ts';
+export type { MessageRow, HistoryRow } from './storage/message-rows.ts';
+export { queuedReceiptFromRow, receiptOfOrphan } from './storage/receipt-rows.ts';
+export type { ReceiptRow } from './storage/receipt-rows.ts';
 export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './storage/account-rows.ts';
 export type { AccountRow, ApiKeyRow, AlphaNameRow, WalletTransactionRow } from './storage/account-rows.ts';
 export { inboundMessageFromRow, webhookDeliveryFromRow, claimedDeliveryFromRow, WEBHOOK_DELIVERY_COLUMNS } from './storage/inbound-rows.ts';

@@ -5,6 +5,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Registry } from 'prom-client';
 import { createAuthCache } from './auth-cache.ts';
+import { createLoginGuard } from './login-guard.ts';
+import type { LoginLimits } from './login-guard.ts';
+import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { Env, HttpLogger } from './env.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './error-handler.ts';
@@ -15,6 +18,7 @@ import { registerCascadeRoutes } from './routes/cascade.ts';
 import { registerMessagingRoutes } from './routes/messaging.ts';
 import { registerInboundRoutes } from './routes/inbound.ts';
 import { registerSystemRoutes } from './routes/system.ts';
+import { registerGatewayCallback } from './routes/gateway-callback.ts';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpOptions {
@@ -42,10 +46,34 @@ export interface HttpOptions {
   metricsRegistry?: Registry;
   /** Collect process metrics (`collectDefaultMetrics`) on the registry. @default true */
   defaultMetrics?: boolean;
-  /** Successful authentications kept to spare a scrypt per request. @default { maxEntries: 1000, ttlMs: 30000 } */
-  authCache?: { maxEntries?: number; ttlMs?: number };
+  /**
+   * Successful authentications kept to spare a scrypt per request; dropped when the storage's
+   * credential revision moves (checked on every request, or every `revocationCheckMs`).
+   * @default { maxEntries: 1000, ttlMs: 30000, revocationCheckMs: 0 }
+   */
+  authCache?: { maxEntries?: number; ttlMs?: number; revocationCheckMs?: number };
+  /**
+   * Limits of failed password logins per login and per client address: past the free failures
+   * each attempt waits a doubling delay, refused with 429 and `Retry-After` before any hashing.
+   * @default { freeFailuresPerLogin: 5, freeFailuresPerAddress: 20, baseDelayMs: 1000, maxDelayMs: 300000 }
+   */
+  loginLimits?: LoginLimits;
+  /**
+   * The client address of a request, used by the per-address login limit. Behind a proxy, read
+   * the header it sets (and only when it is that proxy that connects).
+   * @default the socket's remote address under Node (`@hono/node-server`), else none
+   */
+  clientAddress?: (req: Request, env: unknown) => string | undefined;
+  /**
+   * Which callback URLs may be set: by default only hosts that are, or resolve to, public
+   * addresses (deliveries check again). `{ allowPrivateUrls: true }` for development and tests.
+   * @default {}
+   */
+  callbackUrls?: CallbackUrlPolicy;
   /** Title and version of `/openapi.json`. */
   openApiInfo?: OpenApiInfo;
+  /** Standard Webhooks secret (`whsec_...`) of `POST /gateway-callback`; without one that route answers 404. */
+  gatewaySecret?: string;
 }
 
 export const DEFAULT_RATE_LIMITS = {
@@ -74,7 +102,14 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
       data: options.rateLimits?.data ?? DEFAULT_RATE_LIMITS.data,
     },
   });
-  const authCache = createAuthCache({ clock: engine.clock, ...options.authCache });
+  const storage = engine.storage as Partial<Engine['storage']> | undefined;
+  const authCache = createAuthCache({
+    clock: engine.clock,
+    ...options.authCache,
+    ...(typeof storage?.credentialRevision === 'function' ? { readRevision: () => engine.storage.credentialRevision() } : {}),
+  });
+  const loginGuard = createLoginGuard(engine.clock, options.loginLimits);
+  const clientAddress = options.clientAddress ?? socketAddress;
   const metrics = createHttpMetrics(options.metricsRegistry, { defaultMetrics: options.defaultMetrics ?? true });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
@@ -83,6 +118,9 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     c.set('engine', engine);
     c.set('rateLimiter', rateLimiter);
     c.set('authCache', authCache);
+    c.set('loginGuard', loginGuard);
+    c.set('clientAddress', clientAddress(c.req.raw, c.env));
+    c.set('callbackUrlPolicy', options.callbackUrls);
     c.set('logger', logger);
     c.set('tokens', options.tokens);
     await next();
@@ -102,6 +140,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerMessagingRoutes(app);
   registerCascadeRoutes(app);
   registerInboundRoutes(app);
+  registerGatewayCallback(app, { secret: options.gatewaySecret });
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);
@@ -109,11 +148,18 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   return app;
 }
 
+/** The peer address of the socket where `@hono/node-server` passes the Node request as `env.incoming`. */
+function socketAddress(_req: Request, env: unknown): string | undefined {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined)?.incoming;
+  const address = incoming?.socket?.remoteAddress;
+  return typeof address === 'string' ? address : undefined;
+}
+
 /**
  * A web-standard fetch handler over {@link createHttpApp}: mount it in any runtime or framework
  * that speaks `Request`/`Response`.
  */
-export function createFetchHandler(options: HttpOptions): (req: Request) => Promise<Response> {
+export function createFetchHandler(options: HttpOptions): (req: Request, env?: unknown) => Promise<Response> {
   const app = createHttpApp(options);
-  return async (req) => app.fetch(req);
+  return async (req, env) => app.fetch(req, env);
 }

@@ -1,13 +1,25 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Account, Clock } from '@spillway/core';
 
 /**
  * A small LRU of successful authentications keyed by a digest of the credential headers.
- * scrypt costs tens of milliseconds by design, so verifying a password on each of 100+
+ * scrypt costs hundreds of milliseconds by design, so verifying a password on each of 100+
  * requests a second would be the bottleneck; a hit skips it for `ttlMs`.
+ *
+ * Revocation: each entry remembers the storage's credential revision (`credentialRevision`, bumped
+ * in the transaction of every key or token revocation and password change) read before it was
+ * verified, and is used only while the revision is unchanged. So a revocation in any process
+ * drops the cached entries everywhere, at the next request (`revocationCheckMs: 0`) or within
+ * the check interval.
  */
 export interface AuthCache {
-  get(key: string): Account | undefined;
-  set(key: string, account: Account): void;
+  /** The credential revision now (re-read when the check interval has passed). */
+  revision(): Promise<number>;
+  /** The cached account, if it was verified under `revision`. */
+  get(key: string, revision: number): Account | undefined;
+  set(key: string, account: Account, revision: number): void;
+  /** Drops everything, e.g. after a revocation in this process. */
   clear(): void;
 }
 
@@ -17,41 +29,69 @@ export interface AuthCacheOptions {
   maxEntries?: number;
   /** @default 30000 */
   ttlMs?: number;
+  /** Reads the storage's credential revision; without it entries live out their ttl. */
+  readRevision?: () => Promise<number>;
+  /**
+   * How long a read revision is trusted. 0 reads it on every authenticated request (one primary-key
+   * read: revocations take effect at once in every process); 1000 reads it once a second at most.
+   * @default 0
+   */
+  revocationCheckMs?: number;
 }
 
 /** Creates an {@link AuthCache}; entries expire after `ttlMs` and the least recently used go first. */
 export function createAuthCache(options: AuthCacheOptions): AuthCache {
-  const { clock } = options;
+  const { clock, readRevision } = options;
   const maxEntries = options.maxEntries ?? 1000;
   const ttlMs = options.ttlMs ?? 30_000;
-  const entries = new Map<string, { account: Account; expiresAt: number }>();
+  const checkMs = options.revocationCheckMs ?? 0;
+  const entries = new Map<string, { account: Account; expiresAt: number; revision: number }>();
+  let known = 0;
+  let checkedAt = Number.NEGATIVE_INFINITY;
 
   return {
-    get(key) {
+    async revision() {
+      if (!readRevision) return known;
+      const now = clock.now();
+      if (checkMs > 0 && now - checkedAt < checkMs) return known;
+      const read = await readRevision();
+      checkedAt = now;
+      if (read !== known) {
+        known = read;
+        entries.clear();
+      }
+      return known;
+    },
+    get(key, revision) {
       const entry = entries.get(key);
       if (!entry) return undefined;
       entries.delete(key);
-      if (entry.expiresAt <= clock.now()) return undefined;
+      if (entry.expiresAt <= clock.now() || entry.revision !== revision) return undefined;
       entries.set(key, entry);
       return entry.account;
     },
-    set(key, account) {
+    set(key, account, revision) {
       entries.delete(key);
-      entries.set(key, { account, expiresAt: clock.now() + ttlMs });
+      entries.set(key, { account, expiresAt: clock.now() + ttlMs, revision });
       while (entries.size > maxEntries) {
         const oldest = entries.keys().next();
         if (oldest.done) break;
         entries.delete(oldest.value);
       }
     },
-    clear: () => entries.clear(),
+    clear() {
+      entries.clear();
+      // The next request reads the revision again, whatever the interval.
+      checkedAt = Number.NEGATIVE_INFINITY;
+    },
   };
 }
 
-/** SHA-256 hex of a string with Web Crypto, so the adapter stays runtime-neutral. */
-export async function digestHex(value: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value)));
-  let hex = '';
-  for (const b of bytes) hex += b.toString(16).padStart(2, '0');
-  return hex;
+/**
+ * SHA-256 hex of a string, computed synchronously in JavaScript (`@noble/hashes`). Web Crypto's
+ * `digest` runs on libuv's thread pool in Node, where it would queue behind password hashing: an
+ * API-key request must never wait for a scrypt.
+ */
+export function digestHex(value: string): string {
+  return bytesToHex(sha256(utf8ToBytes(value)));
 }

@@ -81,3 +81,35 @@ describe('readCredentials', () => {
     expect(readCredentials(headers)).toEqual({ kind: 'key', key: 'k1' });
   });
 });
+
+describe('password attempts', () => {
+  it('limits tries of one login at the data rate, right or wrong, before any password is checked', async () => {
+    const engine = createFakeEngine();
+    const app = createHttpApp({
+      engine,
+      defaultMetrics: false,
+      rateLimits: { data: { perSecond: 1, burst: 2 } },
+      authCache: { ttlMs: 0 },
+      logger: { info() {}, warn() {}, error() {} },
+    });
+    const headers = { Authorization: basic(FAKE_LOGIN, FAKE_PASSWORD) };
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await app.request('/bat/balance', { headers })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(engine.calls.passwordChecks).toBe(2);
+  });
+
+  it('answers 429 with Retry-After once a login has failed too often, without checking the password', async () => {
+    const { app, engine } = setup();
+    const wrong = { Authorization: basic(FAKE_LOGIN, 'nope') };
+    for (let i = 0; i < 6; i++) expect((await app.request('/bat/balance', { headers: wrong })).status).toBe(401);
+    const locked = await app.request('/bat/balance', { headers: { Authorization: basic(FAKE_LOGIN, FAKE_PASSWORD) } });
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('retry-after')).toBe('1');
+    expect(await locked.json()).toMatchObject({ error: 'rate_limited', status: 429 });
+    expect(engine.calls.passwordChecks).toBe(6);
+    // The lock is a delay, read on the injected clock.
+    await engine.clock.advance(1000);
+    expect((await app.request('/bat/balance', { headers: { Authorization: basic(FAKE_LOGIN, FAKE_PASSWORD) } })).status).toBe(200);
+  });
+});

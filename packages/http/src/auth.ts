@@ -1,11 +1,9 @@
 import { SpillwayError } from '@spillway/core';
 import type { Account, Engine } from '@spillway/core';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { digestHex } from './auth-cache.ts';
 import type { Env } from './env.ts';
 import { authenticateToken } from './chat-hub/token-auth.ts';
-import type { TokenService } from './chat-hub/token-service.ts';
-import { limitLogin } from './rate-limit.ts';
 
 export type { Env } from './env.ts';
 
@@ -48,12 +46,49 @@ export function readCredentials(headers: Headers): Credentials | null {
   return { kind: 'password', login, password };
 }
 
-async function verify(engine: Engine, tokens: TokenService | undefined, credentials: Credentials): Promise<Account | null> {
+/**
+ * Checks a login and password behind two limits, both answered 429 with `Retry-After` at once,
+ * before any hashing: attempts per login at the data rate, and the login guard's failures per
+ * login and per client address with growing delays. A full password queue answers 429 too.
+ * Null for a wrong password.
+ */
+export async function checkPassword(c: Context<Env>, engine: Engine, login: string, password: string): Promise<Account | null> {
+  // Every login may be tried at the data rate at most, right or wrong: each try costs a scrypt.
+  const limiter = c.var.rateLimiter;
+  if (limiter) {
+    const decision = limiter.take(`login:${login}`, limiter.limitFor('data'));
+    if (!decision.allowed) {
+      const seconds = Math.max(1, decision.retryAfterSeconds);
+      c.header('Retry-After', String(seconds));
+      throw new SpillwayError('rate_limited', `Too many login attempts for this login; retry in ${seconds} s`);
+    }
+  }
+  const guard = c.var.loginGuard;
+  const admission = guard ? guard.admit(login, c.var.clientAddress) : undefined;
+  if (admission && !admission.ok) {
+    c.header('Retry-After', String(admission.retryAfterSeconds));
+    throw new SpillwayError('rate_limited', `Too many failed logins; retry in ${admission.retryAfterSeconds} s`);
+  }
+  let account: Account | null;
+  try {
+    account = await engine.accounts.authenticatePassword(login, password);
+  } catch (error) {
+    admission?.attempt.cancelled();
+    if (error instanceof SpillwayError && error.code === 'rate_limited') c.header('Retry-After', '1');
+    throw error;
+  }
+  if (account) admission?.attempt.succeeded();
+  else admission?.attempt.failed();
+  return account;
+}
+
+async function verify(c: Context<Env>, credentials: Credentials): Promise<Account | null> {
+  const { engine, tokens } = c.var;
   switch (credentials.kind) {
     case 'key':
       return engine.accounts.authenticateKey(credentials.key);
     case 'password':
-      return engine.accounts.authenticatePassword(credentials.login, credentials.password);
+      return checkPassword(c, engine, credentials.login, credentials.password);
     case 'token': {
       if (!tokens) return null;
       // 401 for a token that proves nothing, 403 for a genuine one of another type or revoked.
@@ -67,7 +102,8 @@ async function verify(engine: Engine, tokens: TokenService | undefined, credenti
  * Middleware authenticating an account by any of the three methods of interface 5.1 and setting
  * it as `c.var.account`. Missing or wrong credentials answer 401 with a Basic challenge.
  * Successful checks are cached briefly (see `createAuthCache`), keyed by a SHA-256 of the
- * credential headers so that no clear secret is kept as a map key.
+ * credential headers so that no clear secret is kept as a map key, and dropped as soon as the
+ * storage's credential revision moves (a key, token or password revoked in any process).
  */
 export function authenticate(): MiddlewareHandler<Env> {
   return async (c, next) => {
@@ -77,22 +113,23 @@ export function authenticate(): MiddlewareHandler<Env> {
       throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
     }
     const cache = c.var.authCache;
-    const cacheKey = await digestHex(
+    const cacheKey = digestHex(
       credentials.kind === 'key'
         ? `k\0${credentials.key}`
         : credentials.kind === 'token'
           ? `t\0${credentials.token}`
           : `p\0${credentials.login}\0${credentials.password}`,
     );
-    let account = cache.get(cacheKey);
+    // Read before verifying: a revocation committed meanwhile changes it, and the entry is dropped.
+    const revision = await cache.revision();
+    let account = cache.get(cacheKey, revision);
     if (!account) {
-      if (credentials.kind === 'password') limitLogin(c, credentials.login);
-      account = (await verify(c.var.engine, c.var.tokens, credentials)) ?? undefined;
+      account = (await verify(c, credentials)) ?? undefined;
       if (!account) {
         c.header('WWW-Authenticate', BASIC_CHALLENGE);
         throw new SpillwayError('unauthorized', 'Invalid credentials');
       }
-      cache.set(cacheKey, account);
+      cache.set(cacheKey, account, revision);
     }
     c.set('account', account);
     await next();

@@ -1,5 +1,7 @@
 import type { Account, Engine, RateLimiter } from '@spillway/core';
 import type { AuthCache } from './auth-cache.ts';
+import type { LoginGuard } from './login-guard.ts';
+import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 
 /** Where the HTTP adapter writes what it has to say. `console` fits. */
@@ -20,6 +22,12 @@ export interface Env {
     engine: Engine;
     rateLimiter: RateLimiter;
     authCache: AuthCache;
+    /** Failed-password limits; absent where a route module is mounted outside `createHttpApp`. */
+    loginGuard: LoginGuard | undefined;
+    /** The caller's address as the app's `clientAddress` option tells it (socket peer by default). */
+    clientAddress: string | undefined;
+    /** Which callback URLs `PUT /api/AlphaName/callback` accepts. */
+    callbackUrlPolicy: CallbackUrlPolicy | undefined;
     logger: HttpLogger;
     /** Verifies client tokens (`POST /api/auth`) where the app was given a token service. */
     tokens: TokenService | undefined;

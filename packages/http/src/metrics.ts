@@ -67,8 +67,10 @@ export function createEngineMetrics(registry: Registry): { onCommit: (commit: Co
   });
   return {
     onCommit(commit) {
-      for (const h of commit.history) events.inc({ channel: h.channel, status: h.status });
-      for (const u of commit.updates) if (isFinalStatus(u.status)) finished.inc({ status: u.status });
+      for (const u of commit.updates) {
+        for (const h of u.history) events.inc({ channel: h.channel, status: h.status });
+        if (isFinalStatus(u.status)) finished.inc({ status: u.status });
+      }
     },
   };
 }

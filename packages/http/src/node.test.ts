@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler } from './app.ts';
 import { serve } from './node.ts';
@@ -38,4 +39,34 @@ describe('serve', () => {
       await server.close();
     }
   });
+
+  it('answers headers over 16 KiB with a JSON 431, and a malformed request with a JSON 400', async () => {
+    const server = await serve({ fetch: createFetchHandler({ engine: createFakeEngine(), defaultMetrics: false }), port: 0 });
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/health`, { headers: { 'x-padding': 'x'.repeat(17 * 1024) } });
+      expect(res.status).toBe(431);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toEqual({ error: 'headers_too_large', message: 'Request headers exceed 16384 bytes', status: 431 });
+
+      const raw = await rawRequest(server.port, 'NOT A REQUEST\r\n\r\n');
+      expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'bad_request', status: 400 });
+
+      // The server goes on answering.
+      expect((await fetch(`http://127.0.0.1:${server.port}/health`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let data = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+}

@@ -1,21 +1,55 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { STATUS_CODES, createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 
+/** A fetch handler; under Node, `env` is `{ incoming, outgoing }` (the client address comes from it). */
+export type FetchHandler = (req: Request, env?: unknown) => Promise<Response> | Response;
+
 /** A Node `http` request listener over a fetch handler: mount it in express, fastify or koa. */
-export function createNodeListener(
-  handler: (req: Request) => Promise<Response> | Response,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return getRequestListener((req) => handler(req));
+export function createNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return getRequestListener((req, env) => handler(req, env));
 }
 
 export interface ServeOptions {
-  fetch: (req: Request) => Promise<Response> | Response;
+  fetch: FetchHandler;
   /** 0 picks a free port, answered in the result. @default 8080 */
   port?: number;
   /** @default '127.0.0.1' */
   hostname?: string;
+  /** Largest request head (request line and headers); larger ones get a JSON 431. @default 16384 */
+  maxHeaderBytes?: number;
+}
+
+/** @default 16 KiB */
+export const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Answers the requests Node's parser refuses before any handler runs (headers too large, a
+ * malformed request) with the JSON error body of every other error instead of an empty page:
+ * 431 for oversized headers, 400 otherwise. `serve` attaches it; attach it to your own
+ * `http.Server` when mounting {@link createNodeListener} elsewhere.
+ */
+export function answerClientErrors(server: Server, maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : error.code === 'HPE_HEADERS_TIMEOUT' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify(
+      tooLarge
+        ? { error: 'headers_too_large', message: `Request headers exceed ${maxHeaderBytes} bytes`, status }
+        : status === 408
+          ? { error: 'request_timeout', message: 'The request was not received in time', status }
+          : { error: 'bad_request', message: 'Malformed HTTP request', status },
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 /** A listening server: its real port and a `close()` that also drops kept-alive connections. */
@@ -35,7 +69,14 @@ export interface RunningServer {
  */
 export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
-  const server = createServer(createNodeListener(options.fetch));
+  const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
+  const server = createServer({ maxHeaderSize: maxHeaderBytes }, createNodeListener(options.fetch));
+  answerClientErrors(server, maxHeaderBytes);
+  let closing = false;
+  // Once closing, every answer closes its connection: a kept-alive client cannot go on sending.
+  server.on('request', (_req, res: ServerResponse) => {
+    if (closing && !res.headersSent) res.setHeader('connection', 'close');
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, hostname, () => {
@@ -46,6 +87,7 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
         hostname,
         close: () =>
           new Promise<void>((done, fail) => {
+            closing = true;
             server.close((err) => (err ? fail(err) : done()));
             // Idle keep-alive sockets would hold close() open until they time out.
             server.closeIdleConnections();

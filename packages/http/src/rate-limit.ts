@@ -1,6 +1,6 @@
 import { SpillwayError } from '@spillway/core';
 import type { RateCategory } from '@spillway/core';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { Env } from './env.ts';
 
 /**
@@ -31,17 +31,4 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
     }
     await next();
   };
-}
-
-/**
- * Password checks cost a scrypt each: every login may be tried at the data rate of section 8 at
- * most, successful or not, so guessing is slow and refusing it cheap. Throws 429 past the limit.
- */
-export function limitLogin(c: Context<Env>, login: string): void {
-  const limiter = c.var.rateLimiter;
-  if (!limiter) return;
-  const decision = limiter.take(`login:${login}`, limiter.limitFor('data'));
-  if (decision.allowed) return;
-  c.header('Retry-After', String(Math.max(1, decision.retryAfterSeconds)));
-  throw new SpillwayError('rate_limited', `Too many login attempts for "${login}"; retry in ${Math.max(1, decision.retryAfterSeconds)} s`);
 }

@@ -99,8 +99,11 @@ export const walletHistorySchema = z.object({
 
 /** Body of `PUT /api/AlphaName/callback`: `url: null` removes the callback. */
 export const alphaNameCallbackRequestSchema = z.object({
-  alphaName: z.string().min(1),
-  url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).nullable(),
+  alphaName: z.string().min(1).max(64),
+  url: z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+    .max(2048)
+    .nullable(),
 });
 
 /** An alpha-name as answered by the API. */

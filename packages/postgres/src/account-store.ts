@@ -9,6 +9,7 @@ import type {
   WalletTransaction,
   WalletTransactionRow,
 } from '@spillway/core';
+import { CREDENTIAL_REVISION_KEY, bumpRevisionCte } from './credential-revision.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
@@ -56,7 +57,12 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return found ? { account: accountFromRow(found), passwordHash: found.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {
-      await run(pool, `UPDATE ${x}accounts SET password_hash = $1 WHERE id = $2`, [passwordHash, accountId]);
+      await run(
+        pool,
+        `WITH changed AS (UPDATE ${x}accounts SET password_hash = $1 WHERE id = $2 RETURNING id), ${bumpRevisionCte(x, 'changed')}
+         SELECT 1`,
+        [passwordHash, accountId],
+      );
     },
     async setRateLimit(accountId, category, limit) {
       // One statement edits the JSONB in place: no read-modify-write race between processes.
@@ -98,13 +104,19 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
     async revokeApiKey(accountId, keyId) {
       // The storage has no clock; the revocation time only documents the row.
-      return (
-        (await run(pool, `UPDATE ${x}api_keys SET revoked_at = $1 WHERE account_id = $2 AND id = $3 AND revoked_at IS NULL`, [
-          Date.now(),
-          accountId,
-          keyId,
-        ])) > 0
+      const revoked = await row<{ n: number }>(
+        pool,
+        `WITH changed AS (
+           UPDATE ${x}api_keys SET revoked_at = $1 WHERE account_id = $2 AND id = $3 AND revoked_at IS NULL RETURNING id
+         ), ${bumpRevisionCte(x, 'changed')}
+         SELECT count(*)::int AS n FROM changed`,
+        [Date.now(), accountId, keyId],
       );
+      return (revoked?.n ?? 0) > 0;
+    },
+    async credentialRevision() {
+      const found = await row<{ value: string }>(pool, `SELECT value FROM ${x}settings WHERE key = $1`, [CREDENTIAL_REVISION_KEY]);
+      return Number(found?.value ?? 0);
     },
 
     async upsertAlphaName(input) {

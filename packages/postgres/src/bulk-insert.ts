@@ -1,4 +1,4 @@
-import { EFFECT_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from '@spillway/core';
+import { HISTORY_ROW_COLUMNS } from '@spillway/core';
 import type { Queryable } from './pg-util.ts';
 import { run } from './pg-util.ts';
 
@@ -29,16 +29,6 @@ export async function bulkInsert(db: Queryable, table: string, columns: readonly
   await run(db, `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${params})`, arrays);
 }
 
-/** Columns of an effect row, shared by ingest and commit. */
-export const EFFECT_COLUMNS = typedColumns(EFFECT_ROW_COLUMNS, {
-  message_id: 'bigint',
-  kind: 'text',
-  step: 'integer',
-  event: 'jsonb',
-  event_type: 'text',
-  due_at: 'bigint',
-});
-
 /** Columns of a history row, shared by ingest, commit and appendHistory. */
 export const HISTORY_COLUMNS = typedColumns(HISTORY_ROW_COLUMNS, {
   message_id: 'bigint',
@@ -47,4 +37,6 @@ export const HISTORY_COLUMNS = typedColumns(HISTORY_ROW_COLUMNS, {
   status: 'text',
   at: 'bigint',
   error: 'text',
+  driver: 'text',
+  provider_message_id: 'text',
 });

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { bumpRevisionCte } from './credential-revision.ts';
 import { SpillwayError, chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core';
 import type { ChatHubOperatorRow, ChatHubStorage, RevokedTokenRow, SigningKeyRow } from '@spillway/core';
 import { row, rows, run } from './pg-util.ts';
@@ -33,7 +34,10 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
     async revokeToken(input, at) {
       await run(
         pool,
-        `INSERT INTO ${x}chat_hub_revoked_tokens (jti, revoked_at, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING`,
+        `WITH changed AS (
+           INSERT INTO ${x}chat_hub_revoked_tokens (jti, revoked_at, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING RETURNING jti
+         ), ${bumpRevisionCte(x, 'changed')}
+         SELECT 1`,
         [input.jti, at, input.expiresAt],
       );
     },

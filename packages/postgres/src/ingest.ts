@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core';
 import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core';
-import { bulkInsert, EFFECT_COLUMNS, HISTORY_COLUMNS, typedColumns } from './bulk-insert.ts';
+import { bulkInsert, HISTORY_COLUMNS, typedColumns } from './bulk-insert.ts';
 import { row, rows, run, transaction } from './pg-util.ts';
 
 const MESSAGE_COLUMNS = typedColumns(MESSAGE_ROW_COLUMNS, {
@@ -23,6 +23,9 @@ const MESSAGE_COLUMNS = typedColumns(MESSAGE_ROW_COLUMNS, {
   expires_at: 'bigint',
   cost: 'bigint',
   meta: 'jsonb',
+  work: 'jsonb',
+  wake_at: 'bigint',
+  charged: 'bigint',
 });
 const WALLET_COLUMNS = typedColumns(WALLET_ROW_COLUMNS, {
   account_id: 'bigint',
@@ -77,12 +80,20 @@ async function ingestIn(client: pg.PoolClient, x: string, batch: IngestBatch): P
   await bulkInsert(client, `${x}messages`, MESSAGE_COLUMNS, written.messages);
   if (plan.required !== 0) await run(client, `UPDATE ${x}accounts SET balance = $1 WHERE id = $2`, [written.balance, accountId]);
   await bulkInsert(client, `${x}wallet_transactions`, WALLET_COLUMNS, written.wallet);
-  await bulkInsert(client, `${x}effects`, EFFECT_COLUMNS, written.effects);
   await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, written.history);
   return { status: 'accepted', listId, ids: plan.ids, replays: plan.replays };
 }
 
-/** Creates the `ingest` operation of the message store: one transaction per request. */
-export function createIngest(pool: pg.Pool, x: string): (batch: IngestBatch) => Promise<IngestResult> {
-  return (batch) => transaction(pool, (client) => ingestIn(client, x, batch));
+/** Creates the `ingest` (one transaction per request) and `ingestMany` operations of the message store. */
+export function createIngest(pool: pg.Pool, x: string) {
+  return {
+    ingest: (batch: IngestBatch): Promise<IngestResult> => transaction(pool, (client) => ingestIn(client, x, batch)),
+    /** Requests that arrived together, in one transaction (one commit), each decided in order. */
+    ingestMany: (batches: IngestBatch[]): Promise<IngestResult[]> =>
+      transaction(pool, async (client) => {
+        const results: IngestResult[] = [];
+        for (const batch of batches) results.push(await ingestIn(client, x, batch));
+        return results;
+      }),
+  };
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Effect, NewMessage } from '@spillway/core';
+import type { NewMessage, StoredMessage } from '@spillway/core';
 import {
   runCascadeStorageContract,
   runChatHubStorageContract,
@@ -51,7 +51,7 @@ describe.skipIf(!url)('postgres storage', () => {
     expiresAt: null,
     charge: 0,
     meta: null,
-    effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt }],
+    work: [{ kind: 'event', event: { type: 'DUE' }, dueAt }],
     history: [],
   });
 
@@ -64,7 +64,7 @@ describe.skipIf(!url)('postgres storage', () => {
         await Promise.all([one.migrate(), two.migrate(), one.migrate()]);
         await two.migrate();
         const versions = await one.pool.query(`SELECT version FROM "${schema}".spillway_migrations ORDER BY version`);
-        expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4]);
+        expect(versions.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
         const account = await one.createAccount({ login: 'a', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
         expect(await two.getAccount(account.id)).toEqual(account);
       } finally {
@@ -74,7 +74,7 @@ describe.skipIf(!url)('postgres storage', () => {
       }
     });
 
-    it('lets two storages claim disjoint effect sets concurrently (SKIP LOCKED)', async () => {
+    it('lets two storages claim disjoint messages concurrently (SKIP LOCKED)', async () => {
       const schema = db.schemaName();
       const one = createPostgresStorage({ connectionString: url, schema });
       const two = createPostgresStorage({ connectionString: url, schema });
@@ -90,10 +90,10 @@ describe.skipIf(!url)('postgres storage', () => {
         });
 
         // Both processes claim in parallel, several connections each, until the outbox is drained.
-        const claimed: Effect[][] = [];
+        const claimed: StoredMessage[][] = [];
         const worker = async (storage: PostgresStorage) => {
           for (;;) {
-            const batch = await storage.claimDueEffects(10_000, 20, 60_000);
+            const batch = await storage.claimDue(10_000, 20, 60_000, storage === one ? 'one' : 'two');
             if (batch.length === 0) return;
             claimed.push(batch);
           }
@@ -104,9 +104,9 @@ describe.skipIf(!url)('postgres storage', () => {
         expect(ids).toHaveLength(total);
         expect(new Set(ids).size).toBe(total);
         // Every batch is in claim order.
-        for (const batch of claimed) expect(batch.map((e) => e.dueAt)).toEqual(batch.map((e) => e.dueAt).sort((a, b) => a - b));
+        for (const batch of claimed) expect(batch.map((m) => m.dueAt)).toEqual(batch.map((m) => m.dueAt).sort((a, b) => a - b));
         expect(await two.nextDueAt(10_000)).toBeNull();
-        expect(await one.claimDueEffects(70_000, 1000, 1)).toHaveLength(total);
+        expect(await one.claimDue(70_000, 1000, 1, 'one')).toHaveLength(total);
       } finally {
         await one.close();
         await two.close();

@@ -5,6 +5,7 @@ import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';
 import { createInboundStore } from './inbound-store.ts';
 import { createMessageStore } from './message-store.ts';
+import { createWorkStore } from './work-store.ts';
 import { schemaPrefix } from './pg-util.ts';
 import { migrate } from './schema.ts';
 
@@ -61,6 +62,7 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
     ...createInboundStore(pool, x),
     ...createAccountStore(pool, x),
     ...createMessageStore(pool, x),
+    ...createWorkStore(pool, x),
     ...own,
   };
 }

@@ -212,6 +212,76 @@ const MIGRATIONS: readonly string[] = [
   -- Only pending deliveries are ever claimed: the partial index stays as small as the backlog.
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(due_at, id) WHERE status = 'pending';
   `,
+  // 5: the message row is the unit of work (the effects table folds into it), receipts are
+  // durable (an inbox), provider ids find their attempts after a restart, and workers heartbeat
+  // so that a dead one's work is taken over within seconds.
+  `
+  ALTER TABLE messages ADD COLUMN work JSONB NOT NULL DEFAULT '[]';
+  -- Earliest dueAt of work: when a worker must claim the message next; NULL when it waits for nothing.
+  ALTER TABLE messages ADD COLUMN wake_at BIGINT;
+  ALTER TABLE messages ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN lease_owner TEXT;
+  -- The worker that committed the acceptance of the attempt whose outcome the message awaits.
+  ALTER TABLE messages ADD COLUMN attempt_owner TEXT;
+  -- Bit n set: step n was charged (a step is charged once, whatever crashes happen).
+  ALTER TABLE messages ADD COLUMN charged BIGINT NOT NULL DEFAULT 0;
+
+  UPDATE messages m SET work = w.work, wake_at = w.wake_at
+  FROM (
+    SELECT message_id,
+      jsonb_agg(CASE kind WHEN 'send' THEN jsonb_build_object('kind', 'send', 'step', step, 'dueAt', due_at)
+                ELSE jsonb_build_object('kind', 'event', 'event', event, 'dueAt', due_at) END ORDER BY id) AS work,
+      MIN(due_at) AS wake_at
+    FROM effects GROUP BY message_id
+  ) w
+  WHERE m.id = w.message_id;
+  UPDATE messages m SET charged =
+    (CASE WHEN m.kind = 'message' AND m.cost > 0 THEN 1 ELSE 0 END)
+    | COALESCE((SELECT bit_or(1::bigint << h.step) FROM history h WHERE h.message_id = m.id AND h.status = 'Sent'), 0);
+  DROP TABLE effects;
+  CREATE INDEX messages_wake ON messages(wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX messages_attempt_owner ON messages(attempt_owner) WHERE attempt_owner IS NOT NULL;
+
+  ALTER TABLE history ADD COLUMN driver TEXT;
+  ALTER TABLE history ADD COLUMN provider_message_id TEXT;
+
+  -- The durable inbox: receipts written before they are acknowledged, applied by a worker round.
+  CREATE TABLE receipts (
+    id          BIGSERIAL PRIMARY KEY,
+    message_id  BIGINT NOT NULL,
+    event       JSONB NOT NULL,
+    detail      TEXT,
+    driver      TEXT,
+    at          BIGINT NOT NULL,
+    lease_until BIGINT NOT NULL DEFAULT 0,
+    lease_owner TEXT
+  );
+
+  CREATE TABLE provider_ids (
+    driver              TEXT NOT NULL,
+    provider_message_id TEXT NOT NULL,
+    message_id          BIGINT NOT NULL,
+    step                INTEGER NOT NULL,
+    PRIMARY KEY (driver, provider_message_id)
+  );
+
+  -- Receipts naming a provider id whose acceptance had not committed yet.
+  CREATE TABLE orphan_receipts (
+    id                  BIGSERIAL PRIMARY KEY,
+    driver              TEXT NOT NULL,
+    provider_message_id TEXT NOT NULL,
+    outcome             TEXT NOT NULL,
+    failure             TEXT,
+    detail              TEXT,
+    at                  BIGINT NOT NULL
+  );
+
+  CREATE TABLE workers (
+    id           TEXT PRIMARY KEY,
+    heartbeat_at BIGINT NOT NULL,
+    state        TEXT NOT NULL DEFAULT 'live'
+  );
+  `,
 ];
 
 /** Number of schema versions this code knows. */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { SpillwayError, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core';
 import type { AccountStorage, ApiKeyRow, NewWalletTransaction, RateLimit, WalletTransaction, WalletTransactionRow } from '@spillway/core';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
+import { createCredentialRevision } from './credential-revision.ts';
 import { isUniqueViolation, lazy } from './sqlite-util.ts';
 
 function prepare(db: Database.Database) {
@@ -71,6 +72,17 @@ export function createAccountStore(db: Database.Database): AccountStorage {
   // Prepared on first use: the tables exist only once migrate() has run.
   const st = lazy(() => prepare(db));
 
+  const revision = createCredentialRevision(db);
+  const setPasswordHashTx = db.transaction((passwordHash: string, accountId: number) => {
+    if (st().setPasswordHash.run(passwordHash, accountId).changes > 0) revision.bump();
+  });
+  const revokeKeyTx = db.transaction((accountId: number, keyId: number): boolean => {
+    // The storage has no clock; the revocation time only documents the row.
+    const revoked = st().revokeKey.run(Date.now(), accountId, keyId).changes > 0;
+    if (revoked) revision.bump();
+    return revoked;
+  });
+
   const addTransaction = (tx: NewWalletTransaction, at: number, requireCover: boolean): WalletTransaction | null => {
     const s = st();
     const moved = requireCover
@@ -123,7 +135,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
       return row ? { account: toAccount(row), passwordHash: row.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {
-      st().setPasswordHash.run(passwordHash, accountId);
+      setPasswordHashTx.immediate(passwordHash, accountId);
     },
     async setRateLimit(accountId, category, limit) {
       setRateLimitTx.immediate(accountId, category, limit);
@@ -145,8 +157,10 @@ export function createAccountStore(db: Database.Database): AccountStorage {
       return st().listKeys.all(accountId).map(apiKeyFromRow);
     },
     async revokeApiKey(accountId, keyId) {
-      // The storage has no clock; the revocation time only documents the row.
-      return st().revokeKey.run(Date.now(), accountId, keyId).changes > 0;
+      return revokeKeyTx.immediate(accountId, keyId);
+    },
+    async credentialRevision() {
+      return revision.read();
     },
 
     async upsertAlphaName(input) {

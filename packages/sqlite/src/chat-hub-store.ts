@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createCredentialRevision } from './credential-revision.ts';
 import { SpillwayError, chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core';
 import type { ChatHubOperatorRow, ChatHubStorage, RevokedTokenRow, SigningKeyRow } from '@spillway/core';
 
@@ -50,6 +51,11 @@ export function createChatHubStore(db: Database.Database): ChatHubStorage {
   const selectKeys = db.prepare<[], SigningKeyRow>('SELECT kid, secret, created_at, retired_at FROM chat_hub_signing_keys ORDER BY seq');
   const retireKey = db.prepare<[number, string]>('UPDATE chat_hub_signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL');
 
+  const revision = createCredentialRevision(db);
+  const revokeTokenTx = db.transaction((jti: string, at: number, expiresAt: number | null) => {
+    if (insertRevoked.run(jti, at, expiresAt).changes > 0) revision.bump();
+  });
+
   return {
     async createOperator(input, at) {
       const row = insertOperator.get(input.accountId, input.name, at);
@@ -68,7 +74,7 @@ export function createChatHubStore(db: Database.Database): ChatHubStorage {
     },
 
     async revokeToken(input, at) {
-      insertRevoked.run(input.jti, at, input.expiresAt);
+      revokeTokenTx.immediate(input.jti, at, input.expiresAt);
     },
     async getRevokedToken(jti) {
       const row = selectRevoked.get(jti);

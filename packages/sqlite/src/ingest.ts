@@ -1,13 +1,5 @@
 import type Database from 'better-sqlite3';
-import {
-  EFFECT_ROW_COLUMNS,
-  HISTORY_ROW_COLUMNS,
-  MESSAGE_ROW_COLUMNS,
-  WALLET_ROW_COLUMNS,
-  customerMessageIdsOf,
-  ingestRows,
-  planIngest,
-} from '@spillway/core';
+import { HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core';
 import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
 
@@ -22,7 +14,6 @@ function prepare(db: Database.Database) {
     maxMessageId: db.prepare<[], { id: number }>(`SELECT COALESCE(MAX(id), 0) AS id FROM messages`),
     messages: createBatchInserter(db, 'messages', MESSAGE_ROW_COLUMNS),
     wallet: createBatchInserter(db, 'wallet_transactions', WALLET_ROW_COLUMNS),
-    effects: createBatchInserter(db, 'effects', EFFECT_ROW_COLUMNS),
     history: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
   };
 }
@@ -58,14 +49,18 @@ function ingestIn(s: Statements, batch: IngestBatch): IngestResult {
   s.messages.insert(rows.messages);
   if (plan.required !== 0) s.setBalance.run(rows.balance, accountId);
   s.wallet.insert(rows.wallet);
-  s.effects.insert(rows.effects);
   s.history.insert(rows.history);
   return { status: 'accepted', listId, ids: plan.ids, replays: plan.replays };
 }
 
-/** Creates the `ingest` operation of the message store. */
-export function createIngest(db: Database.Database): (batch: IngestBatch) => IngestResult {
+/** Creates the `ingest` and `ingestMany` operations of the message store. */
+export function createIngest(db: Database.Database): {
+  ingest: (batch: IngestBatch) => IngestResult;
+  ingestMany: (batches: IngestBatch[]) => IngestResult[];
+} {
   let statements: Statements | undefined;
   const run = db.transaction((batch: IngestBatch) => ingestIn((statements ??= prepare(db)), batch));
-  return (batch) => run.immediate(batch);
+  // One transaction, one fsync, for requests that arrived together; each decided in order.
+  const runMany = db.transaction((batches: IngestBatch[]) => batches.map((b) => ingestIn((statements ??= prepare(db)), b)));
+  return { ingest: (batch) => run.immediate(batch), ingestMany: (batches) => runMany.immediate(batches) };
 }

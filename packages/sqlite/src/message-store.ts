@@ -1,17 +1,13 @@
 import type Database from 'better-sqlite3';
-import type { Commit, CommitResult, HistoryEntry, MessageStorage, ScheduledChange } from '@spillway/core';
+import type { HistoryEntry, MessageStorage, ScheduledChange, ScheduledChangeResult } from '@spillway/core';
+import { HISTORY_ROW_COLUMNS, historyEntryFromRow, historyRowValues, wakeAtOf, type HistoryRow } from '@spillway/core';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
-import {
-  EFFECT_ROW_COLUMNS,
-  HISTORY_ROW_COLUMNS,
-  historyEntryFromRow,
-  effectRowValues,
-  historyRowValues,
-  type HistoryRow,
-} from '@spillway/core';
-import { toEffect, toStoredMessage, type SqliteEffectRow, type SqliteMessageRow } from './rows.ts';
+import { toStoredMessage, type SqliteMessageRow } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
+
+/** Columns of a history read, in the order core's mapper takes them. */
+export const HISTORY_SELECT = `SELECT message_id, step, channel, status, at, error, driver, provider_message_id FROM history`;
 
 function prepare(db: Database.Database) {
   return {
@@ -22,100 +18,69 @@ function prepare(db: Database.Database) {
     ),
     // ids as one JSON array: one prepared statement for any number of ids.
     byIds: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
-    history: db.prepare<[number], HistoryRow>(
-      `SELECT message_id, step, channel, status, at, error FROM history WHERE message_id = ? ORDER BY seq`,
-    ),
+    history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
     insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
-    insertEffects: createBatchInserter(db, 'effects', EFFECT_ROW_COLUMNS),
-    updateMessage: db.prepare<[string, string, number, number, number, number]>(
-      `UPDATE messages SET status = ?, snapshot = ?, cost = cost + ?, updated_at = ?, version = version + 1 WHERE id = ? AND version = ?`,
-    ),
-    // An effect consumed by a conflicted message goes back to the outbox, claimable at once.
-    releaseEffect: db.prepare<[number, string]>(
-      `UPDATE effects SET lease_until = 0 WHERE id = ? AND message_id IN (SELECT value FROM json_each(?))`,
-    ),
-    deleteEffect: db.prepare<[number]>(`DELETE FROM effects WHERE id = ?`),
-    // A null step cancels the timers of every step of the message.
-    cancelTimers: db.prepare<[number, number | null, number | null]>(
-      `DELETE FROM effects WHERE message_id = ? AND kind = 'event' AND event_type = 'TIMER' AND (? IS NULL OR step = ?)`,
-    ),
-    claim: db.prepare<[number, number, number, number], SqliteEffectRow>(
-      `UPDATE effects SET lease_until = ?
-       WHERE id IN (SELECT id FROM effects WHERE due_at <= ? AND lease_until <= ? ORDER BY due_at, id LIMIT ?)
-       RETURNING id, message_id, kind, step, event, due_at`,
-    ),
-    nextDue: db.prepare<[number], { due: number | null }>(`SELECT MIN(due_at) AS due FROM effects WHERE lease_until <= ?`),
-    updateScheduled: db.prepare<[string, string, number, number | null, string, string, number, number, number]>(
-      `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, cost = cost + ?, updated_at = ?,
-         version = version + 1
+    updateScheduled: db.prepare<[string, string, number, number | null, string, string, string, number | null, number, number, number]>(
+      `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, work = ?, wake_at = ?,
+         cost = cost + ?, updated_at = ?, version = version + 1
        WHERE id = ? AND status = 'scheduled'`,
     ),
-    rescheduleDue: db.prepare<[number, number]>(
-      `UPDATE effects SET due_at = ? WHERE message_id = ? AND kind = 'event' AND event_type = 'DUE'`,
+    isScheduled: db.prepare<[number], { account_id: number }>(`SELECT account_id FROM messages WHERE id = ? AND status = 'scheduled'`),
+    // The balance covers a charge exactly when it does not go below zero.
+    moveBalanceIfCovered: db.prepare<[number, number, number], { balance: number }>(
+      `UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance`,
     ),
-    dropDue: db.prepare<[number]>(`DELETE FROM effects WHERE message_id = ? AND kind = 'event' AND event_type = 'DUE'`),
+    insertTransaction: db.prepare<[number, string, number, number, number, string, number]>(
+      `INSERT INTO wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
   };
 }
 
-type Statements = ReturnType<typeof prepare>;
-
-function commitIn(s: Statements, commit: Commit): CommitResult {
-  const lost = new Set<number>();
-  const seen = new Map<number, number>();
-  for (const u of commit.updates) {
-    // A second update of one message in a commit applies over the version the first made.
-    const repeat = seen.get(u.id) ?? 0;
-    seen.set(u.id, repeat + 1);
-    const changed = s.updateMessage.run(u.status, JSON.stringify(u.snapshot), u.addCost ?? 0, commit.at, u.id, u.version + repeat).changes;
-    if (changed === 0) lost.add(u.id);
-  }
-  const kept = <T extends { messageId: number }>(items: T[]) => (lost.size === 0 ? items : items.filter((i) => !lost.has(i.messageId)));
-  s.insertHistory.insert(historyRowValues(kept(commit.history)));
-  const lostJson = JSON.stringify([...lost]);
-  for (const id of commit.doneEffects) {
-    if (lost.size === 0 || s.releaseEffect.run(id, lostJson).changes === 0) s.deleteEffect.run(id);
-  }
-  // Cancel before inserting: a step that cancels and re-arms a timer keeps the new one.
-  for (const c of kept(commit.cancelTimers)) s.cancelTimers.run(c.messageId, c.step ?? null, c.step ?? null);
-  s.insertEffects.insert(effectRowValues(kept(commit.newEffects)));
-  return { conflicts: [...lost] };
-}
-
-/** Messages, history and the effect outbox over one better-sqlite3 handle. */
+/** Messages and their history over one better-sqlite3 handle: acceptance, reads, scheduled changes. */
 export function createMessageStore(db: Database.Database): MessageStorage {
   // Prepared on first use: the tables exist only once migrate() has run.
   const st = lazy(() => prepare(db));
-  const ingest = createIngest(db);
-  const commitTx = db.transaction((commit: Commit) => commitIn(st(), commit));
-  const updateScheduledTx = db.transaction((id: number, c: ScheduledChange, at: number): boolean => {
+  const { ingest, ingestMany } = createIngest(db);
+  const updateScheduledTx = db.transaction((id: number, c: ScheduledChange, at: number): ScheduledChangeResult => {
     const s = st();
-    const changed = s.updateScheduled.run(
+    const scheduled = s.isScheduled.get(id);
+    if (!scheduled) return 'not_scheduled';
+    if (c.wallet) {
+      // A charge (negative) must be covered; a refund always goes through.
+      const cover = c.wallet.amount < 0 ? c.wallet.amount : Number.MAX_SAFE_INTEGER;
+      const moved = s.moveBalanceIfCovered.get(c.wallet.amount, scheduled.account_id, cover);
+      if (!moved) return 'insufficient_funds';
+      s.insertTransaction.run(scheduled.account_id, c.wallet.kind, c.wallet.amount, moved.balance, id, c.wallet.description, at);
+    }
+    s.updateScheduled.run(
       JSON.stringify(c.steps),
       c.content,
       c.dueAt,
       c.expiresAt,
       c.status,
       JSON.stringify(c.snapshot),
-      c.addCost,
+      JSON.stringify(c.work),
+      wakeAtOf(c.work),
+      -(c.wallet?.amount ?? 0),
       at,
       id,
-    ).changes;
-    if (changed === 0) return false;
-    if (c.status === 'scheduled') s.rescheduleDue.run(c.dueAt, id);
-    else s.dropDue.run(id);
-    s.insertHistory.insert(historyRowValues(c.history));
-    return true;
+    );
+    s.insertHistory.insert(historyRowValues(c.history.map((h) => ({ ...h, messageId: id }))));
+    return 'changed';
   });
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
-  const claimTx = db.transaction((now: number, limit: number, leaseMs: number) =>
-    st()
-      .claim.all(now + leaseMs, now, now, limit)
-      .map(toEffect),
-  );
+  const withHistoryTx = db.transaction((id: number) => {
+    const row = st().byId.get(id);
+    return row ? { message: toStoredMessage(row), history: st().history.all(id).map(historyEntryFromRow) } : null;
+  });
 
   return {
     async ingest(batch) {
       return ingest(batch);
+    },
+    async ingestMany(batches) {
+      return batches.length === 0 ? [] : ingestMany(batches);
     },
     async getMessage(id) {
       const row = st().byId.get(id);
@@ -145,19 +110,11 @@ export function createMessageStore(db: Database.Database): MessageStorage {
     async history(messageId) {
       return st().history.all(messageId).map(historyEntryFromRow);
     },
+    async getMessageWithHistory(id) {
+      return withHistoryTx(id);
+    },
     async appendHistory(entries) {
       if (entries.length > 0) appendHistoryTx.immediate(entries);
-    },
-    async commit(commit) {
-      return commitTx.immediate(commit);
-    },
-    async claimDueEffects(now, limit, leaseMs) {
-      if (limit <= 0) return [];
-      // RETURNING does not promise an order: restore the claim order.
-      return claimTx.immediate(now, limit, leaseMs).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id);
-    },
-    async nextDueAt(now) {
-      return st().nextDue.get(now)?.due ?? null;
     },
     async updateScheduled(id, change, at) {
       return updateScheduledTx.immediate(id, change, at);

@@ -1,15 +1,11 @@
 import {
   accountFromRow,
   alphaNameFromRow,
-  effectFromRow,
   storedMessageFromRow,
   type Account,
   type AccountRow,
   type AlphaName,
   type AlphaNameRow,
-  type Effect,
-  type EffectRow,
-  type MachineEvent,
   type MessageRow,
   type StoredMessage,
 } from '@spillway/core';
@@ -24,8 +20,7 @@ const parseOrNull = <T>(text: string | null): T | null => (text === null ? null 
 
 export type SqliteAccountRow = JsonText<AccountRow, 'rate_limits'>;
 export type SqliteAlphaNameRow = JsonText<AlphaNameRow, 'channels'>;
-export type SqliteMessageRow = JsonText<MessageRow, 'steps' | 'snapshot' | 'meta'>;
-export type SqliteEffectRow = JsonText<EffectRow, 'event'>;
+export type SqliteMessageRow = JsonText<MessageRow, 'steps' | 'snapshot' | 'meta' | 'work'>;
 
 /** Parses `rate_limits`, then maps with core's accountFromRow. */
 export function toAccount(row: SqliteAccountRow): Account {
@@ -37,17 +32,13 @@ export function toAlphaName(row: SqliteAlphaNameRow): AlphaName {
   return alphaNameFromRow({ ...row, channels: JSON.parse(row.channels) as AlphaNameRow['channels'] });
 }
 
-/** Parses `steps`, `snapshot` and `meta`, then maps with core's storedMessageFromRow. */
+/** Parses `steps`, `snapshot`, `meta` and `work`, then maps with core's storedMessageFromRow. */
 export function toStoredMessage(row: SqliteMessageRow): StoredMessage {
   return storedMessageFromRow({
     ...row,
     steps: JSON.parse(row.steps) as MessageRow['steps'],
     snapshot: JSON.parse(row.snapshot) as MessageRow['snapshot'],
     meta: parseOrNull<Record<string, unknown>>(row.meta),
+    work: JSON.parse(row.work) as MessageRow['work'],
   });
-}
-
-/** Parses `event`, then maps with core's effectFromRow. */
-export function toEffect(row: SqliteEffectRow): Effect {
-  return effectFromRow({ ...row, event: parseOrNull<MachineEvent>(row.event) });
 }

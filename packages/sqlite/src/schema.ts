@@ -120,6 +120,74 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX history_message ON history(message_id, seq);
   `,
+  // 2: the message row is the unit of work (the effects table folds into it), receipts are
+  // durable (an inbox), provider ids find their attempts after a restart, and workers heartbeat
+  // so that a dead one's work is taken over within seconds.
+  `
+  ALTER TABLE messages ADD COLUMN work TEXT NOT NULL DEFAULT '[]';
+  -- Earliest dueAt of work: when a worker must claim the message next; NULL when it waits for nothing.
+  ALTER TABLE messages ADD COLUMN wake_at INTEGER;
+  ALTER TABLE messages ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN lease_owner TEXT;
+  -- The worker that committed the acceptance of the attempt whose outcome the message awaits.
+  ALTER TABLE messages ADD COLUMN attempt_owner TEXT;
+  -- Bit n set: step n was charged (a step is charged once, whatever crashes happen).
+  ALTER TABLE messages ADD COLUMN charged INTEGER NOT NULL DEFAULT 0;
+
+  UPDATE messages SET
+    work = (SELECT json_group_array(CASE e.kind
+              WHEN 'send' THEN json_object('kind', 'send', 'step', e.step, 'dueAt', e.due_at)
+              ELSE json_object('kind', 'event', 'event', json(e.event), 'dueAt', e.due_at) END)
+            FROM effects e WHERE e.message_id = messages.id),
+    wake_at = (SELECT MIN(e.due_at) FROM effects e WHERE e.message_id = messages.id)
+  WHERE id IN (SELECT message_id FROM effects);
+  UPDATE messages SET charged =
+    (CASE WHEN kind = 'message' AND cost > 0 THEN 1 ELSE 0 END)
+    | COALESCE((SELECT SUM(1 << step) FROM (SELECT DISTINCT h.step FROM history h WHERE h.message_id = messages.id AND h.status = 'Sent')), 0);
+  DROP TABLE effects;
+  CREATE INDEX messages_wake ON messages(wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX messages_attempt_owner ON messages(attempt_owner) WHERE attempt_owner IS NOT NULL;
+
+  ALTER TABLE history ADD COLUMN driver TEXT;
+  ALTER TABLE history ADD COLUMN provider_message_id TEXT;
+
+  -- The durable inbox: receipts written before they are acknowledged, applied by a worker round.
+  CREATE TABLE receipts (
+    id          INTEGER PRIMARY KEY,
+    message_id  INTEGER NOT NULL,
+    event       TEXT NOT NULL,
+    detail      TEXT,
+    driver      TEXT,
+    at          INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT
+  );
+
+  CREATE TABLE provider_ids (
+    driver              TEXT NOT NULL,
+    provider_message_id TEXT NOT NULL,
+    message_id          INTEGER NOT NULL,
+    step                INTEGER NOT NULL,
+    PRIMARY KEY (driver, provider_message_id)
+  ) WITHOUT ROWID;
+
+  -- Receipts naming a provider id whose acceptance had not committed yet.
+  CREATE TABLE orphan_receipts (
+    id                  INTEGER PRIMARY KEY,
+    driver              TEXT NOT NULL,
+    provider_message_id TEXT NOT NULL,
+    outcome             TEXT NOT NULL,
+    failure             TEXT,
+    detail              TEXT,
+    at                  INTEGER NOT NULL
+  );
+
+  CREATE TABLE workers (
+    id           TEXT PRIMARY KEY,
+    heartbeat_at INTEGER NOT NULL,
+    state        TEXT NOT NULL DEFAULT 'live'
+  );
+  `,
 ];
 
 /** Number of schema versions this code knows. */

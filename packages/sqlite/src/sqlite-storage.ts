@@ -7,6 +7,7 @@ import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';
 import { createInboundStore } from './inbound-store.ts';
 import { createMessageStore } from './message-store.ts';
+import { createWorkStore } from './work-store.ts';
 import { migrate } from './schema.ts';
 
 /** Options of {@link createSqliteStorage}. */
@@ -74,6 +75,7 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
     ...createInboundStore(db),
     ...createAccountStore(db),
     ...createMessageStore(db),
+    ...createWorkStore(db),
     ...own,
   };
 }

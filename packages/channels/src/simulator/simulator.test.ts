@@ -45,6 +45,53 @@ describe('simulator test numbers', () => {
     await clock.advance(300);
     expect(reports[2]).toEqual({ messageId: 2, step: 1, outcome: 'read' });
   });
+
+  it('recovers the reports of attempts accepted before a restart, at the times they were due', async () => {
+    const clock = createFakeClock();
+    const reports: Receipt[] = [];
+    const sim = createSimulator({ latencyMs: 200 });
+    const ctx = { clock, report: async (r: Receipt) => void reports.push(r) };
+    const base = { from: 'Shop', text: 'hi', type: 'sms', ttl: 60, accountId: 1, try: 0, idempotencyKey: 'k', partsCount: 1 };
+    const now = clock.now();
+    await sim.recover!(
+      [
+        // Accepted long ago: its report is overdue and comes at once.
+        {
+          ...base,
+          messageId: 1,
+          step: 0,
+          channel: 'sms',
+          to: '99900000002',
+          providerMessageId: null,
+          acceptedAt: now - 5_000,
+          delivered: false,
+        },
+        // Delivered before the restart: only its read is still to come, 401 ms after acceptance.
+        {
+          ...base,
+          messageId: 2,
+          step: 1,
+          channel: 'rcs',
+          to: '99900000005',
+          providerMessageId: null,
+          acceptedAt: now - 300,
+          delivered: true,
+        },
+        { ...base, messageId: 3, step: 0, channel: 'sms', to: '99900000004', providerMessageId: null, acceptedAt: now, delivered: false },
+      ],
+      ctx,
+    );
+    await clock.advance(0);
+    expect(reports).toEqual([
+      { messageId: 1, step: 0, outcome: 'failed', failure: 'undeliverable', error: 'recipient not reachable on this channel (simulator)' },
+    ]);
+    await clock.advance(100);
+    expect(reports).toHaveLength(1);
+    await clock.advance(1);
+    expect(reports[1]).toEqual({ messageId: 2, step: 1, outcome: 'read' });
+    await clock.advance(10_000);
+    expect(reports).toHaveLength(2);
+  });
 });
 
 runChannelDriverContract({

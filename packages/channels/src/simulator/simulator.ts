@@ -1,4 +1,4 @@
-import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, Receipt, SendResult } from '@spillway/core';
+import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, PendingAttempt, Receipt, SendResult } from '@spillway/core';
 import { CHANNELS } from '@spillway/core';
 
 export interface SimulatorOptions {
@@ -41,10 +41,48 @@ export function simulatedOutcome(to: string, channel: ChannelId): SimulatedOutco
   }
 }
 
+/** The reports the simulator makes about an attempt, each `after` ms from its acceptance. */
+function reportsOf(attempt: Pick<OutboundAttempt, 'messageId' | 'step' | 'to' | 'channel'>, latency: number) {
+  const { messageId, step } = attempt;
+  const reports: Array<{ after: number; receipt: Receipt }> = [];
+  switch (simulatedOutcome(attempt.to, attempt.channel)) {
+    case 'delivered':
+      reports.push({ after: latency, receipt: { messageId, step, outcome: 'delivered' } });
+      break;
+    case 'read':
+      reports.push({ after: latency, receipt: { messageId, step, outcome: 'delivered' } });
+      reports.push({ after: latency * 2 + 1, receipt: { messageId, step, outcome: 'read' } });
+      break;
+    case 'undeliverable':
+      reports.push({
+        after: latency,
+        receipt: {
+          messageId,
+          step,
+          outcome: 'failed',
+          failure: 'undeliverable',
+          error: 'recipient not reachable on this channel (simulator)',
+        },
+      });
+      break;
+    case 'permanent':
+      reports.push({
+        after: latency,
+        receipt: { messageId, step, outcome: 'failed', failure: 'permanent', error: 'permanent error (simulator)' },
+      });
+      break;
+    case 'silent':
+      break;
+  }
+  return reports;
+}
+
 /**
  * The simulator: the default driver of every channel. It accepts every attempt at once and
  * reports the outcome its test number asks for after `latencyMs` on the engine's clock, so tests
- * drive it with a fake clock.
+ * drive it with a fake clock. Its pending reports live in memory, like a provider's callbacks in
+ * flight: after a restart, `recover` derives them again from the attempts (the outcome is a pure
+ * function of the number), as a real driver re-polls its provider.
  */
 export function createSimulator(options: SimulatorOptions = {}): ChannelDriver & { sent: OutboundAttempt[] } {
   const latency = Math.max(0, options.latencyMs ?? 200);
@@ -58,31 +96,18 @@ export function createSimulator(options: SimulatorOptions = {}): ChannelDriver &
     async send(attempt: OutboundAttempt, ctx: ChannelContext): Promise<SendResult> {
       sent.push(attempt);
       if (sent.length > 10_000) sent.splice(0, sent.length - 1000);
-      const { messageId, step } = attempt;
-      switch (simulatedOutcome(attempt.to, attempt.channel)) {
-        case 'delivered':
-          later(ctx, latency, { messageId, step, outcome: 'delivered' });
-          break;
-        case 'read':
-          later(ctx, latency, { messageId, step, outcome: 'delivered' });
-          later(ctx, latency * 2 + 1, { messageId, step, outcome: 'read' });
-          break;
-        case 'undeliverable':
-          later(ctx, latency, {
-            messageId,
-            step,
-            outcome: 'failed',
-            failure: 'undeliverable',
-            error: 'recipient not reachable on this channel (simulator)',
-          });
-          break;
-        case 'permanent':
-          later(ctx, latency, { messageId, step, outcome: 'failed', failure: 'permanent', error: 'permanent error (simulator)' });
-          break;
-        case 'silent':
-          break;
+      for (const { after, receipt } of reportsOf(attempt, latency)) later(ctx, after, receipt);
+      return { outcome: 'accepted' };
+    },
+    async recover(attempts: PendingAttempt[], ctx: ChannelContext): Promise<void> {
+      const now = ctx.clock.now();
+      for (const attempt of attempts) {
+        for (const { after, receipt } of reportsOf(attempt, latency)) {
+          // Already reported delivered: only the read is still to come.
+          if (attempt.delivered && receipt.outcome === 'delivered') continue;
+          later(ctx, Math.max(0, attempt.acceptedAt + after - now), receipt);
+        }
       }
-      return { outcome: 'accepted', providerMessageId: `sim-${messageId}-${step}` };
     },
   };
 }

@@ -19,46 +19,58 @@ const MAX_SCHEDULE_MS = 366 * 86400_000;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const intLike = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.number().int());
 const stringLike = z.union([z.string(), z.number().transform(String)]);
+/**
+ * Loose objects keep members the schema does not name (vendors add fields): their whole size is
+ * bounded instead, so that nothing the API stores is unbounded.
+ */
+const withinJson = (max: number) => (value: unknown) => JSON.stringify(value).length <= max;
+const tooLarge = (max: number) => ({ message: `must be at most ${max} characters as JSON` });
+/** Bounds of what a cascade message may carry. */
+export const CASCADE_LIMITS = { customerData: 4096, chatappMessage: 65_536, messengerMessage: 32_768 } as const;
 
-export const chatappMessageSchema = z.looseObject({
-  receiver: z.string().optional(),
-  minApiVersion: z.number().int().optional(),
-  type: z.string().optional(),
-  sender: z.looseObject({ name: z.string().optional(), avatar: httpUrl.optional() }).optional(),
-  text: z.string().max(4096).optional(),
-  media: httpUrl.optional(),
-  keyboard: z
-    .looseObject({
-      type: z.string().optional(),
-      defaultHeight: z.boolean().optional(),
-      buttons: z
-        .array(
-          z.looseObject({
-            actionType: z.string().optional(),
-            actionBody: z.string().optional(),
-            text: z.string().optional(),
-            textSize: z.string().optional(),
-          }),
-        )
-        .max(24)
-        .optional(),
-    })
-    .optional(),
-  fallbackText: z.string().max(4096).optional(),
-  ttl: z.number().int().positive().max(MAX_CASCADE_TTL).optional(),
-  // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
-  survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
-});
+export const chatappMessageSchema = z
+  .looseObject({
+    receiver: z.string().max(100).optional(),
+    minApiVersion: z.number().int().optional(),
+    type: z.string().max(32).optional(),
+    sender: z.looseObject({ name: z.string().max(64).optional(), avatar: httpUrl.max(2048).optional() }).optional(),
+    text: z.string().max(4096).optional(),
+    media: httpUrl.max(2048).optional(),
+    keyboard: z
+      .looseObject({
+        type: z.string().max(32).optional(),
+        defaultHeight: z.boolean().optional(),
+        buttons: z
+          .array(
+            z.looseObject({
+              actionType: z.string().max(32).optional(),
+              actionBody: z.string().max(1024).optional(),
+              text: z.string().max(250).optional(),
+              textSize: z.string().max(16).optional(),
+            }),
+          )
+          .max(24)
+          .optional(),
+      })
+      .optional(),
+    fallbackText: z.string().max(4096).optional(),
+    ttl: z.number().int().positive().max(MAX_CASCADE_TTL).optional(),
+    // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
+    survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
+  })
+  .refine(withinJson(CASCADE_LIMITS.chatappMessage), tooLarge(CASCADE_LIMITS.chatappMessage));
 
-export const messengerMessageSchema = z.looseObject({
-  text: z.string().max(4096).optional(),
-  photoUrl: httpUrl.optional(),
-  chatId: z.number().int().optional(),
-  buttons: z
-    .array(z.looseObject({ action: z.string(), text: z.string() }))
-    .max(24)
-    .optional(),
-});
+export const messengerMessageSchema = z
+  .looseObject({
+    text: z.string().max(4096).optional(),
+    photoUrl: httpUrl.max(2048).optional(),
+    chatId: z.number().int().optional(),
+    buttons: z
+      .array(z.looseObject({ action: z.string().max(1024), text: z.string().max(250) }))
+      .max(24)
+      .optional(),
+  })
+  .refine(withinJson(CASCADE_LIMITS.messengerMessage), tooLarge(CASCADE_LIMITS.messengerMessage));
 
 /** One cascade message of the array shape (interface 2.6), plus Spillway's `text` and `variables`. */
 export const cascadeItemSchema = z
@@ -75,9 +87,12 @@ export const cascadeItemSchema = z
     sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
     wheterCheckSession: z.boolean().optional(),
     buttonText: z.string().trim().min(1).max(100).optional(),
-    buttonAction: httpUrl.optional(),
+    buttonAction: httpUrl.max(2048).optional(),
     flashcallText: stringLike.pipe(z.string().regex(/^\d{1,10}$/, 'must be the code: 1 to 10 digits')).optional(),
-    customerData: z.looseObject({ type: z.string() }).optional(),
+    customerData: z
+      .looseObject({ type: z.string().max(64) })
+      .refine(withinJson(CASCADE_LIMITS.customerData), tooLarge(CASCADE_LIMITS.customerData))
+      .optional(),
     chatappMessage: chatappMessageSchema.optional(),
     messengerMessage: messengerMessageSchema.optional(),
     /** Spillway: values of this message's variables, before stored ones (the overview's `variables`). */
@@ -114,7 +129,7 @@ const overviewSchema = z.object({
   ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).optional(),
   sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
   messages: z
-    .array(z.looseObject({ recipient: stringLike, text: z.string().optional() }))
+    .array(z.looseObject({ recipient: stringLike.pipe(z.string().max(32)), text: z.string().max(4096).optional() }))
     .min(1)
     .max(MAX_CASCADE_MESSAGES),
 });

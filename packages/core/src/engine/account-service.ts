@@ -66,7 +66,10 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
         await hasher.verifyPassword(password, (DUMMY_HASH.value ??= await hasher.hashPassword('not-a-password')));
         return null;
       }
-      return (await hasher.verifyPassword(password, found.passwordHash)) ? found.account : null;
+      if (!(await hasher.verifyPassword(password, found.passwordHash))) return null;
+      // Hashes of an older, cheaper cost are upgraded while the clear password is at hand.
+      if (hasher.needsRehash?.(found.passwordHash)) await storage.setPasswordHash(found.account.id, await hasher.hashPassword(password));
+      return found.account;
     },
     async authenticateKey(key) {
       if (!key) return null;

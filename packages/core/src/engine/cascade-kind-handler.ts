@@ -125,30 +125,12 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       const resolved = await resolveText(message, spec.text, meta.variables);
       if ('refused' in resolved) return skip(step, resolved.refused);
       const { text } = resolved;
-      const cost =
-        spec.channel === 'sms'
-          ? priceAttempt(deps.rateCard, { type: spec.type, to: spec.to, partsCount: countSegments(text).parts }).cost
-          : spec.cost;
-      // A retry of the same step (throttled, temporary) is not charged again.
-      const firstTry = Number(message.snapshot.context['retries'] ?? 0) === 0;
-      let charged = 0;
-      if (cost > 0 && firstTry) {
-        const tx = await storage.tryCharge(
-          {
-            accountId: message.accountId,
-            kind: 'charge',
-            amount: -cost,
-            messageId: message.id,
-            description: `cascade ${message.guid ?? message.id} step ${step} (${spec.channel})`,
-          },
-          clock.now(),
-        );
-        if (!tx) return skip(step, 'insufficient funds');
-        charged = cost;
-      }
+      const partsCount = spec.channel === 'sms' ? countSegments(text).parts : spec.partsCount;
+      const cost = spec.channel === 'sms' ? priceAttempt(deps.rateCard, { type: spec.type, to: spec.to, partsCount }).cost : spec.cost;
+      const description = `cascade ${message.guid ?? message.id} step ${step} (${spec.channel})`;
       return {
-        ...(charged ? { charged } : {}),
-        attempt: { text, ...(botToken ? { credentials: { botToken } } : {}) },
+        ...(cost > 0 ? { charge: { amount: cost, description } } : {}),
+        attempt: { text, partsCount, ...(botToken ? { credentials: { botToken } } : {}) },
       };
     },
   };

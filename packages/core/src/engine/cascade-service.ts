@@ -9,7 +9,7 @@ import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
-import type { Commit, NewMessage } from '../ports/message-storage.ts';
+import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import { flashcallRoute, routeRef } from '../routes/builtin-routes.ts';
 import type { StepSpec, StoredMessage } from '../types/message.ts';
@@ -48,17 +48,13 @@ export interface CascadeDeps {
 /**
  * The cascade API over the engine: acceptance (one transaction per request, nothing charged
  * until a step is sent), status, broadcast, routes, variables and short links; plus the
- * {@link KindHandler} that runs cascade messages and `observe`, to be fed the worker's commits.
+ * {@link KindHandler} that runs cascade messages, and `poke`, called after the worker's commits.
  */
-export function createCascadeService(deps: CascadeDeps): {
-  service: CascadeService;
-  handler: KindHandler;
-  observe: (commit: Commit) => void;
-} {
+export function createCascadeService(deps: CascadeDeps): { service: CascadeService; handler: KindHandler; poke: () => void } {
   const { storage, clock, rateCard, advancer } = deps;
   const loader = createRouteLoader(storage, { maxRetries: deps.maxRetries });
   const routes = createRouteService(storage, clock);
-  const waiter = createFirstStepWaiter(clock);
+  const waiter = createFirstStepWaiter(storage, clock);
   const publicBaseUrl = () => {
     const base = deps.publicBaseUrl ?? 'http://127.0.0.1:8080';
     return (typeof base === 'function' ? base() : base).replace(/\/+$/, '');
@@ -140,18 +136,17 @@ export function createCascadeService(deps: CascadeDeps): {
       expiresAt: plan.expiresAt,
       charge: 0,
       meta: meta as unknown as Record<string, unknown>,
-      effects: [],
+      work: [],
       history: [],
     };
     if (plan.dueAt > now) {
-      message.effects.push({ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: plan.dueAt });
+      message.work.push({ kind: 'event', event: { type: 'DUE' }, dueAt: plan.dueAt });
     } else {
       // Due now: take the first step at once so the send is in the outbox with the message.
       step = advancer.next(key, machine, step.state, { type: 'DUE' });
       message.status = step.status;
       message.snapshot = step.state;
-      for (const a of step.actions)
-        if (a.type === 'send') message.effects.push({ kind: 'send', step: a.params.step, event: null, dueAt: now });
+      for (const a of step.actions) if (a.type === 'send') message.work.push({ kind: 'send', step: a.params.step, dueAt: now });
     }
     return message;
   }
@@ -258,7 +253,7 @@ export function createCascadeService(deps: CascadeDeps): {
       return link.url;
     },
   };
-  return { service, handler, observe: (commit) => waiter.observe(commit) };
+  return { service, handler, poke: () => waiter.poke() };
 }
 
 /**

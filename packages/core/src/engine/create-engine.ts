@@ -1,5 +1,6 @@
 import { systemClock } from '../clock.ts';
-import type { ChannelDriver } from '../ports/channel.ts';
+import { SpillwayError } from '../errors.ts';
+import type { ChannelDriver, Receipt } from '../ports/channel.ts';
 import { defaultRateCard } from '../pricing/rate-card.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { MessageKind } from '../types/message.ts';
@@ -9,6 +10,7 @@ import type { Engine, EngineOptions } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
+import { receiptEvent } from './pending-event.ts';
 import { createWorker } from './worker.ts';
 
 /**
@@ -41,7 +43,7 @@ export function createEngine(options: EngineOptions): Engine {
     publicBaseUrl: options.publicBaseUrl,
   });
   const kinds: Record<MessageKind, KindHandler> = {
-    message: messageKindHandler(storage, clock),
+    message: messageKindHandler(),
     cascade: cascades.handler,
   };
   const worker = createWorker({
@@ -52,23 +54,49 @@ export function createEngine(options: EngineOptions): Engine {
     kinds,
     defaultTtlSeconds,
     onCommit: (commit) => {
-      cascades.observe(commit);
+      cascades.poke();
       options.onCommit?.(commit);
     },
-    batchSize: options.batchSize ?? 1000,
+    ...(options.workerId ? { owner: options.workerId } : {}),
+    ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+    ...(options.sendTimeoutMs ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
+    batchSize: options.batchSize ?? 500,
     onError,
   });
-  const notify = () => worker.notify();
+  const runsWorker = options.worker ?? true;
+
+  /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
+  async function receive(receipt: Receipt, receiveOptions: { driver?: string } = {}): Promise<void> {
+    const at = clock.now();
+    const driver = receiveOptions.driver ?? null;
+    let ref: { messageId: number; step: number } | undefined;
+    if ('providerMessageId' in receipt) {
+      if (!driver) throw new SpillwayError('validation_failed', 'a receipt naming only the provider id needs the driver that sent it');
+      ref = (await storage.findAttempts(driver, [receipt.providerMessageId])).get(receipt.providerMessageId);
+      if (!ref) {
+        const orphan = { driver, providerMessageId: receipt.providerMessageId, outcome: receipt.outcome, at };
+        await storage.addOrphanReceipts([{ ...orphan, failure: receipt.failure ?? null, detail: receipt.error ?? null }]);
+        return;
+      }
+    } else {
+      ref = { messageId: receipt.messageId, step: receipt.step };
+    }
+    const event = receiptEvent(receipt, ref.step);
+    await storage.enqueueReceipts([{ messageId: ref.messageId, event, detail: receipt.error ?? null, driver, at }]);
+    if (runsWorker) worker.notify();
+  }
 
   return {
     clock,
     storage,
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
-    messages: createMessagingService({ storage, clock, rateCard, advancer, notify, exclusive: (fn) => worker.exclusive(fn) }),
+    messages: createMessagingService({ storage, clock, rateCard, advancer, notify: () => worker.notify() }),
     cascades: cascades.service,
-    start: () => worker.start(),
-    stop: () => worker.stop(),
-    receive: (receipt) => worker.context.report(receipt),
+    start: () => {
+      if (runsWorker) worker.start();
+    },
+    stop: (graceMs) => worker.stop(graceMs),
+    receive,
     drain: () => worker.drain(),
   };
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { ChannelDriver, Receipt } from '../ports/channel.ts';
-import type { Commit } from '../ports/message-storage.ts';
+import type { Commit } from '../ports/work-storage.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
@@ -22,8 +22,20 @@ export interface EngineOptions {
   defaultTtlSeconds?: number;
   /** Retries on the same channel after throttled/temporary failures. @default 3 */
   maxRetries?: number;
-  /** Effects claimed per worker round. @default 1000 */
+  /** Messages claimed per worker round. @default 500 */
   batchSize?: number;
+  /**
+   * Whether this engine runs a worker (`start()` then advances messages). An engine without one
+   * only accepts and reads (an API process beside worker processes on the same database).
+   * @default true
+   */
+  worker?: boolean;
+  /** This worker's id in leases and heartbeats. @default a random UUID */
+  workerId?: string;
+  /** Sends handed to drivers and not answered yet, at most. @default 4096 */
+  maxInFlight?: number;
+  /** A driver that has not answered a send after this long fails it temporarily, ms. @default 30000 */
+  sendTimeoutMs?: number;
   /** Currency of new accounts. @default 'EUR' */
   currency?: string;
   /** Observes every committed worker round (metrics, audit). Must not throw. */
@@ -91,12 +103,21 @@ export interface Engine {
   readonly cascades: CascadeService;
   /** Starts the workers (idempotent). */
   start(): void;
-  /** Stops the workers and waits for the round in flight. Does not close storage. */
-  stop(): Promise<void>;
-  /** Feeds a driver's receipt to the machine of its message; resolves once it is durable. */
-  receive(receipt: Receipt): Promise<void>;
   /**
-   * Runs worker rounds until no effect is due and no receipt is pending at the clock's current
+   * Stops the worker cleanly: it claims nothing new, waits up to `graceMs` for the sends in
+   * flight, applies every result and receipt that arrived, and retires, so that another worker
+   * adopts at once whatever outcomes are still to come. Does not close storage.
+   * @default graceMs 10000
+   */
+  stop(graceMs?: number): Promise<void>;
+  /**
+   * Feeds a receipt to the machine of its message through the durable inbox; resolves once it is
+   * stored (a crash after that loses nothing). A receipt naming only the provider's id needs the
+   * `driver` that accepted the attempt.
+   */
+  receive(receipt: Receipt, options?: { driver?: string }): Promise<void>;
+  /**
+   * Runs worker rounds until no work is due and no receipt is pending at the clock's current
    * time. Tests call it after `clock.advance()`.
    */
   drain(): Promise<void>;

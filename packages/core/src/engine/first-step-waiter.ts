@@ -1,47 +1,50 @@
 import type { Clock } from '../clock.ts';
-import type { Commit } from '../ports/message-storage.ts';
+import type { MessageStorage } from '../ports/message-storage.ts';
 import { isFinalStatus } from '../types/status.ts';
+
+/** How often the waiter looks at the messages it waits for. */
+const POLL_MS = 20;
 
 /**
  * Lets a caller wait until messages had a step handed to a channel (a `Sent` or `Failed`
- * history entry) or ended, as seen in the worker's commits. Bounded by a timeout on the clock.
+ * history entry) or ended. It reads the storage, so it sees the work of a worker in another
+ * thread or process; bounded by a timeout on the clock.
  */
-export function createFirstStepWaiter(clock: Clock) {
-  const waiting = new Map<number, Set<() => void>>();
-  const settle = (id: number) => {
-    const set = waiting.get(id);
-    if (!set) return;
-    waiting.delete(id);
-    for (const resolve of set) resolve();
-  };
+export function createFirstStepWaiter(storage: Pick<MessageStorage, 'getMessageWithHistory'>, clock: Clock) {
+  const wakers = new Set<() => void>();
+  /** Sleeps `ms` on the clock, or until `poke()`. */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        wakers.delete(wake);
+        clock.clearTimeout(handle);
+        resolve();
+      };
+      const handle = clock.setTimeout(wake, ms);
+      wakers.add(wake);
+    });
+
+  async function settled(id: number): Promise<boolean> {
+    const found = await storage.getMessageWithHistory(id);
+    if (!found) return true;
+    return isFinalStatus(found.message.status) || found.history.some((h) => h.status === 'Sent' || h.status === 'Failed');
+  }
 
   return {
-    /** Feed every commit of the worker here. */
-    observe(commit: Commit): void {
-      if (waiting.size === 0) return;
-      for (const h of commit.history) if (h.status === 'Sent' || h.status === 'Failed') settle(h.messageId);
-      for (const u of commit.updates) if (isFinalStatus(u.status)) settle(u.id);
+    /** Something was committed in this process: look again now rather than at the next poll. */
+    poke(): void {
+      for (const wake of [...wakers]) wake();
     },
     /** Resolves when every message of `ids` was handed to a channel or ended, or after `timeoutMs`. */
-    wait(ids: number[], timeoutMs: number): Promise<void> {
-      const each = ids.map(
-        (id) =>
-          new Promise<void>((resolve) => {
-            const set = waiting.get(id) ?? new Set();
-            set.add(resolve);
-            waiting.set(id, set);
-          }),
-      );
-      return new Promise<void>((resolve) => {
-        const timer = clock.setTimeout(() => {
-          for (const id of ids) waiting.delete(id);
-          resolve();
-        }, timeoutMs);
-        void Promise.all(each).then(() => {
-          clock.clearTimeout(timer);
-          resolve();
-        });
-      });
+    async wait(ids: number[], timeoutMs: number): Promise<void> {
+      const deadline = clock.now() + timeoutMs;
+      let open = ids;
+      for (;;) {
+        const done = await Promise.all(open.map(settled));
+        open = open.filter((_, i) => !done[i]);
+        if (open.length === 0 || clock.now() >= deadline) return;
+        await sleep(Math.min(POLL_MS, deadline - clock.now()));
+      }
     },
   };
 }

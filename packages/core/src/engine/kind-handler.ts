@@ -5,10 +5,13 @@ import type { StoredMessage } from '../types/message.ts';
 
 /** What the engine must do before handing a step to its channel. */
 export interface SendPreparation {
-  /** Do not send: feed this event instead (a skip, or a failure such as funds short). */
+  /** Do not send: feed this event instead (a skip, or a failure). */
   instead?: MachineEvent;
-  /** Charged for this attempt (micro-units), already taken from the wallet. */
-  charged?: number;
+  /**
+   * Charge this step before sending it (micro-units). The worker charges it at most once per step,
+   * in one transaction with the message's cost; a balance that does not cover it skips the step.
+   */
+  charge?: { amount: number; description: string };
   /** Overrides of the attempt handed to the driver (resolved variables, bot credentials). */
   attempt?: Partial<OutboundAttempt>;
 }

@@ -52,17 +52,22 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
   if (message.status !== 'scheduled') throw notScheduled(message);
   const now = clock.now();
   const patch = parsed.data;
-  const refund = (micros: number, what: string) =>
-    storage.addWalletTransaction(
-      {
-        accountId: message.accountId,
-        kind: 'refund',
-        amount: micros,
-        messageId: message.id,
-        description: `${what} of message ${message.id}`,
-      },
-      now,
-    );
+  /** The wallet transaction of a cost moving by `difference` micro-units, or null. */
+  const walletOf = (difference: number, what: string): ScheduledChange['wallet'] =>
+    difference === 0
+      ? null
+      : {
+          kind: difference > 0 ? 'charge' : 'refund',
+          amount: -difference,
+          description: `${what} of message ${message.id}`,
+        };
+  const apply = async (change: ScheduledChange) => {
+    const result = await storage.updateScheduled(message.id, change, now);
+    if (result === 'not_scheduled') throw notScheduled(message, 'no longer scheduled');
+    if (result === 'insufficient_funds') {
+      throw new SpillwayError('payment_required', `the balance does not cover the change (${fromMicros(-(change.wallet?.amount ?? 0))})`);
+    }
+  };
 
   if ('cancel' in patch) {
     const step = deps.advancer.next('message', messageMachine, message.snapshot, { type: 'CANCEL' });
@@ -73,11 +78,11 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
       expiresAt: message.expiresAt,
       status: step.status,
       snapshot: step.state,
-      addCost: -message.cost,
-      history: [{ messageId: message.id, step: 0, channel: message.steps[0]!.channel, status: 'Cancelled', at: now, error: null }],
+      work: [],
+      wallet: walletOf(-message.cost, 'cancellation'),
+      history: [{ step: 0, channel: message.steps[0]!.channel, status: 'Cancelled', at: now, error: null }],
     };
-    if (!(await storage.updateScheduled(message.id, cancelled, now))) throw notScheduled(message, 'no longer scheduled');
-    if (message.cost > 0) await refund(message.cost, 'cancellation');
+    await apply(cancelled);
     return;
   }
 
@@ -93,19 +98,6 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
   const v = validated[0]!;
   const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(deps.rateCard, a) }));
   const difference = steps[0]!.cost - message.cost;
-  if (difference > 0) {
-    const tx = await storage.tryCharge(
-      {
-        accountId: message.accountId,
-        kind: 'charge',
-        amount: -difference,
-        messageId: message.id,
-        description: `change of message ${message.id}`,
-      },
-      now,
-    );
-    if (!tx) throw new SpillwayError('payment_required', `the balance does not cover the change (${fromMicros(difference)})`);
-  }
   const dueAt = v.scheduledAt !== null && v.scheduledAt > now ? v.scheduledAt : now;
   // Fallbacks may have come or gone: the machine starts again from the new number of attempts.
   const initial = deps.advancer.initial('message', messageMachine, { attempts: steps.length });
@@ -116,13 +108,10 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
     expiresAt: v.ttl === null ? null : dueAt + v.ttl * 1000,
     status: initial.status,
     snapshot: initial.state,
-    addCost: difference,
+    work: [{ kind: 'event', event: { type: 'DUE' }, dueAt }],
+    wallet: walletOf(difference, 'change'),
     history: [],
   };
-  if (!(await storage.updateScheduled(message.id, change, now))) {
-    if (difference > 0) await refund(difference, 'undone change');
-    throw notScheduled(message, 'no longer scheduled');
-  }
-  if (difference < 0) await refund(-difference, 'change');
+  await apply(change);
   deps.notify();
 }

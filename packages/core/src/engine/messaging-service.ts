@@ -26,32 +26,17 @@ export interface MessagingDeps {
   advancer: MachineAdvancer;
   /** Called after new work was stored, to wake the workers. */
   notify: () => void;
-  /** Runs a change between two worker rounds, so that a round never works on a stale message. */
-  exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** How messaging API messages run: the message machine; fallbacks are charged when used. */
-export function messageKindHandler(storage: Storage, clock: Clock): KindHandler {
+export function messageKindHandler(): KindHandler {
   return {
     machineFor: async () => ({ key: MACHINE_KEY, machine: messageMachine }),
     async prepareSend(message, step) {
       // The primary was charged at acceptance; a fallback is charged when it is used.
       const cost = message.steps[step]?.cost ?? 0;
-      // A retry of the same fallback (throttled, temporary) is not charged again.
-      const retry = Number(message.snapshot.context['retries'] ?? 0) > 0;
-      if (step === 0 || cost === 0 || retry) return {};
-      const tx = await storage.tryCharge(
-        {
-          accountId: message.accountId,
-          kind: 'charge',
-          amount: -cost,
-          messageId: message.id,
-          description: `fallback ${step} of message ${message.id}`,
-        },
-        clock.now(),
-      );
-      if (tx) return { charged: cost };
-      return { instead: { type: 'SKIPPED', step, reason: 'insufficient funds for the fallback' } };
+      if (step === 0 || cost === 0) return {};
+      return { charge: { amount: cost, description: `fallback ${step} of message ${message.id}` } };
     },
   };
 }
@@ -103,9 +88,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       expiresAt: v.ttl === null ? null : dueAt + v.ttl * 1000,
       charge: steps[0]!.cost,
       meta: null,
-      effects: [
-        dueAt > now ? { kind: 'event', step: 0, event: { type: 'DUE' }, dueAt } : { kind: 'send', step: 0, event: null, dueAt: now },
-      ],
+      work: [dueAt > now ? { kind: 'event', event: { type: 'DUE' }, dueAt } : { kind: 'send', step: 0, dueAt: now }],
       history: [],
     };
   }
@@ -168,12 +151,10 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     },
 
     async update(accountId, messageId, body) {
-      // Read and change the message between worker rounds: a round that had read it as
-      // scheduled cannot then commit over a cancellation.
-      await deps.exclusive(async () => {
-        const message = await load(accountId, messageId);
-        await applyMessagePatch({ storage, clock, rateCard, advancer, notify: deps.notify }, message, body);
-      });
+      // The change is a compare-and-set on the scheduled state: a worker round that had read the
+      // message as scheduled then conflicts on its version and works on the changed message.
+      const message = await load(accountId, messageId);
+      await applyMessagePatch({ storage, clock, rateCard, advancer, notify: deps.notify }, message, body);
       return service.status(accountId, messageId);
     },
   };

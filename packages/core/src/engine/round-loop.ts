@@ -27,6 +27,12 @@ export interface RoundLoop {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** Resolves after pending I/O callbacks and timers have run (a macrotask), in Node and in browsers. */
+export function yieldToEventLoop(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
 /**
  * The loop shared by the engine's worker and the webhook delivery worker: rounds run one after
  * another on the injected clock, so a fake clock drives them in tests.
@@ -67,6 +73,9 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
       poked = false;
       const found = await tick();
       if (!running) break;
+      // Rounds over a synchronous database resolve without ever leaving the microtask queue:
+      // yield to the event loop between rounds, so that requests and timers get their turn.
+      await yieldToEventLoop();
       if (found === 0 && poked) continue;
       const ms = await Promise.resolve(options.pause(found)).catch(() => 0);
       if (ms > 0 && running) await sleep(ms, found === 0);

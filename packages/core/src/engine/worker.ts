@@ -1,35 +1,27 @@
 import type { Clock } from '../clock.ts';
-import type { MachineEvent } from '../machines/events.ts';
-import type { ChannelDriver, OutboundAttempt, Receipt } from '../ports/channel.ts';
-import type { Commit, MessageUpdate } from '../ports/message-storage.ts';
+import type { ChannelContext, ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
+import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
-import type { Effect, NewEffect } from '../types/effect.ts';
-import type { HistoryEntry, StoredMessage } from '../types/message.ts';
+import type { StoredMessage } from '../types/message.ts';
 import { isFinalStatus } from '../types/status.ts';
+import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
-import { historyOf } from './history.ts';
-import { createRoundLoop } from './round-loop.ts';
 import type { KindHandler } from './kind-handler.ts';
+import { stepMessage } from './message-step.ts';
+import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
+import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
+import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
+import { createWorkerRecovery } from './worker-recovery.ts';
 
-/** A crashed worker's leased effects are handed out again after this long. */
-const LEASE_MS = 60_000;
+/** A lease on claimed messages runs out after this long if its worker neither commits nor heartbeats. */
+export const LEASE_MS = 60_000;
 /** Longest wait between rounds, so work of other processes is picked up. */
-const POLL_MS = 500;
+const POLL_MS = 250;
 /** How long a round waits for more work to gather once some has arrived. */
 const GATHER_MS = 2;
-
-interface Pending {
-  messageId: number;
-  event: MachineEvent;
-  at: number;
-  /** Human detail of a failure, kept out of the event so transitions stay memoizable. */
-  detail?: string;
-  effectId?: number;
-  charged?: number;
-  /** Resolves the driver's `report` once the round that applied the receipt has committed. */
-  ack?: () => void;
-}
+/** Messages this worker committed last, kept to apply their receipts without reading them again. */
+const KNOWN_MAX = 50_000;
 
 export interface WorkerDeps {
   storage: Storage;
@@ -38,220 +30,344 @@ export interface WorkerDeps {
   advancer: MachineAdvancer;
   kinds: Record<StoredMessage['kind'], KindHandler>;
   defaultTtlSeconds: number;
+  /** Messages claimed per round. */
   batchSize: number;
+  /** Sends handed to drivers and not answered yet, at most. @default 4096 */
+  maxInFlight?: number;
+  /** A driver that has not answered a send after this long fails it temporarily. @default 30000 */
+  sendTimeoutMs?: number;
+  /** This worker's id in leases and heartbeats. @default a random UUID */
+  owner?: string;
   onError: (error: unknown) => void;
-  /** Called after each round's commit (the cascade API's synchronous variant waits on it). */
+  /** Called after each round's commit (metrics, audit). */
   onCommit?: (commit: Commit) => void;
+  /** Incoming messages reported by drivers. */
+  onInbound?: (message: InboundReport) => Promise<void>;
 }
 
-function receiptEvent(r: Receipt, step: number): MachineEvent {
-  switch (r.outcome) {
-    case 'delivered':
-      return { type: 'DELIVERED', step };
-    case 'read':
-      return { type: 'READ', step };
-    case 'failed':
-      return { type: 'FAILED', step, failure: r.failure ?? 'undeliverable' };
+/** A send handed to a driver whose result has not come back. */
+interface InFlight {
+  step: number;
+  done: Promise<void>;
+  /** The message as claimed (this worker holds its lease until the result is committed). */
+  message: StoredMessage;
+}
+
+/** Due sends of the message's current step, and whatever else is due, split from what is not. */
+function splitDue(message: StoredMessage, now: number) {
+  const step = Number(message.snapshot.context['step'] ?? 0);
+  const live = !isFinalStatus(message.status);
+  const sends: Array<Extract<WorkItem, { kind: 'send' }>> = [];
+  const events: Array<Extract<WorkItem, { kind: 'event' }>> = [];
+  const rest: WorkItem[] = [];
+  for (const item of message.work) {
+    if (item.dueAt > now) rest.push(item);
+    else if (item.kind === 'event') events.push(item);
+    // A send of another step, or of an ended message, was overtaken: it is dropped.
+    else if (live && item.step === step) sends.push(item);
   }
+  return { sends, events, rest };
 }
 
 /**
- * The engine's worker: claims due effects from the outbox, hands sends to channel drivers, feeds
- * outcomes, timers and receipts to the machines, and writes each round's snapshots and new
- * effects in one commit. Rounds never overlap within a process.
+ * The engine's worker. A round claims the messages whose work is due (leased to this worker),
+ * takes the receipts that arrived (from this process's drivers, or from the durable inbox),
+ * applies the events to the machines and writes each message's next state, work and history in
+ * one commit. Sends are pipelined: a round hands due sends to their drivers without waiting, the
+ * message stays leased, and its result is applied by a later round, so a slow provider holds up
+ * nothing else and acceptance is committed within a round of its answer.
  */
 export function createWorker(deps: WorkerDeps) {
   const { storage, clock, drivers, advancer } = deps;
-  const receipts: Pending[] = [];
+  const owner = deps.owner ?? globalThis.crypto.randomUUID();
+  const maxInFlight = deps.maxInFlight ?? 4096;
+  const sendTimeoutMs = deps.sendTimeoutMs ?? 30_000;
+  const queue: PendingEvent[] = [];
+  const inFlight = new Map<number, InFlight>();
+  let seq = 0;
+  let claiming = true;
+  // The state this worker last committed of messages still running: a receipt for one is applied
+  // over it without a read. A stale copy (another process changed the message) only makes the
+  // commit conflict, and the message is then read afresh.
+  const known = new Map<number, StoredMessage>();
+  const remember = (message: StoredMessage) => {
+    known.delete(message.id);
+    if (isFinalStatus(message.status)) return;
+    known.set(message.id, message);
+    if (known.size > KNOWN_MAX) known.delete(known.keys().next().value!);
+  };
+  const started = new Set<ChannelDriver>();
 
-  const context = {
-    clock,
-    report(receipt: Receipt): Promise<void> {
-      if (!('messageId' in receipt)) return Promise.reject(new Error('receipts by provider message id are not supported yet'));
-      return new Promise<void>((ack) => {
-        receipts.push({
-          messageId: receipt.messageId,
-          event: receiptEvent(receipt, receipt.step),
-          at: clock.now(),
-          ...(receipt.error ? { detail: receipt.error } : {}),
-          ack,
+  /** The context a driver reports through; receipts wait in memory and are acknowledged after their commit. */
+  function contextOf(driver: ChannelDriver): ChannelContext {
+    return {
+      clock,
+      report(receipt: Receipt): Promise<void> {
+        return new Promise<void>((ack) => {
+          if ('providerMessageId' in receipt) {
+            byProviderId.push({ receipt, driver: driver.name, at: clock.now(), ack });
+          } else {
+            queue.push({
+              messageId: receipt.messageId,
+              event: receiptEvent(receipt, receipt.step),
+              at: clock.now(),
+              detail: receipt.error,
+              driver: driver.name,
+              rank: 1,
+              seq: seq++,
+              ack,
+            });
+          }
+          notify();
         });
-        notify();
-      });
-    },
+      },
+      inbound: async (message) => {
+        if (!deps.onInbound) throw new Error('incoming messages are not handled by this engine');
+        await deps.onInbound(message);
+      },
+    };
+  }
+  const contexts = new Map<ChannelDriver, ChannelContext>();
+  const ctx = (driver: ChannelDriver) => {
+    let c = contexts.get(driver);
+    if (!c) contexts.set(driver, (c = contextOf(driver)));
+    return c;
   };
 
-  async function send(message: StoredMessage, effect: Effect, now: number): Promise<Pending> {
-    const base = { messageId: message.id, at: now, effectId: effect.id };
-    const spec = message.steps[effect.step];
-    if (!spec) return { ...base, event: { type: 'FAILED', step: effect.step, failure: 'permanent' }, detail: 'no such step' };
-    const prep = (await deps.kinds[message.kind].prepareSend?.(message, effect.step, now)) ?? {};
-    const charged = prep.charged ? { charged: prep.charged } : {};
-    if (prep.instead) return { ...base, ...charged, event: prep.instead };
-    const driver = drivers.get(spec.channel);
-    if (!driver) {
-      return { ...base, event: { type: 'FAILED', step: effect.step, failure: 'not_on_channel' }, detail: `no driver for ${spec.channel}` };
-    }
-    const tryNo = Number(message.snapshot.context['retries'] ?? 0);
-    const attempt: OutboundAttempt = {
-      messageId: message.id,
-      accountId: message.accountId,
-      step: effect.step,
-      try: tryNo,
-      idempotencyKey: `${message.id}:${effect.step}:${tryNo}`,
-      partsCount: spec.partsCount,
-      channel: spec.channel,
-      type: spec.type,
-      from: spec.from,
-      to: spec.to,
-      text: spec.text,
-      messageData: spec.messageData,
-      ttl: spec.ttl ?? deps.defaultTtlSeconds,
-      ...prep.attempt,
-    };
-    try {
-      const result = await driver.send(attempt, context);
-      if (result.outcome === 'accepted') return { ...base, ...charged, event: { type: 'ACCEPTED', step: effect.step } };
-      return {
-        ...base,
-        ...charged,
-        event: {
-          type: 'FAILED',
-          step: effect.step,
-          failure: result.failure,
-          ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
-        },
-        detail: result.error,
-      };
-    } catch (error) {
-      deps.onError(error);
-      return { ...base, ...charged, event: { type: 'FAILED', step: effect.step, failure: 'temporary' }, detail: String(error) };
+  /** Receipts that name only the provider's id, resolved in batches at the start of a round. */
+  const byProviderId: Array<{ receipt: Receipt & { providerMessageId: string }; driver: string; at: number; ack: () => void }> = [];
+  async function resolveProviderIds(): Promise<void> {
+    if (byProviderId.length === 0) return;
+    const items = byProviderId.splice(0);
+    const byDriver = new Map<string, typeof items>();
+    for (const item of items) byDriver.set(item.driver, [...(byDriver.get(item.driver) ?? []), item]);
+    for (const [driver, list] of byDriver) {
+      const found = await storage.findAttempts(
+        driver,
+        list.map((i) => i.receipt.providerMessageId),
+      );
+      const orphans = [];
+      for (const item of list) {
+        const attempt = found.get(item.receipt.providerMessageId);
+        if (attempt) {
+          queue.push({
+            messageId: attempt.messageId,
+            event: receiptEvent(item.receipt, attempt.step),
+            at: item.at,
+            detail: item.receipt.error,
+            driver,
+            rank: 1,
+            seq: seq++,
+            ack: item.ack,
+          });
+        } else {
+          orphans.push(item);
+        }
+      }
+      if (orphans.length > 0) {
+        // The acceptance that records the id has not committed yet (a fast provider): keep the
+        // receipt durably until it has.
+        await storage.addOrphanReceipts(
+          orphans.map((o) => ({
+            driver,
+            providerMessageId: o.receipt.providerMessageId,
+            outcome: o.receipt.outcome,
+            failure: o.receipt.failure ?? null,
+            detail: o.receipt.error ?? null,
+            at: o.at,
+          })),
+        );
+        for (const o of orphans) o.ack();
+      }
     }
   }
 
-  /** Whether a claimed send still belongs to where the message is (not superseded meanwhile). */
-  function isCurrentSend(message: StoredMessage, effect: Effect): boolean {
-    return !isFinalStatus(message.status) && message.snapshot.context['step'] === effect.step;
+  const recovery = createWorkerRecovery({
+    storage,
+    clock,
+    owner,
+    drivers,
+    defaultTtlSeconds: deps.defaultTtlSeconds,
+    contextOf: ctx,
+    onError: deps.onError,
+  });
+
+  function dispatch(job: SendJob, driver: ChannelDriver, attempt: Parameters<ChannelDriver['send']>[0]): void {
+    const done = (async () => {
+      if (driver.start && !started.has(driver)) {
+        started.add(driver);
+        await driver.start(ctx(driver));
+      }
+      const result = await sendWithTimeout(driver, attempt, ctx(driver), clock, sendTimeoutMs);
+      queue.push({
+        messageId: job.message.id,
+        event: result.event,
+        at: clock.now(),
+        detail: result.detail,
+        driver: driver.name,
+        providerMessageId: result.providerMessageId,
+        rank: 0,
+        seq: seq++,
+      });
+      notify();
+    })().catch((error: unknown) => {
+      deps.onError(error);
+      queue.push({
+        messageId: job.message.id,
+        event: { type: 'FAILED', step: job.step, failure: 'temporary' },
+        at: clock.now(),
+        detail: String(error),
+        driver: driver.name,
+        rank: 0,
+        seq: seq++,
+      });
+      notify();
+    });
+    inFlight.set(job.message.id, { step: job.step, done, message: job.message });
   }
 
   async function round(): Promise<number> {
     const now = clock.now();
-    const fromReceipts = receipts.splice(0);
-    const effects = await storage.claimDueEffects(now, deps.batchSize, LEASE_MS);
-    if (fromReceipts.length === 0 && effects.length === 0) return 0;
-
-    const ids = [...new Set([...effects.map((e) => e.messageId), ...fromReceipts.map((r) => r.messageId)])];
-    const messages = new Map((await storage.getMessages(ids)).map((m) => [m.id, m]));
-    const doneEffects: number[] = [];
-    const pending: Pending[] = [];
-    await Promise.all(
-      effects.map(async (effect) => {
-        const message = messages.get(effect.messageId);
-        if (effect.kind === 'event' && effect.event) {
-          pending.push({ messageId: effect.messageId, event: effect.event, at: effect.dueAt, effectId: effect.id });
-        } else if (message && isCurrentSend(message, effect)) {
-          pending.push(await send(message, effect, now));
-        } else {
-          doneEffects.push(effect.id);
-        }
-      }),
-    );
-    pending.push(...fromReceipts);
-    pending.sort((a, b) => a.at - b.at);
-
-    const commit: Commit = { at: now, updates: [], history: [], doneEffects, newEffects: [], cancelTimers: [] };
-    const byMessage = new Map<number, Pending[]>();
-    for (const p of pending) {
-      if (p.effectId !== undefined) doneEffects.push(p.effectId);
-      const list = byMessage.get(p.messageId);
-      if (list) list.push(p);
-      else byMessage.set(p.messageId, [p]);
-    }
-    for (const [messageId, items] of byMessage) {
-      const message = messages.get(messageId);
-      if (!message) continue;
-      await advanceMessage(message, items, now, commit);
-    }
-    const { conflicts } = await storage.commit(commit);
-    const lostIds = new Set(conflicts);
-    for (const r of fromReceipts) if (!lostIds.has(r.messageId)) r.ack?.();
-    if (conflicts.length === 0) {
-      deps.onCommit?.(commit);
-    } else {
-      // Another worker moved these messages since they were read: nothing of theirs was written
-      // and their effects are back in the outbox; their receipts wait for the next round.
-      const lost = new Set(conflicts);
-      receipts.push(...fromReceipts.filter((r) => lost.has(r.messageId)));
-      const keep = (messageId: number) => !lost.has(messageId);
-      deps.onCommit?.({
-        ...commit,
-        updates: commit.updates.filter((u) => keep(u.id)),
-        history: commit.history.filter((h) => keep(h.messageId)),
-        newEffects: commit.newEffects.filter((e) => keep(e.messageId)),
-        cancelTimers: commit.cancelTimers.filter((c) => keep(c.messageId)),
+    await recovery.maintain(now);
+    await resolveProviderIds();
+    const events = queue.splice(0);
+    const inbox = claiming ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
+    for (const r of inbox) {
+      events.push({
+        messageId: r.messageId,
+        event: r.event,
+        at: r.at,
+        detail: r.detail ?? undefined,
+        driver: r.driver ?? undefined,
+        rank: 1,
+        seq: seq++,
+        receiptId: r.id,
       });
     }
-    return effects.length + fromReceipts.length;
-  }
+    const capacity = claiming ? Math.min(deps.batchSize, maxInFlight - inFlight.size) : 0;
+    const claimed = capacity > 0 ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
+    if (events.length === 0 && claimed.length === 0) return 0;
 
-  async function advanceMessage(message: StoredMessage, items: Pending[], now: number, commit: Commit): Promise<void> {
-    const { key, machine } = await deps.kinds[message.kind].machineFor(message);
-    let state = message.snapshot;
-    let status = message.status;
-    let moved = false;
-    let addCost = 0;
-    for (const item of items) {
-      addCost += item.charged ?? 0;
-      const step = advancer.next(key, machine, state, item.event);
-      const stepIndex = 'step' in item.event ? item.event.step : Number(state.context['step'] ?? 0);
-      const entry = historyOf(item.event, step.changed, item.detail);
-      if (entry) commit.history.push(historyEntry(message, stepIndex, entry.status, item.at, entry.error));
-      if (!step.changed) continue;
-      moved = true;
-      state = step.state;
-      status = step.status;
-      for (const action of step.actions) {
-        switch (action.type) {
-          case 'send':
-            commit.newEffects.push({ messageId: message.id, kind: 'send', step: action.params.step, event: null, dueAt: now });
-            break;
-          case 'armTimer': {
-            const { timer, step: s, seconds } = action.params;
-            const ttl = seconds ?? message.steps[s]?.ttl ?? deps.defaultTtlSeconds;
-            const effect: NewEffect = {
-              messageId: message.id,
-              kind: 'event',
-              step: s,
-              event: { type: 'TIMER', step: s, timer },
-              dueAt: now + ttl * 1000,
-            };
-            commit.newEffects.push(effect);
-            break;
-          }
-          case 'cancelTimers':
-            commit.cancelTimers.push({ messageId: message.id, ...(action.params.step !== undefined ? { step: action.params.step } : {}) });
-            break;
-          case 'note':
-            commit.history.push(historyEntry(message, action.params.step, action.params.status, now, action.params.error ?? null));
-            break;
+    const eventsOf = new Map<number, PendingEvent[]>();
+    for (const e of events) eventsOf.set(e.messageId, [...(eventsOf.get(e.messageId) ?? []), e]);
+    const claimedIds = new Set(claimed.map((m) => m.id));
+    const cached: StoredMessage[] = [];
+    const toLoad: number[] = [];
+    for (const id of eventsOf.keys()) {
+      if (claimedIds.has(id)) continue;
+      const copy = inFlight.get(id)?.message ?? known.get(id);
+      if (copy) cached.push(copy);
+      else toLoad.push(id);
+    }
+    const messages = [...claimed, ...cached, ...(toLoad.length > 0 ? await storage.getMessages(toLoad) : [])];
+    const found = new Set(messages.map((m) => m.id));
+    const unknownReceipts: Commit['receipts'] = [];
+    for (const e of events) {
+      if (found.has(e.messageId)) continue;
+      // Receipts of messages that do not exist are dropped: nobody will ever apply them.
+      e.ack?.();
+      if (e.receiptId !== undefined) unknownReceipts.push({ id: e.receiptId, messageId: e.messageId });
+    }
+
+    // A round is cut in phases with the event loop let through between them, so that a full
+    // batch never holds requests and timers up for long.
+    await yieldToEventLoop();
+    const held: PendingEvent[] = [];
+    const jobs: SendJob[] = [];
+    const ready: Array<{ message: StoredMessage; events: PendingEvent[]; work: WorkItem[] }> = [];
+    const timersOf = (messageId: number, items: Array<Extract<WorkItem, { kind: 'event' }>>) =>
+      items.map((item): PendingEvent => ({ messageId, event: item.event, at: item.dueAt, rank: 1, seq: seq++ }));
+    for (const message of messages) {
+      const mine = eventsOf.get(message.id) ?? [];
+      const flying = inFlight.get(message.id);
+      if (flying && !mine.some((e) => e.rank === 0)) {
+        // Its send is still with the driver: everything waits for the send's result.
+        held.push(...mine);
+        continue;
+      }
+      const due = splitDue(message, now);
+      if (flying) {
+        // The result consumes the send it answers.
+        inFlight.delete(message.id);
+      } else if (due.sends.length > 0) {
+        if (claimedIds.has(message.id)) {
+          // Hand the step over first; due events and receipts wait for the send's result.
+          jobs.push({ message, step: due.sends[0]!.step });
+          held.push(...mine);
+          continue;
+        }
+        // Loaded for a receipt only: the send is for whoever claims the message.
+        due.rest.push(...due.sends);
+      }
+      ready.push({ message, events: [...mine, ...timersOf(message.id, due.events)].sort(byOccurrence), work: due.rest });
+    }
+
+    for (const decision of await decideSends(deps, jobs, now)) {
+      const { job } = decision;
+      if (decision.dispatched) {
+        dispatch(job, decision.dispatched.driver, decision.dispatched.attempt);
+        continue;
+      }
+      // Not sent (skipped, funds short, no driver): the step's outcome is known now.
+      const id = job.message.id;
+      const due = splitDue(job.message, now);
+      const instead: PendingEvent = {
+        messageId: id,
+        event: decision.instead!.event,
+        at: now,
+        detail: decision.instead!.detail,
+        rank: 0,
+        seq: seq++,
+      };
+      const waiting = held.filter((e) => e.messageId === id);
+      held.splice(0, held.length, ...held.filter((e) => e.messageId !== id));
+      ready.push({ message: job.message, events: [instead, ...timersOf(id, due.events), ...waiting].sort(byOccurrence), work: due.rest });
+    }
+
+    const commit: Commit = { at: now, owner, updates: [], providerIds: [], receipts: unknownReceipts };
+    const applied = new Map<number, PendingEvent[]>();
+    const stepped = new Map<number, StoredMessage>();
+    for (const { message, events: list, work } of ready) {
+      const machine = await deps.kinds[message.kind].machineFor(message);
+      const update: MessageUpdate = stepMessage({
+        message,
+        machine,
+        events: list,
+        work,
+        now,
+        advancer,
+        defaultTtlSeconds: deps.defaultTtlSeconds,
+      });
+      commit.updates.push(update);
+      applied.set(message.id, list);
+      stepped.set(message.id, message);
+      for (const e of list) {
+        if (e.receiptId !== undefined) commit.receipts.push({ id: e.receiptId, messageId: message.id });
+        if (e.event.type === 'ACCEPTED' && e.providerMessageId && e.driver) {
+          commit.providerIds.push({ driver: e.driver, providerMessageId: e.providerMessageId, messageId: message.id, step: e.event.step });
         }
       }
     }
-    if (moved || addCost) {
-      const update: MessageUpdate = { id: message.id, version: message.version, status, snapshot: state, ...(addCost ? { addCost } : {}) };
-      commit.updates.push(update);
+    await yieldToEventLoop();
+    const { conflicts } = commit.updates.length > 0 || commit.receipts.length > 0 ? await storage.commit(commit) : { conflicts: [] };
+    const lost = new Set(conflicts);
+    for (const u of commit.updates) {
+      const before = stepped.get(u.id)!;
+      if (lost.has(u.id)) known.delete(u.id);
+      else remember({ ...before, status: u.status, snapshot: u.snapshot, work: u.work, version: u.version + 1, updatedAt: now });
     }
-  }
-
-  function historyEntry(
-    message: StoredMessage,
-    step: number,
-    status: HistoryEntry['status'],
-    at: number,
-    error: string | null,
-  ): HistoryEntry {
-    const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
-    return { messageId: message.id, step, channel, status, at, error };
+    for (const [messageId, list] of applied) {
+      // A conflicted message's events are applied again over its fresh state: driver receipts
+      // wait in memory, inbox receipts stay in the inbox (released by the commit).
+      // A send's result over a conflict means another worker took the message (the lease ran out):
+      // that worker sends the step again, and this result is dropped.
+      if (lost.has(messageId)) held.push(...list.filter((e) => e.ack !== undefined));
+      else for (const e of list) e.ack?.();
+    }
+    queue.unshift(...held);
+    if (lost.size === 0) deps.onCommit?.(commit);
+    else deps.onCommit?.({ ...commit, updates: commit.updates.filter((u) => !lost.has(u.id)) });
+    return claimed.length + events.length;
   }
 
   const rounds = createRoundLoop({
@@ -259,12 +375,13 @@ export function createWorker(deps: WorkerDeps) {
     round,
     onError: deps.onError,
     async pause(found) {
-      // A full batch means a backlog: go on at once. Otherwise let receipts and new work gather
-      // for a moment, so that a round handles many messages rather than one.
+      // A full batch means a backlog: go on at once (after yielding to the event loop). Otherwise
+      // let receipts and new work gather for a moment, so that a round carries many messages.
       if (found >= deps.batchSize) return 0;
-      if (found > 0 || receipts.length > 0) return GATHER_MS;
+      if (found > 0 || queue.length > 0) return GATHER_MS;
       const next = await storage.nextDueAt(clock.now());
-      return Math.min(POLL_MS, next === null ? POLL_MS : Math.max(GATHER_MS, next - clock.now()));
+      const wait = next === null ? POLL_MS : Math.max(GATHER_MS, next - clock.now());
+      return Math.min(POLL_MS, wait, recovery.nextMaintenanceIn(clock.now()));
     },
   });
 
@@ -272,15 +389,48 @@ export function createWorker(deps: WorkerDeps) {
     rounds.notify();
   }
 
+  /** Runs rounds until nothing is due, queued or in flight at the clock's current time. */
+  async function drain(): Promise<void> {
+    for (;;) {
+      const found = await rounds.tick();
+      if (inFlight.size > 0) {
+        await Promise.all([...inFlight.values()].map((f) => f.done));
+        continue;
+      }
+      if (found === 0 && queue.length === 0 && byProviderId.length === 0) return;
+    }
+  }
+
   return {
-    context,
-    tick: rounds.tick,
+    owner,
+    /** The context of a driver, for receipts that reach this process some other way. */
+    contextOf: ctx,
     notify,
-    pendingReceipts: () => receipts.length,
+    tick: rounds.tick,
+    pending: () => queue.length + byProviderId.length + inFlight.size,
     start: rounds.start,
-    stop: rounds.stop,
-    drain: rounds.drain,
-    exclusive: rounds.exclusive,
+    drain,
+    /**
+     * Stops cleanly: claims nothing new, waits up to `graceMs` for the sends in flight, applies
+     * every result and receipt that arrived, then marks this worker retired so that another adopts
+     * at once the attempts whose outcomes are still to come.
+     */
+    async stop(graceMs = 10_000): Promise<void> {
+      claiming = false;
+      await rounds.stop();
+      const deadline = clock.now() + graceMs;
+      while (inFlight.size > 0 && clock.now() < deadline) {
+        await Promise.race([
+          Promise.all([...inFlight.values()].map((f) => f.done)),
+          new Promise((resolve) => clock.setTimeout(() => resolve(undefined), Math.max(1, deadline - clock.now()))),
+        ]);
+      }
+      while (queue.length > 0 || byProviderId.length > 0) {
+        if ((await rounds.tick()) === 0) break;
+      }
+      if (inFlight.size === 0) await storage.retireWorker(owner);
+      for (const driver of started) await driver.close?.();
+    },
   };
 }
 

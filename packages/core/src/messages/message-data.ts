@@ -96,9 +96,9 @@ export const rcsData = z.strictObject({
 /** chatapp_otp: a template of interface 2.3, its language and its parameters, normalized. */
 export const otpData = z
   .strictObject({
-    templateId: z.string(),
-    templateLang: z.string(),
-    templateParams: z.record(z.string(), z.unknown()),
+    templateId: z.string().max(64),
+    templateLang: z.string().max(16),
+    templateParams: z.record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()])),
   })
   .transform((md, ctx) => {
     const template = getOtpTemplate(md.templateId);

@@ -38,6 +38,12 @@ export interface AccountStorage {
   findAccountByKeyHash(keyHash: string): Promise<Account | null>;
   listApiKeys(accountId: number): Promise<ApiKey[]>;
   revokeApiKey(accountId: number, keyId: number): Promise<boolean>;
+  /**
+   * A number that grows, in the same transaction, whenever a credential stops being valid: an API
+   * key revoked, a password replaced (`setPasswordHash`), a token revoked (`revokeToken`). Caches
+   * of successful authentications compare it to drop what may have been revoked, in every process.
+   */
+  credentialRevision(): Promise<number>;
 
   /** Creates the alpha-name or replaces its approved channels. */
   upsertAlphaName(input: { accountId: number; name: string; channels: ChannelId[] }): Promise<AlphaName>;

@@ -75,6 +75,8 @@ export interface PendingAttempt extends OutboundAttempt {
   providerMessageId: string | null;
   /** When the channel accepted it, ms. */
   acceptedAt: number;
+  /** Already reported delivered: only the read is still awaited. */
+  delivered: boolean;
 }
 
 /** An HTTP route of a driver (a provider's delivery-report callback), mounted by the HTTP adapter. */

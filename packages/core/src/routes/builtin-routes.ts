@@ -44,12 +44,17 @@ export const messengerFirstRoute: Route = chain('messenger-first', 'Messenger fi
  */
 export const flashcallRoute: Route = chain('flashcall', 'Flash call, then SMS', ['flashcall', 'sms']);
 
-/** Built-in routes by id; they are never stored and always have revision 1. */
-export const BUILTIN_ROUTES: Readonly<Record<string, Route>> = {
-  [defaultRoute.id as string]: defaultRoute,
-  [messengerFirstRoute.id as string]: messengerFirstRoute,
-  [flashcallRoute.id as string]: flashcallRoute,
-};
+/**
+ * Built-in routes by id; they are never stored and always have revision 1. The object has no
+ * prototype, so that a request for `__proto__`, `constructor` or `toString` finds no route.
+ */
+export const BUILTIN_ROUTES: Readonly<Record<string, Route>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, Route>, {
+    [defaultRoute.id as string]: defaultRoute,
+    [messengerFirstRoute.id as string]: messengerFirstRoute,
+    [flashcallRoute.id as string]: flashcallRoute,
+  }),
+);
 
 /** `id@revision`, the reference a running message keeps to the route it was compiled from. */
 export function routeRef(route: Pick<Route, 'id' | 'revision'>): string {

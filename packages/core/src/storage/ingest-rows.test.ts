@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestBatch, NewMessage } from '../ports/message-storage.ts';
-import {
-  EFFECT_ROW_COLUMNS,
-  HISTORY_ROW_COLUMNS,
-  MESSAGE_ROW_COLUMNS,
-  WALLET_ROW_COLUMNS,
-  effectRowValues,
-  historyRowValues,
-  ingestRows,
-} from './ingest-rows.ts';
+import { HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, historyRowValues, ingestRows } from './ingest-rows.ts';
 
 /** Row-major values back to one record per row. */
 function records(columns: readonly string[], values: readonly unknown[]): Record<string, unknown>[] {
@@ -34,7 +26,7 @@ const message = (over: Partial<NewMessage> = {}): NewMessage => ({
   expiresAt: null,
   charge: 0,
   meta: null,
-  effects: [],
+  work: [],
   history: [],
   ...over,
 });
@@ -56,7 +48,7 @@ describe('ingestRows', () => {
         message({ meta: { a: 1 }, steps: [{ to: '1' } as never], charge: 30 }),
         message({
           charge: 20,
-          effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 5 }],
+          work: [{ kind: 'event', event: { type: 'DUE' }, dueAt: 5 }],
           history: [{ step: 0, channel: 'sms', status: 'Sent', at: 77, error: null }],
         }),
       ],
@@ -78,7 +70,9 @@ describe('ingestRows', () => {
       steps: '[{"to":"1"}]',
     });
     expect(JSON.parse(messages[0]!.snapshot as string)).toEqual(snapshot);
-    expect(messages[1]).toMatchObject({ id: 101, cost: 20, meta: null });
+    expect(messages[1]).toMatchObject({ id: 101, cost: 20, meta: null, wake_at: 5, charged: 1 });
+    expect(JSON.parse(messages[1]!.work as string)).toEqual([{ kind: 'event', event: { type: 'DUE' }, dueAt: 5 }]);
+    expect(messages[0]).toMatchObject({ work: '[]', wake_at: null });
 
     // balance_after runs down in batch order.
     expect(records(WALLET_ROW_COLUMNS, rows.wallet)).toEqual([
@@ -86,11 +80,8 @@ describe('ingestRows', () => {
       { account_id: 4, kind: 'charge', amount: -20, balance_after: 950, message_id: 101, description: 'SMS', created_at: 77 },
     ]);
     expect(rows.balance).toBe(950);
-    expect(records(EFFECT_ROW_COLUMNS, rows.effects)).toEqual([
-      { message_id: 101, kind: 'event', step: 0, event: '{"type":"DUE"}', event_type: 'DUE', due_at: 5 },
-    ]);
     expect(records(HISTORY_ROW_COLUMNS, rows.history)).toEqual([
-      { message_id: 101, step: 0, channel: 'sms', status: 'Sent', at: 77, error: null },
+      { message_id: 101, step: 0, channel: 'sms', status: 'Sent', at: 77, error: null, driver: null, provider_message_id: null },
     ]);
   });
 
@@ -102,16 +93,12 @@ describe('ingestRows', () => {
   });
 });
 
-describe('effectRowValues / historyRowValues', () => {
-  it('lay out commit effects and history like ingest does', () => {
-    expect(effectRowValues([{ messageId: 3, kind: 'send', step: 1, event: null, dueAt: 9 }])).toEqual([3, 'send', 1, null, null, 9]);
-    expect(historyRowValues([{ messageId: 3, step: 1, channel: 'sms', status: 'Sent', at: 9, error: 'x' }])).toEqual([
-      3,
-      1,
-      'sms',
-      'Sent',
-      9,
-      'x',
-    ]);
+describe('historyRowValues', () => {
+  it('lays out history like ingest does, with the driver and provider id', () => {
+    expect(
+      historyRowValues([
+        { messageId: 3, step: 1, channel: 'sms', status: 'Sent', at: 9, error: 'x', driver: 'smpp', providerMessageId: 'p1' },
+      ]),
+    ).toEqual([3, 1, 'sms', 'Sent', 9, 'x', 'smpp', 'p1']);
   });
 });

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../types/message.ts';
-import type { NewEffect } from '../types/effect.ts';
+import { wakeAtOf } from '../types/work.ts';
 import type { IngestBatch } from '../ports/message-storage.ts';
 import type { IngestInsertPlan } from './plan-ingest.ts';
 
@@ -23,33 +23,19 @@ export const MESSAGE_ROW_COLUMNS = [
   'expires_at',
   'cost',
   'meta',
+  'work',
+  'wake_at',
+  'charged',
 ] as const;
 
 /** Columns of a `wallet_transactions` row as {@link ingestRows} writes them, in value order. */
 export const WALLET_ROW_COLUMNS = ['account_id', 'kind', 'amount', 'balance_after', 'message_id', 'description', 'created_at'] as const;
 
-/** Columns of an `effects` row as {@link effectRowValues} gives them, in value order. */
-export const EFFECT_ROW_COLUMNS = ['message_id', 'kind', 'step', 'event', 'event_type', 'due_at'] as const;
-
 /** Columns of a `history` row as {@link historyRowValues} gives them, in value order. */
-export const HISTORY_ROW_COLUMNS = ['message_id', 'step', 'channel', 'status', 'at', 'error'] as const;
-
-function pushEffectRow(values: unknown[], messageId: number, e: Omit<NewEffect, 'messageId'>): void {
-  values.push(messageId, e.kind, e.step, e.event === null ? null : JSON.stringify(e.event), e.event?.type ?? null, e.dueAt);
-}
+export const HISTORY_ROW_COLUMNS = ['message_id', 'step', 'channel', 'status', 'at', 'error', 'driver', 'provider_message_id'] as const;
 
 function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
-  values.push(messageId, h.step, h.channel, h.status, h.at, h.error);
-}
-
-/**
- * The `effects` rows of new effects as one row-major value list ({@link EFFECT_ROW_COLUMNS}):
- * the event as JSON text, and its type apart so that timers can be cancelled without reading it.
- */
-export function effectRowValues(effects: readonly NewEffect[]): unknown[] {
-  const values: unknown[] = [];
-  for (const e of effects) pushEffectRow(values, e.messageId, e);
-  return values;
+  values.push(messageId, h.step, h.channel, h.status, h.at, h.error, h.driver ?? null, h.providerMessageId ?? null);
 }
 
 /** The `history` rows of entries as one row-major value list ({@link HISTORY_ROW_COLUMNS}). */
@@ -68,8 +54,6 @@ export interface IngestRows {
   messages: unknown[];
   /** {@link WALLET_ROW_COLUMNS}: one charge per charged message; `balance_after` runs down in batch order. */
   wallet: unknown[];
-  /** {@link EFFECT_ROW_COLUMNS} */
-  effects: unknown[];
   /** {@link HISTORY_ROW_COLUMNS} */
   history: unknown[];
   /** The account's balance after the charges. */
@@ -89,7 +73,7 @@ export function ingestRows(
   balance: number,
 ): IngestRows {
   const { accountId, at } = batch;
-  const out: IngestRows = { messages: [], wallet: [], effects: [], history: [], balance };
+  const out: IngestRows = { messages: [], wallet: [], history: [], balance };
   // Messages of one request usually share the snapshot object: serialise it once.
   const snapshots = new Map<object, string>();
 
@@ -122,12 +106,15 @@ export function ingestRows(
       m.expiresAt,
       m.charge,
       m.meta === null ? null : JSON.stringify(m.meta),
+      JSON.stringify(m.work),
+      wakeAtOf(m.work),
+      // The acceptance charge pays the first step: it is never charged again.
+      m.charge > 0 ? 1 : 0,
     );
     if (m.charge > 0) {
       out.balance -= m.charge;
       out.wallet.push(accountId, 'charge', -m.charge, out.balance, id, batch.chargeDescription, at);
     }
-    for (const e of m.effects) pushEffectRow(out.effects, id, e);
     for (const h of m.history) pushHistoryRow(out.history, id, h);
   }
   return out;

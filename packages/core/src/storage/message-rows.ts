@@ -1,13 +1,12 @@
 import type { ChannelId } from '../types/channel.ts';
 import type { DeliveryStatus, HistoryStatus } from '../types/status.ts';
-import type { Effect, EffectKind } from '../types/effect.ts';
+import type { WorkItem } from '../types/work.ts';
 import type { HistoryEntry, MessageKind, StoredMessage } from '../types/message.ts';
-import type { MachineEvent } from '../machines/events.ts';
 
 // Rows of the SQL adapters' message tables, JSON columns already parsed: an adapter parses at
 // its edge (SQLite TEXT) or gets values from its driver (PostgreSQL JSONB), then maps here.
 
-/** A `messages` row with `steps`, `snapshot` and `meta` parsed. */
+/** A `messages` row with `steps`, `snapshot`, `meta` and `work` parsed. */
 export interface MessageRow {
   id: number;
   list_id: number;
@@ -28,6 +27,8 @@ export interface MessageRow {
   cost: number;
   meta: Record<string, unknown> | null;
   version: number;
+  work: WorkItem[];
+  charged: number;
 }
 
 /** Maps a parsed `messages` row to the stored message. */
@@ -52,22 +53,9 @@ export function storedMessageFromRow(row: MessageRow): StoredMessage {
     cost: row.cost,
     meta: row.meta,
     version: row.version,
+    work: row.work,
+    charged: Number(row.charged),
   };
-}
-
-/** An `effects` row with `event` parsed. */
-export interface EffectRow {
-  id: number;
-  message_id: number;
-  kind: string;
-  step: number;
-  event: MachineEvent | null;
-  due_at: number;
-}
-
-/** Maps a parsed `effects` row to the effect. */
-export function effectFromRow(row: EffectRow): Effect {
-  return { id: row.id, messageId: row.message_id, kind: row.kind as EffectKind, step: row.step, event: row.event, dueAt: row.due_at };
 }
 
 /** A `history` row. */
@@ -78,6 +66,8 @@ export interface HistoryRow {
   status: string;
   at: number;
   error: string | null;
+  driver?: string | null;
+  provider_message_id?: string | null;
 }
 
 /** Maps a `history` row to the history entry. */
@@ -89,5 +79,7 @@ export function historyEntryFromRow(row: HistoryRow): HistoryEntry {
     status: row.status as HistoryStatus,
     at: row.at,
     error: row.error,
+    ...(row.driver ? { driver: row.driver } : {}),
+    ...(row.provider_message_id ? { providerMessageId: row.provider_message_id } : {}),
   };
 }

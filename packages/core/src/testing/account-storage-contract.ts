@@ -37,6 +37,30 @@ export function describeAccountStorage(storage: StorageRef): void {
     });
   });
 
+  describe('credential revision', () => {
+    it('grows with every revoked key, replaced password and revoked token, and only then', async () => {
+      const account = await createFundedAccount(storage());
+      const key = await storage().createApiKey({ accountId: account.id, keyHash: 'rev-hash', prefix: 'sk_rv', label: '' }, 1);
+      const start = await storage().credentialRevision();
+      expect(Number.isSafeInteger(start)).toBe(true);
+      await storage().setRateLimit(account.id, 'data', { perSecond: 1, burst: 1 });
+      expect(await storage().credentialRevision()).toBe(start);
+
+      expect(await storage().revokeApiKey(account.id, key.id)).toBe(true);
+      expect(await storage().credentialRevision()).toBe(start + 1);
+      expect(await storage().revokeApiKey(account.id, key.id)).toBe(false);
+      expect(await storage().credentialRevision()).toBe(start + 1);
+
+      await storage().setPasswordHash(account.id, 'other-hash');
+      expect(await storage().credentialRevision()).toBe(start + 2);
+
+      await storage().revokeToken({ jti: 'rev-jti', expiresAt: null }, 1);
+      expect(await storage().credentialRevision()).toBe(start + 3);
+      await storage().revokeToken({ jti: 'rev-jti', expiresAt: null }, 2);
+      expect(await storage().credentialRevision()).toBe(start + 3);
+    });
+  });
+
   describe('API keys', () => {
     it('finds the account by key hash, lists and revokes keys', async () => {
       const account = await createFundedAccount(storage());

@@ -221,7 +221,7 @@ export function runChannelDriverContract(options: ChannelDriverContractOptions):
         const second = await options.create();
         const io = await open(second, reports);
         try {
-          const pending: PendingAttempt = { ...a, providerMessageId: providerMessageId ?? null, acceptedAt: clock.now() };
+          const pending: PendingAttempt = { ...a, providerMessageId: providerMessageId ?? null, acceptedAt: clock.now(), delivered: false };
           await second.recover?.([pending], io.ctx);
           const mine = about(a, providerMessageId);
           await io.until(() => reports.some((r) => mine(r) && r.outcome === 'delivered'));

@@ -31,7 +31,7 @@ export function describeIngest(storage: StorageRef): void {
       expect(result.ids[1]).toBeGreaterThan(result.ids[0]!);
 
       const [first, second] = await storage().getMessages(result.ids);
-      const { effects: _e, history: _h, charge: _c, ...stored } = cascade;
+      const { history: _h, charge: _c, ...stored } = cascade;
       expect(first).toEqual({
         ...stored,
         id: result.ids[0],
@@ -41,6 +41,7 @@ export function describeIngest(storage: StorageRef): void {
         updatedAt: 2_500,
         cost: 120_000,
         version: 0,
+        charged: 1,
       });
       expect(second).toMatchObject({ id: result.ids[1], listId: result.listId, kind: 'message', meta: null, cost: 0, guid: null });
       expect(await storage().getMessage(result.ids[0]!)).toEqual(first);
@@ -66,17 +67,17 @@ export function describeIngest(storage: StorageRef): void {
       expect(byMessage.get(result.ids[2]!)?.balanceAfter).toBe(650_000);
     });
 
-    it('inserts effects and history under the right message id', async () => {
+    it('inserts work and history under the right message id', async () => {
       const account = await createFundedAccount(storage(), 1_000_000);
       const result = await ingestAccepted(storage(), account.id, [
         newMessage({
-          effects: [{ kind: 'send', step: 0, event: null, dueAt: 2_000 }],
+          work: [{ kind: 'send', step: 0, dueAt: 2_000 }],
           history: [{ step: 0, channel: 'sms', status: 'Sent', at: 2_000, error: null }],
         }),
         newMessage({
-          effects: [
-            { kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 9_000 },
-            { kind: 'event', step: 0, event: { type: 'TIMER', step: 0, timer: 'expiry' }, dueAt: 12_000 },
+          work: [
+            { kind: 'event', event: { type: 'DUE' }, dueAt: 9_000 },
+            { kind: 'event', event: { type: 'TIMER', step: 0, timer: 'expiry' }, dueAt: 12_000 },
           ],
           history: [
             { step: 0, channel: 'sms', status: 'Skipped', at: 2_000, error: 'no route' },
@@ -85,13 +86,20 @@ export function describeIngest(storage: StorageRef): void {
         }),
       ]);
       const [a, b] = result.ids as [number, number];
-      const effects = await storage().claimDueEffects(FAR, 100, 1);
-      expect(effects.map(({ id: _id, ...e }) => e)).toEqual([
-        { messageId: a, kind: 'send', step: 0, event: null, dueAt: 2_000 },
-        { messageId: b, kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 9_000 },
-        { messageId: b, kind: 'event', step: 0, event: { type: 'TIMER', step: 0, timer: 'expiry' }, dueAt: 12_000 },
+      const claimed = await storage().claimDue(FAR, 100, 1, 'w1');
+      expect(claimed.map((m) => [m.id, m.work])).toEqual([
+        [a, [{ kind: 'send', step: 0, dueAt: 2_000 }]],
+        [
+          b,
+          [
+            { kind: 'event', event: { type: 'DUE' }, dueAt: 9_000 },
+            { kind: 'event', event: { type: 'TIMER', step: 0, timer: 'expiry' }, dueAt: 12_000 },
+          ],
+        ],
       ]);
+      expect(await storage().nextDueAt(0)).toBeNull();
       expect(await storage().history(a)).toEqual([{ messageId: a, step: 0, channel: 'sms', status: 'Sent', at: 2_000, error: null }]);
+      expect((await storage().getMessageWithHistory(b))?.history).toHaveLength(2);
       expect((await storage().history(b)).map((h) => [h.messageId, h.status, h.error])).toEqual([
         [b, 'Skipped', 'no route'],
         [b, 'Sent', null],
@@ -115,7 +123,7 @@ export function describeIngest(storage: StorageRef): void {
       expect(await storage().getBalance(account.id)).toBe(1_000_000 - 50_000 - 10_000);
       expect((await storage().listWalletTransactions(account.id, { kinds: ['charge'], page: 1, pageSize: 10 })).total).toBe(2);
       expect(await storage().history(first.ids[0]!)).toHaveLength(1);
-      expect(await storage().claimDueEffects(FAR, 100, 1)).toHaveLength(2);
+      expect(await storage().claimDue(FAR, 100, 1, 'w1')).toHaveLength(2);
 
       // A request made only of replays answers the original list.
       const onlyReplay = await ingestAccepted(storage(), account.id, [original]);
@@ -189,6 +197,26 @@ export function describeIngest(storage: StorageRef): void {
       expect(await storage().nextDueAt(0)).toBeNull();
     });
 
+    it('ingestMany decides each request in order, in one call', async () => {
+      const account = await createFundedAccount(storage(), 120_000);
+      const batch = (messages: ReturnType<typeof newMessage>[]) => ({
+        accountId: account.id,
+        at: 3_000,
+        chargeDescription: 'SMS',
+        messages,
+      });
+      const results = await storage().ingestMany([
+        batch([newMessage({ charge: 100_000, customerMessageId: 'm-1' })]),
+        // Decided after the first: the balance left (20_000) does not cover it.
+        batch([newMessage({ charge: 50_000 })]),
+        batch([newMessage({ charge: 20_000 })]),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['accepted', 'insufficient_funds', 'accepted']);
+      expect(results[1]).toEqual({ status: 'insufficient_funds', balance: 20_000, required: 50_000 });
+      expect(await storage().getBalance(account.id)).toBe(0);
+      expect(await storage().ingestMany([])).toEqual([]);
+    });
+
     it('ingests 5000 messages in one call', async () => {
       const account = await createFundedAccount(storage(), 5000 * 50_000);
       const messages = Array.from({ length: 5000 }, () => newMessage());
@@ -197,7 +225,7 @@ export function describeIngest(storage: StorageRef): void {
       expect(new Set(result.ids).size).toBe(5000);
       expect(await storage().getBalance(account.id)).toBe(0);
       expect((await storage().listWalletTransactions(account.id, { kinds: ['charge'], page: 1, pageSize: 1 })).total).toBe(5000);
-      expect(await storage().claimDueEffects(FAR, 10_000, 1)).toHaveLength(5000);
+      expect(await storage().claimDue(FAR, 10_000, 1, 'w1')).toHaveLength(5000);
       const last = await storage().getMessage(result.ids[4999]!);
       expect(last?.steps).toEqual(messages[4999]!.steps);
     });

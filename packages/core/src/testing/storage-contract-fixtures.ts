@@ -6,7 +6,7 @@ import type { StepSpec } from '../types/message.ts';
 /** Gives the storage of the running test (created in the suite's `beforeEach`). */
 export type StorageRef = () => Storage;
 
-/** A time far after every time used by the suite: claims at it see every effect. */
+/** A time far after every time used by the suite: claims at it see every message with work. */
 export const FAR = 10_000_000_000_000;
 
 let logins = 0;
@@ -43,7 +43,7 @@ export function step(to: string, overrides: Partial<StepSpec> = {}): StepSpec {
   };
 }
 
-/** A new message with one DUE effect at its due time and no history; override any field. */
+/** A new message waiting for its DUE event at its due time and no history; override any field. */
 export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
   numbers += 1;
   const to = `999${String(numbers).padStart(9, '0')}`;
@@ -61,7 +61,7 @@ export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
     expiresAt: null,
     charge: 50_000,
     meta: null,
-    effects: [{ kind: 'event', step: 0, event: { type: 'DUE' }, dueAt: 5_000 }],
+    work: [{ kind: 'event', event: { type: 'DUE' }, dueAt: 5_000 }],
     history: [],
     ...overrides,
   };

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../ports/storage.ts';
 import { describeAccountStorage } from './account-storage-contract.ts';
 import { describeIngest } from './ingest-contract.ts';
-import { describeOutbox } from './outbox-contract.ts';
+import { describeWork } from './work-contract.ts';
 
 /** Options of {@link runStorageContract}. */
 export interface StorageContractOptions {
@@ -13,8 +13,8 @@ export interface StorageContractOptions {
 }
 
 /**
- * The conformance suite every Storage adapter passes: each method of AccountStorage and
- * MessageStorage against a real database. Call it once from the adapter's test file.
+ * The conformance suite every Storage adapter passes: each method of AccountStorage,
+ * MessageStorage and WorkStorage against a real database. Call it once from the adapter's test file.
  *
  * @example
  * runStorageContract({
@@ -43,6 +43,6 @@ export function runStorageContract(options: StorageContractOptions): void {
 
     describeAccountStorage(ref);
     describeIngest(ref);
-    describeOutbox(ref);
+    describeWork(ref);
   });
 }

@@ -1,5 +1,6 @@
 import type { ChannelId } from './channel.ts';
 import type { DeliveryStatus, HistoryStatus } from './status.ts';
+import type { WorkItem } from './work.ts';
 
 /**
  * One channel attempt of a message: the primary item or one of its fallbacks (messaging API), or
@@ -63,6 +64,10 @@ export interface StoredMessage {
    * read, so two workers (or processes) never overwrite each other's step.
    */
   version: number;
+  /** What the machine waits for: due sends and events (the message's outbox). */
+  work: WorkItem[];
+  /** Bit `s` is set once step `s` was charged: a step is charged at most once, even across crashes. */
+  charged: number;
 }
 
 /** One entry of a message's ordered history (`extendedStatuses`). */
@@ -73,4 +78,8 @@ export interface HistoryEntry {
   status: HistoryStatus;
   at: number;
   error: string | null;
+  /** The driver that carried the attempt (`Sent`, and outcomes it reported). */
+  driver?: string | undefined;
+  /** The provider's id of the attempt (`Sent`), when the driver answered one. */
+  providerMessageId?: string | undefined;
 }

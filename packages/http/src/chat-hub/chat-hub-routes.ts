@@ -7,7 +7,8 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
-import { limitLogin, rateLimit } from '../rate-limit.ts';
+import { rateLimit } from '../rate-limit.ts';
+import { checkPassword } from '../auth.ts';
 import { accountOf, authenticateToken, readToken } from './token-auth.ts';
 import type { TokenClaims, TokenService } from './token-service.ts';
 import {
@@ -79,8 +80,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
   };
 
   const login = async (c: Context<ChatHubEnv>, input: z.infer<typeof credentialsSchema>): Promise<Account> => {
-    limitLogin(c as unknown as Context<Env>, input.login);
-    const account = await engine.accounts.authenticatePassword(input.login, input.password);
+    const account = await checkPassword(c as unknown as Context<Env>, engine, input.login, input.password);
     if (!account) throw new SpillwayError('unauthorized', 'wrong login or password');
     return account;
   };
@@ -197,6 +197,8 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       if (!claims) throw new SpillwayError('bad_request', `token cannot be revoked: ${result.ok ? '' : result.message}`);
       if (claims.accountId !== c.var.account.id) throw new SpillwayError('forbidden', 'token belongs to another company');
       await tokens.revoke(claims);
+      // At once in this process, whatever the cache's revocation check interval.
+      c.var.authCache?.clear();
       return c.json({ revoked: true, type: claims.type, jti: claims.jti });
     },
   );

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 
 /** Request bodies and answers of the chat hub API (interface 2.8), shared by its routes and OpenAPI. */
-export const credentialsSchema = z.object({ login: z.string().min(1), password: z.string().min(1) });
+export const credentialsSchema = z.object({ login: z.string().min(1).max(256), password: z.string().min(1).max(1024) });
 export const operatorSchema = z.object({ name: z.string().trim().min(1).max(200) });
 /** ISO 8601 date-time; one without an offset is read as UTC rather than as server-local time. */
 export const dateTimeSchema = z.iso
   .datetime({ offset: true, local: true })
   .transform((s) => Date.parse(/(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(s) ? s : `${s}Z`));
 export const operatorTokenSchema = z.object({ id: z.number().int().positive(), expiresAt: dateTimeSchema });
-export const tokenSchema = z.object({ token: z.string().min(1) });
-export const revokeSchema = z.object({ token: z.string().min(1).optional() });
+export const tokenSchema = z.object({ token: z.string().min(1).max(4096) });
+export const revokeSchema = z.object({ token: z.string().min(1).max(4096).optional() });
 export const idParamSchema = z
   .string()
   .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')

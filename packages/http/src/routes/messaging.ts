@@ -1,5 +1,5 @@
 // The body schemas document the routes; the engine validates bodies with the same schemas.
-import { fromMicros, messagePatchSchema, sendRequestSchema } from '@spillway/core';
+import { SpillwayError, fromMicros, messagePatchSchema, sendRequestSchema } from '@spillway/core';
 import type { WalletTransaction } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -15,6 +15,7 @@ import {
   walletHistorySchema,
 } from '../schemas.ts';
 import { parseOrThrow } from '../validate.ts';
+import { UrlRefusedError, checkCallbackUrl } from '../webhooks/guarded-post.ts';
 
 const messageIdParam = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer');
 
@@ -172,11 +173,20 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       body: alphaNameCallbackRequestSchema,
       responses: {
         200: { description: 'The alpha-name with its callback', schema: alphaNameSchema },
+        400: { description: 'Not an http(s) URL, or its host is (or resolves to) a private, loopback or link-local address' },
         404: { description: 'The account has no such alpha-name' },
       },
     },
     async (c) => {
       const body = parseOrThrow(alphaNameCallbackRequestSchema, await readJson(c), 'request body');
+      if (body.url !== null) {
+        try {
+          await checkCallbackUrl(body.url, c.var.callbackUrlPolicy ?? {});
+        } catch (error) {
+          if (!(error instanceof UrlRefusedError)) throw error;
+          throw new SpillwayError('validation_failed', `url: ${error.message}`, [{ path: 'url', message: error.message }]);
+        }
+      }
       const alpha = await c.var.engine.accounts.setAlphaNameCallback(c.var.account.id, body.alphaName, body.url);
       return c.json({ alphaName: alpha.name, channels: alpha.channels, callbackUrl: alpha.callbackUrl });
     },

@@ -57,8 +57,9 @@ const publicOnly: AddressPolicy = (_address, kind) => kind === 'public';
 function refusalOf(address: string, host: string, allow: AddressPolicy): UrlRefusedError | null {
   const kind = classifyAddress(address);
   if (allow(address, kind)) return null;
-  const via = address === host ? '' : ` (${host} resolves to ${address})`;
-  return new UrlRefusedError(`refused to call a ${kind} address${via}; set SPILLWAY_ALLOW_PRIVATE_URLS=true to allow it`);
+  // The address a name resolves to is never echoed: it would map internal DNS for the caller.
+  const what = address === host ? `a ${kind} address` : `${host}: it resolves to a non-public address`;
+  return new UrlRefusedError(`refused to call ${what}; set SPILLWAY_ALLOW_PRIVATE_URLS=true to allow it`);
 }
 
 type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
@@ -104,6 +105,33 @@ function checkUrl(raw: string, allowPrivate: boolean, allow: AddressPolicy): URL
     if (refused) throw refused;
   }
   return url;
+}
+
+/** Options of {@link checkCallbackUrl}: the address policy of {@link guardedPost}. */
+export type CallbackUrlPolicy = Pick<GuardedPostOptions, 'allowPrivateUrls' | 'resolve' | 'allowAddress'>;
+
+/**
+ * Checks a callback URL when it is set: http(s) only, and a host that is, or resolves only to,
+ * public addresses (unless `allowPrivateUrls`). A name that does not resolve now is let through:
+ * every delivery checks again, after resolution and on each redirect. Rejects with
+ * {@link UrlRefusedError}, whose message never contains a resolved address.
+ */
+export async function checkCallbackUrl(raw: string, policy: CallbackUrlPolicy = {}): Promise<void> {
+  const allowPrivate = policy.allowPrivateUrls ?? false;
+  const allow = policy.allowAddress ?? publicOnly;
+  const url = checkUrl(raw, allowPrivate, allow);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (allowPrivate || isIP(host)) return;
+  let addresses: LookupAddress[];
+  try {
+    addresses = await (policy.resolve ?? systemResolve)(host);
+  } catch {
+    return;
+  }
+  for (const a of addresses) {
+    const refused = refusalOf(a.address, host, allow);
+    if (refused) throw refused;
+  }
 }
 
 function postOnce(url: URL, options: GuardedPostOptions, signal: AbortSignal): Promise<{ status: number; location: string | undefined }> {

@@ -1,0 +1,92 @@
+import type { AnyStateMachine } from 'xstate';
+import type { AttemptHolder, MessageUpdate } from '../ports/work-storage.ts';
+import type { HistoryEntry, PersistedMachineState, StoredMessage } from '../types/message.ts';
+import type { WorkItem } from '../types/work.ts';
+import type { MachineAdvancer } from './advance.ts';
+import { historyOf } from './history.ts';
+import type { PendingEvent } from './pending-event.ts';
+
+/** Whether a state value has a leaf state called `name` (`{ processing: { s2: 'reading' } }` has `reading`). */
+export function hasStateLeaf(value: PersistedMachineState['value'], name: string): boolean {
+  if (typeof value === 'string') return value === name;
+  return Object.values(value).some(
+    (child) =>
+      (typeof child === 'string' || (typeof child === 'object' && child !== null)) &&
+      hasStateLeaf(child as PersistedMachineState['value'], name),
+  );
+}
+
+/** Whether the machine waits for the outcome (or the read) of an attempt a channel accepted. */
+export function awaitsOutcome(value: PersistedMachineState['value']): boolean {
+  return hasStateLeaf(value, 'awaiting') || hasStateLeaf(value, 'reading');
+}
+
+export interface MessageStepInput {
+  message: StoredMessage;
+  machine: { key: string; machine: AnyStateMachine };
+  /** The events to apply, in the order they happened. */
+  events: PendingEvent[];
+  /** The message's work once the items consumed by this step are taken out. */
+  work: WorkItem[];
+  now: number;
+  advancer: MachineAdvancer;
+  defaultTtlSeconds: number;
+}
+
+/**
+ * Applies a message's events to its machine and answers what the round writes for it: the next
+ * state, the work the machine's actions ask for (sends now, timers at their due times, timers
+ * cancelled), and the history entries. Outcomes reported by channels are always recorded, even
+ * late ones; the rest only when they moved the machine (see `historyOf`).
+ */
+export function stepMessage(input: MessageStepInput): MessageUpdate {
+  const { message, now, advancer } = input;
+  const { key, machine } = input.machine;
+  let state = message.snapshot;
+  let status = message.status;
+  let work = input.work;
+  let accepted = false;
+  const history: Omit<HistoryEntry, 'messageId'>[] = [];
+  const entry = (step: number, status: HistoryEntry['status'], at: number, error: string | null, item?: PendingEvent) => {
+    const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
+    const h: Omit<HistoryEntry, 'messageId'> = { step, channel, status, at, error };
+    if (item?.driver) h.driver = item.driver;
+    if (item?.providerMessageId) h.providerMessageId = item.providerMessageId;
+    history.push(h);
+  };
+
+  for (const item of input.events) {
+    const next = advancer.next(key, machine, state, item.event);
+    const stepIndex = 'step' in item.event ? item.event.step : Number(state.context['step'] ?? 0);
+    const recorded = historyOf(item.event, next.changed, item.detail);
+    if (recorded) entry(stepIndex, recorded.status, item.at, recorded.error, item);
+    if (!next.changed) continue;
+    if (item.event.type === 'ACCEPTED') accepted = true;
+    state = next.state;
+    status = next.status;
+    for (const action of next.actions) {
+      switch (action.type) {
+        case 'send':
+          work = [...work, { kind: 'send', step: action.params.step, dueAt: now }];
+          break;
+        case 'armTimer': {
+          const { timer, step, seconds } = action.params;
+          const ttl = seconds ?? message.steps[step]?.ttl ?? input.defaultTtlSeconds;
+          work = [...work, { kind: 'event', event: { type: 'TIMER', step, timer }, dueAt: now + ttl * 1000 }];
+          break;
+        }
+        case 'cancelTimers': {
+          const step = action.params.step;
+          work = work.filter((w) => !(w.kind === 'event' && w.event.type === 'TIMER' && (step === undefined || w.event.step === step)));
+          break;
+        }
+        case 'note':
+          entry(action.params.step, action.params.status, now, action.params.error ?? null);
+          break;
+      }
+    }
+  }
+  const awaiting = status === 'processing' && awaitsOutcome(state.value);
+  const attempt: AttemptHolder = !awaiting ? 'none' : accepted ? 'mine' : 'keep';
+  return { id: message.id, version: message.version, status, snapshot: state, work, history, attempt };
+}

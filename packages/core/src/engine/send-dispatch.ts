@@ -1,0 +1,145 @@
+import type { Clock } from '../clock.ts';
+import type { MachineEvent } from '../machines/events.ts';
+import type { ChannelContext, ChannelDriver, OutboundAttempt } from '../ports/channel.ts';
+import type { StepCharge } from '../ports/work-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { ChannelId } from '../types/channel.ts';
+import type { StoredMessage } from '../types/message.ts';
+import type { KindHandler } from './kind-handler.ts';
+
+/** A claimed message whose current step is due to be handed to its channel. */
+export interface SendJob {
+  message: StoredMessage;
+  step: number;
+}
+
+/** What became of a send job without waiting for a driver. */
+export interface SendDecision {
+  job: SendJob;
+  /** The step was not sent: feed this event now (a skip, funds short, no driver). */
+  instead?: { event: MachineEvent; detail?: string };
+  /** The attempt went to this driver; its result arrives later as an event. */
+  dispatched?: { driver: ChannelDriver; attempt: OutboundAttempt };
+}
+
+export interface DispatchDeps {
+  storage: Storage;
+  clock: Clock;
+  drivers: Map<ChannelId, ChannelDriver>;
+  kinds: Record<StoredMessage['kind'], KindHandler>;
+  defaultTtlSeconds: number;
+}
+
+/** The attempt of `job` as a driver gets it, before the kind's overrides. */
+export function attemptOf(message: StoredMessage, step: number, defaultTtlSeconds: number): OutboundAttempt | null {
+  const spec = message.steps[step];
+  if (!spec) return null;
+  const tryNo = Number(message.snapshot.context['retries'] ?? 0);
+  return {
+    messageId: message.id,
+    accountId: message.accountId,
+    step,
+    try: tryNo,
+    idempotencyKey: `${message.id}:${step}:${tryNo}`,
+    channel: spec.channel,
+    type: spec.type,
+    from: spec.from,
+    to: spec.to,
+    text: spec.text,
+    messageData: spec.messageData,
+    partsCount: spec.partsCount,
+    ttl: spec.ttl ?? defaultTtlSeconds,
+  };
+}
+
+/**
+ * Prepares the due sends of a round: the kind's checks, then every charge of the round in one
+ * storage transaction (each step at most once, whatever crashes happened before), then the
+ * driver. Nothing is handed to a driver here: `dispatched` decisions are sent by the caller, which
+ * tracks them in flight.
+ */
+export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: number): Promise<SendDecision[]> {
+  const decisions: SendDecision[] = [];
+  const charges: Array<{ index: number; charge: StepCharge }> = [];
+  for (const job of jobs) {
+    const { message, step } = job;
+    const base = attemptOf(message, step, deps.defaultTtlSeconds);
+    if (!base) {
+      decisions.push({ job, instead: { event: { type: 'FAILED', step, failure: 'permanent' }, detail: 'no such step' } });
+      continue;
+    }
+    const prep = (await deps.kinds[message.kind].prepareSend?.(message, step, now)) ?? {};
+    if (prep.instead) {
+      decisions.push({ job, instead: { event: prep.instead } });
+      continue;
+    }
+    const driver = deps.drivers.get(base.channel);
+    if (!driver) {
+      const event: MachineEvent = { type: 'FAILED', step, failure: 'not_on_channel' };
+      decisions.push({ job, instead: { event, detail: `no driver for ${base.channel}` } });
+      continue;
+    }
+    const index = decisions.push({ job, dispatched: { driver, attempt: { ...base, ...prep.attempt } } }) - 1;
+    if (prep.charge && prep.charge.amount > 0 && (message.charged & (2 ** step)) === 0) {
+      charges.push({
+        index,
+        charge: {
+          messageId: message.id,
+          accountId: message.accountId,
+          step,
+          amount: prep.charge.amount,
+          description: prep.charge.description,
+        },
+      });
+    }
+  }
+  if (charges.length > 0) {
+    const results = await deps.storage.chargeSteps(
+      charges.map((c) => c.charge),
+      now,
+    );
+    results.forEach((result, i) => {
+      if (result !== 'insufficient_funds') return;
+      const decision = decisions[charges[i]!.index]!;
+      const step = decision.job.step;
+      delete decision.dispatched;
+      decision.instead = { event: { type: 'SKIPPED', step, reason: 'insufficient funds' } };
+    });
+  }
+  return decisions;
+}
+
+/** Hands an attempt to its driver, bounded by `timeoutMs`: a driver that hangs fails temporarily. */
+export async function sendWithTimeout(
+  driver: ChannelDriver,
+  attempt: OutboundAttempt,
+  ctx: ChannelContext,
+  clock: Clock,
+  timeoutMs: number,
+): Promise<{ event: MachineEvent; detail?: string; providerMessageId?: string }> {
+  const step = attempt.step;
+  let timer: ReturnType<Clock['setTimeout']> | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = clock.setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const result = await Promise.race([driver.send(attempt, ctx), timeout]);
+    if (result === 'timeout') {
+      return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: `no answer from ${driver.name} within ${timeoutMs} ms` };
+    }
+    if (result.outcome === 'accepted') {
+      return { event: { type: 'ACCEPTED', step }, ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}) };
+    }
+    const event: MachineEvent = {
+      type: 'FAILED',
+      step,
+      failure: result.failure,
+      ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
+    };
+    return { event, detail: result.error };
+  } catch (error) {
+    return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: String(error) };
+  } finally {
+    if (timer !== undefined) clock.clearTimeout(timer);
+  }
+}

@@ -1,0 +1,388 @@
+import { describe, expect, it } from 'vitest';
+import type { ScheduledChange } from '../ports/message-storage.ts';
+import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
+import type { StoredMessage } from '../types/message.ts';
+import type { WorkItem } from '../types/work.ts';
+import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
+
+const send = (stepIndex: number, dueAt: number): WorkItem => ({ kind: 'send', step: stepIndex, dueAt });
+const timer = (stepIndex: number, dueAt: number): WorkItem => ({
+  kind: 'event',
+  event: { type: 'TIMER', step: stepIndex, timer: 'expiry' },
+  dueAt,
+});
+
+/** A commit by `owner` that writes only what `parts` gives. */
+const commitOf = (owner: string, parts: Partial<Commit>): Commit => ({
+  at: 3_000,
+  owner,
+  updates: [],
+  providerIds: [],
+  receipts: [],
+  ...parts,
+});
+
+/** The update of `message` to `status` with `work`, and nothing else. */
+const updateOf = (message: StoredMessage, over: Partial<MessageUpdate> = {}): MessageUpdate => ({
+  id: message.id,
+  version: message.version,
+  status: 'processing',
+  snapshot: { value: { processing: 'sending' }, context: { step: 0 } },
+  work: [],
+  history: [],
+  attempt: 'none',
+  ...over,
+});
+
+/** Message reads, worker rounds, charges, the receipt inbox and recovery: the rest of {@link runStorageContract}. */
+export function describeWork(storage: StorageRef): void {
+  /** Ingests one message per work list and answers their ids. */
+  const messagesWith = async (...works: WorkItem[][]) => {
+    const account = await createFundedAccount(storage(), 1_000_000);
+    const result = await ingestAccepted(
+      storage(),
+      account.id,
+      works.map((work) => newMessage({ work })),
+    );
+    return { accountId: account.id, ids: result.ids };
+  };
+  const get = async (id: number) => (await storage().getMessage(id))!;
+
+  describe('message reads', () => {
+    it('finds messages by guid, by newest trackinId of the account, and by ids in the order asked', async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const other = await createFundedAccount(storage(), 1_000_000);
+      const { ids } = await ingestAccepted(storage(), account.id, [
+        newMessage({ kind: 'cascade', guid: 'g-1', trackinId: 't-1' }),
+        newMessage({ kind: 'cascade', guid: 'g-2', trackinId: 't-1' }),
+      ]);
+      await ingestAccepted(storage(), other.id, [newMessage({ kind: 'cascade', guid: 'g-3', trackinId: 't-1' })]);
+      expect((await storage().getMessageByGuid('g-2'))?.id).toBe(ids[1]);
+      expect(await storage().getMessageByGuid('nope')).toBeNull();
+      expect((await storage().getMessageByTrackinId(account.id, 't-1'))?.guid).toBe('g-2');
+      expect((await storage().getMessageByTrackinId(other.id, 't-1'))?.guid).toBe('g-3');
+      expect(await storage().getMessageByTrackinId(account.id, 't-2')).toBeNull();
+      expect((await storage().getMessages([ids[1]!, 999_999, ids[0]!])).map((m) => m.id)).toEqual([ids[1], ids[0]]);
+      expect(await storage().getMessages([])).toEqual([]);
+      expect(await storage().getMessageWithHistory(999_999)).toBeNull();
+    });
+  });
+
+  describe('claimDue', () => {
+    it('leases due messages, earliest wake-up first, up to the limit, once until the lease runs out', async () => {
+      const { ids } = await messagesWith([send(0, 300)], [timer(0, 100), send(0, 900)], [send(0, 200)], [timer(0, 5_000)], []);
+      const [a, b, c, d] = ids as [number, number, number, number];
+      expect(await storage().nextDueAt(0)).toBe(100);
+      expect((await storage().claimDue(300, 2, 1_000, 'w1')).map((m) => m.id)).toEqual([b, c]);
+      // Leased: not claimed again, and not the next wake-up of anyone.
+      expect((await storage().claimDue(300, 10, 1_000, 'w2')).map((m) => m.id)).toEqual([a]);
+      expect(await storage().claimDue(300, 10, 1_000, 'w2')).toEqual([]);
+      expect(await storage().nextDueAt(300)).toBe(5_000);
+      // After the lease, the messages come back (the one without work never does).
+      expect((await storage().claimDue(5_000, 10, 1_000, 'w3')).map((m) => m.id).sort()).toEqual([a, b, c, d].sort());
+      expect(await storage().claimDue(0, 0, 1_000, 'w3')).toEqual([]);
+    });
+
+    it('answers null from nextDueAt when no message waits', async () => {
+      await messagesWith([]);
+      expect(await storage().nextDueAt(0)).toBeNull();
+    });
+  });
+
+  describe('commit', () => {
+    it('writes status, snapshot, work and history, bumps the version and frees the lease', async () => {
+      const { ids } = await messagesWith([send(0, 2_000)], [timer(0, 2_000)]);
+      const [a, b] = ids as [number, number];
+      await storage().appendHistory([{ messageId: a, step: 0, channel: 'sms', status: 'Clicked', at: 2_100, error: null }]);
+      const [claimed] = await storage().claimDue(2_000, 1, 60_000, 'w1');
+      expect(claimed?.id).toBe(a);
+      const result = await storage().commit(
+        commitOf('w1', {
+          updates: [
+            updateOf(claimed!, {
+              work: [timer(0, 9_000)],
+              history: [
+                { step: 0, channel: 'sms', status: 'Sent', at: 3_000, error: null, driver: 'smpp-1', providerMessageId: 'p-1' },
+                { step: 0, channel: 'sms', status: 'Delivered', at: 3_001, error: null },
+              ],
+            }),
+          ],
+        }),
+      );
+      expect(result.conflicts).toEqual([]);
+      expect(await get(a)).toMatchObject({
+        status: 'processing',
+        snapshot: { value: { processing: 'sending' }, context: { step: 0 } },
+        work: [timer(0, 9_000)],
+        version: 1,
+        updatedAt: 3_000,
+        createdAt: 2_000,
+      });
+      expect((await get(b)).updatedAt).toBe(2_000);
+      const { history } = (await storage().getMessageWithHistory(a))!;
+      expect(history).toEqual([
+        { messageId: a, step: 0, channel: 'sms', status: 'Clicked', at: 2_100, error: null },
+        { messageId: a, step: 0, channel: 'sms', status: 'Sent', at: 3_000, error: null, driver: 'smpp-1', providerMessageId: 'p-1' },
+        { messageId: a, step: 0, channel: 'sms', status: 'Delivered', at: 3_001, error: null },
+      ]);
+      // The lease is gone with the commit: the message is claimable at its new wake-up.
+      expect(await storage().nextDueAt(3_000)).toBe(2_000);
+      expect((await storage().claimDue(9_000, 10, 60_000, 'w2')).map((m) => m.id).sort()).toEqual([a, b].sort());
+    });
+
+    it('conflicts over a stale version or another live lease: nothing written, the committer lease freed', async () => {
+      const { ids } = await messagesWith([send(0, 900)], [send(0, 1_000)]);
+      const [a, b] = ids as [number, number];
+      const [ma, mb] = [await get(a), await get(b)];
+      await storage().claimDue(1_000, 1, 60_000, 'w1'); // a, leased to w1
+      // w2 read b, then someone changed it; w2 also tries a, which w1 holds.
+      await storage().commit(commitOf('w3', { updates: [updateOf(mb, { status: 'delivered', work: [send(0, 1_000)] })] }));
+      const result = await storage().commit(
+        commitOf('w2', { updates: [updateOf(ma, { status: 'undeliverable' }), updateOf(mb, { status: 'undeliverable' })] }),
+      );
+      expect(result.conflicts.sort()).toEqual([a, b].sort());
+      expect(await get(a)).toMatchObject({ status: ma.status, version: 0 });
+      expect(await get(b)).toMatchObject({ status: 'delivered', version: 1 });
+      // w1's lease still holds a; w1's own commit goes through.
+      expect((await storage().claimDue(1_000, 10, 60_000, 'w2')).map((m) => m.id)).toEqual([b]);
+      expect((await storage().commit(commitOf('w1', { updates: [updateOf(ma)] }))).conflicts).toEqual([]);
+      // A lease that ran out does not protect anyone.
+      const [mb2] = await storage().claimDue(FAR, 10, 1, 'w4');
+      expect(mb2?.id).toBe(b);
+      const late = await storage().commit(commitOf('w5', { at: FAR + 10, updates: [updateOf(mb2!, { status: 'undeliverable' })] }));
+      expect(late.conflicts).toEqual([]);
+    });
+
+    it('records provider ids, so that a receipt naming one finds its attempt', async () => {
+      const { ids } = await messagesWith([send(0, 1_000)]);
+      const [a] = ids as [number];
+      const m = await get(a);
+      await storage().commit(
+        commitOf('w1', { updates: [updateOf(m)], providerIds: [{ driver: 'smpp', providerMessageId: 'X1', messageId: a, step: 0 }] }),
+      );
+      const found = await storage().findAttempts('smpp', ['X1', 'X2']);
+      expect([...found]).toEqual([['X1', { messageId: a, step: 0 }]]);
+      expect((await storage().findAttempts('kannel', ['X1'])).size).toBe(0);
+      expect((await storage().findAttempts('smpp', [])).size).toBe(0);
+    });
+  });
+
+  describe('charges', () => {
+    it('charges each step once, with the wallet, the balance and the message cost in one transaction', async () => {
+      const account = await createFundedAccount(storage(), 100_000);
+      const { ids } = await ingestAccepted(storage(), account.id, [newMessage({ charge: 0 })]);
+      const [a] = ids as [number];
+      const charge = (s: number, amount: number) => ({ messageId: a, accountId: account.id, step: s, amount, description: `step ${s}` });
+      expect(await storage().chargeSteps([charge(1, 30_000), charge(2, 50_000), charge(1, 30_000)], 3_000)).toEqual([
+        'charged',
+        'charged',
+        'already',
+      ]);
+      expect(await storage().chargeSteps([charge(2, 50_000), charge(3, 30_000)], 3_001)).toEqual(['already', 'insufficient_funds']);
+      expect(await storage().getBalance(account.id)).toBe(20_000);
+      expect((await get(a)).cost).toBe(80_000);
+      expect((await get(a)).charged).toBe(0b110);
+      const charges = await storage().listWalletTransactions(account.id, { kinds: ['charge'], page: 1, pageSize: 10 });
+      expect(charges.items.map((t) => [t.amount, t.messageId, t.balanceAfter]).reverse()).toEqual([
+        [-30_000, a, 70_000],
+        [-50_000, a, 20_000],
+      ]);
+      expect(await storage().chargeSteps([], 1)).toEqual([]);
+    });
+  });
+
+  describe('the receipt inbox', () => {
+    it('keeps receipts until a commit applies them; a conflicted message gets its receipts back', async () => {
+      const { ids } = await messagesWith([], []);
+      const [a, b] = ids as [number, number];
+      await storage().enqueueReceipts([
+        { messageId: a, event: { type: 'DELIVERED', step: 0 }, detail: null, driver: 'sim', at: 2_500 },
+        { messageId: b, event: { type: 'FAILED', step: 0, failure: 'undeliverable' }, detail: 'gone', driver: null, at: 2_600 },
+      ]);
+      const claimed = await storage().claimReceipts(3_000, 10, 60_000, 'w1');
+      expect(claimed.map(({ id: _id, ...r }) => r)).toEqual([
+        { messageId: a, event: { type: 'DELIVERED', step: 0 }, detail: null, driver: 'sim', at: 2_500 },
+        { messageId: b, event: { type: 'FAILED', step: 0, failure: 'undeliverable' }, detail: 'gone', driver: null, at: 2_600 },
+      ]);
+      expect(await storage().claimReceipts(3_000, 10, 60_000, 'w2')).toEqual([]);
+      const stale = { ...(await get(b)), version: 7 };
+      const result = await storage().commit(
+        commitOf('w1', {
+          updates: [updateOf(await get(a), { status: 'delivered' }), updateOf(stale)],
+          receipts: claimed.map((r) => ({ id: r.id, messageId: r.messageId })),
+        }),
+      );
+      expect(result.conflicts).toEqual([b]);
+      // a's receipt is gone; b's is back in the inbox at once.
+      expect((await storage().claimReceipts(3_001, 10, 60_000, 'w2')).map((r) => r.messageId)).toEqual([b]);
+    });
+
+    it('hands a receipt whose lease ran out to another worker', async () => {
+      const { ids } = await messagesWith([]);
+      await storage().enqueueReceipts([{ messageId: ids[0]!, event: { type: 'READ', step: 0 }, detail: null, driver: null, at: 1 }]);
+      expect(await storage().claimReceipts(1_000, 10, 100, 'w1')).toHaveLength(1);
+      expect(await storage().claimReceipts(1_050, 10, 100, 'w2')).toHaveLength(0);
+      expect(await storage().claimReceipts(1_100, 10, 100, 'w2')).toHaveLength(1);
+    });
+
+    it('keeps receipts of unknown provider ids until their acceptance commits, and drops old ones', async () => {
+      const { ids } = await messagesWith([send(0, 1_000)]);
+      const [a] = ids as [number];
+      await storage().addOrphanReceipts([
+        { driver: 'smpp', providerMessageId: 'P1', outcome: 'failed', failure: 'undeliverable', detail: 'DLR UNDELIV', at: 2_000 },
+        { driver: 'smpp', providerMessageId: 'P2', outcome: 'delivered', failure: null, detail: null, at: 100 },
+      ]);
+      expect(await storage().adoptOrphanReceipts(0)).toBe(0);
+      await storage().commit(
+        commitOf('w1', {
+          updates: [updateOf(await get(a))],
+          providerIds: [{ driver: 'smpp', providerMessageId: 'P1', messageId: a, step: 0 }],
+        }),
+      );
+      expect(await storage().adoptOrphanReceipts(1_000)).toBe(1);
+      expect((await storage().claimReceipts(3_000, 10, 1, 'w1')).map(({ id: _id, ...r }) => r)).toEqual([
+        { messageId: a, event: { type: 'FAILED', step: 0, failure: 'undeliverable' }, detail: 'DLR UNDELIV', driver: 'smpp', at: 2_000 },
+      ]);
+      // P2 was older than the cut-off: dropped, never adopted even once its id is known.
+      await storage().commit(
+        commitOf('w1', {
+          updates: [updateOf(await get(a))],
+          providerIds: [{ driver: 'smpp', providerMessageId: 'P2', messageId: a, step: 0 }],
+        }),
+      );
+      expect(await storage().adoptOrphanReceipts(1_000)).toBe(0);
+    });
+  });
+
+  describe('workers and recovery', () => {
+    it('finds dead and retired workers, frees their leases and hands their attempts over', async () => {
+      const { ids } = await messagesWith([send(0, 900)], [send(0, 950)], [send(0, 1_000)]);
+      const [a, b, c] = ids as [number, number, number];
+      await storage().heartbeat('dead', 1_000);
+      await storage().heartbeat('live', 1_000);
+      await storage().heartbeat('done', 1_000);
+      const claimed = await storage().claimDue(1_000, 2, 60_000, 'dead'); // a and b
+      expect(claimed.map((m) => m.id).sort()).toEqual([a, b].sort());
+      // dead accepted a's attempt and awaits its outcome; c's attempt is held by live.
+      await storage().commit(
+        commitOf('dead', {
+          updates: [
+            updateOf(
+              claimed.find((m) => m.id === a)!,
+              { attempt: 'mine', history: [{ step: 0, channel: 'sms', status: 'Sent', at: 3_000, error: null }] },
+            ),
+          ],
+        }),
+      );
+      const [mc] = await storage().claimDue(1_000, 1, 60_000, 'live');
+      await storage().commit(commitOf('live', { updates: [updateOf(mc!, { attempt: 'mine' })] }));
+      await storage().retireWorker('done');
+
+      await storage().heartbeat('live', 7_000);
+      expect((await storage().deadWorkers(7_000, 5_000, 'live')).sort()).toEqual(['dead', 'done']);
+      expect(await storage().deadWorkers(7_000, 5_000, 'dead')).toEqual(['done']);
+      // b is claimable again at once, long before its lease would run out.
+      expect(await storage().claimDue(7_000, 10, 60_000, 'live')).toEqual([]);
+      expect(await storage().releaseLeases(['dead', 'done'])).toBe(1);
+      expect((await storage().claimDue(7_000, 10, 60_000, 'live')).map((m) => m.id)).toEqual([b]);
+
+      const adopted = await storage().adoptAttempts(['dead', 'done'], 'live', 10);
+      expect(adopted.map((x) => [x.message.id, x.history.map((h) => h.status)])).toEqual([[a, ['Sent']]]);
+      expect(await storage().adoptAttempts(['dead', 'done'], 'live', 10)).toEqual([]);
+      await storage().forgetWorkers(['dead', 'done']);
+      expect(await storage().deadWorkers(7_000, 5_000, 'live')).toEqual([]);
+      // An update with attempt 'keep' keeps the holder; 'none' clears it (nothing left to adopt).
+      await storage().heartbeat('live', 100_000);
+      const ma = await get(a);
+      await storage().commit(commitOf('live', { updates: [updateOf(ma, { attempt: 'keep' })] }));
+      expect((await storage().adoptAttempts(['live'], 'x', 10)).map((x) => x.message.id).sort()).toEqual([a, c].sort());
+      await storage().commit(
+        commitOf('x', { updates: [updateOf(await get(a), { attempt: 'none' }), updateOf(await get(c), { attempt: 'none' })] }),
+      );
+      expect(await storage().adoptAttempts(['x'], 'y', 10)).toEqual([]);
+    });
+  });
+
+  describe('scheduled messages', () => {
+    const change = (overrides: Partial<ScheduledChange> = {}): ScheduledChange => ({
+      steps: [step('999111111111', { text: 'changed' })],
+      content: '{"changed":true}',
+      dueAt: 8_000,
+      expiresAt: 68_000,
+      status: 'scheduled',
+      snapshot: { value: 'scheduled', context: { step: 0, last: 1, retries: 0 } },
+      work: [{ kind: 'event', event: { type: 'DUE' }, dueAt: 8_000 }],
+      wallet: { kind: 'charge', amount: -10, description: 'change' },
+      history: [],
+      ...overrides,
+    });
+
+    it('updateScheduled changes a scheduled message, its work and its wallet together, and bumps its version', async () => {
+      const { ids, accountId } = await messagesWith([{ kind: 'event', event: { type: 'DUE' }, dueAt: 5_000 }, timer(0, 6_000)]);
+      const [a] = ids as [number];
+      const before = await get(a);
+      const balance = await storage().getBalance(accountId);
+      expect(await storage().updateScheduled(a, change(), 3_000)).toBe('changed');
+      expect(await get(a)).toMatchObject({
+        steps: change().steps,
+        content: '{"changed":true}',
+        dueAt: 8_000,
+        expiresAt: 68_000,
+        status: 'scheduled',
+        snapshot: change().snapshot,
+        work: change().work,
+        cost: before.cost + 10,
+        updatedAt: 3_000,
+        version: before.version + 1,
+      });
+      expect(await storage().getBalance(accountId)).toBe(balance - 10);
+      expect(await storage().nextDueAt(0)).toBe(8_000);
+    });
+
+    it('updateScheduled refuses a charge the balance does not cover, writing nothing', async () => {
+      const { ids, accountId } = await messagesWith([]);
+      const [a] = ids as [number];
+      const before = await get(a);
+      const balance = await storage().getBalance(accountId);
+      const result = await storage().updateScheduled(
+        a,
+        change({ wallet: { kind: 'charge', amount: -(balance + 1), description: 'x' } }),
+        3_000,
+      );
+      expect(result).toBe('insufficient_funds');
+      expect(await get(a)).toEqual(before);
+      expect(await storage().getBalance(accountId)).toBe(balance);
+    });
+
+    it('updateScheduled cancels with its refund: final status, its history, no work left', async () => {
+      const { ids, accountId } = await messagesWith([{ kind: 'event', event: { type: 'DUE' }, dueAt: 5_000 }]);
+      const [a] = ids as [number];
+      const balance = await storage().getBalance(accountId);
+      const entry = { step: 0, channel: 'sms' as const, status: 'Cancelled' as const, at: 3_000, error: null };
+      const cancelled = change({
+        status: 'cancelled',
+        snapshot: { value: 'cancelled', context: {} },
+        history: [entry],
+        work: [],
+        wallet: { kind: 'refund', amount: 50_000, description: 'cancellation' },
+      });
+      expect(await storage().updateScheduled(a, cancelled, 3_000)).toBe('changed');
+      expect(await get(a)).toMatchObject({ status: 'cancelled', cost: 0, work: [] });
+      expect(await storage().history(a)).toEqual([{ ...entry, messageId: a }]);
+      expect(await storage().getBalance(accountId)).toBe(balance + 50_000);
+      expect(await storage().nextDueAt(0)).toBeNull();
+    });
+
+    it('updateScheduled changes nothing once the message is no longer scheduled', async () => {
+      const { ids, accountId } = await messagesWith([]);
+      const [a] = ids as [number];
+      await storage().commit(commitOf('w1', { updates: [updateOf(await get(a))] }));
+      const before = await get(a);
+      const balance = await storage().getBalance(accountId);
+      expect(await storage().updateScheduled(a, change(), 3_000)).toBe('not_scheduled');
+      expect(await get(a)).toEqual(before);
+      expect(await storage().history(a)).toEqual([]);
+      expect(await storage().getBalance(accountId)).toBe(balance);
+    });
+  });
+}

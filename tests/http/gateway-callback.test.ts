@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { startServer, until, type RunningFixture } from '../support/server-fixture.ts';
+
+const SECRET = `whsec_${Buffer.from('gateway-secret-of-the-tests-0123').toString('base64')}`;
+let f: RunningFixture;
+afterEach(async () => {
+  await f?.close();
+});
+
+/** POSTs `body` to /gateway-callback signed with `secret`. */
+function post(body: unknown, secret = SECRET, id = `msg_${Math.random().toString(36).slice(2)}`) {
+  const text = JSON.stringify(body);
+  const timestamp = new Date();
+  const signature = new Webhook(secret).sign(id, timestamp, text);
+  return fetch(`${f.url}/gateway-callback`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+    body: text,
+  });
+}
+
+async function sendSilent(): Promise<number> {
+  // The simulator never reports on numbers ending in 04: only the gateway's receipt can end them.
+  const res = await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to: '99900000004', type: 'sms', text: 'hi' }] } });
+  const id = ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+  await until(
+    () => f.call(`/bat/message/${id}`).then((r) => r.json() as Promise<{ extendedStatuses: unknown[] }>),
+    (s) => s.extendedStatuses.length > 0,
+  );
+  return id;
+}
+
+const statusOf = async (id: number) => ((await (await f.call(`/bat/message/${id}`)).json()) as { deliverystatus: string }).deliverystatus;
+
+describe('POST /gateway-callback', () => {
+  it('stores signed receipts before answering, and the workers apply them to their messages', async () => {
+    f = await startServer({ SPILLWAY_GATEWAY_SECRET: SECRET });
+    const [a, b] = [await sendSilent(), await sendSilent()];
+    const res = await post({
+      receipts: [
+        { messageId: a, step: 0, status: 'delivered' },
+        { messageId: b, step: 0, status: 'rejected', error: 'blocked by the operator' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ accepted: 2 });
+    expect(
+      await until(
+        () => statusOf(a),
+        (s) => s === 'delivered',
+      ),
+    ).toBe('delivered');
+    expect(
+      await until(
+        () => statusOf(b),
+        (s) => s !== 'processing',
+      ),
+    ).toBe('permanenterror');
+    const record = (await (await f.call(`/bat/message/${b}`)).json()) as {
+      extendedStatuses: Array<{ status: string; error: string | null }>;
+    };
+    expect(record.extendedStatuses.at(-1)).toMatchObject({ status: 'Failed', error: 'permanent: blocked by the operator' });
+  });
+
+  it('refuses a missing or wrong signature and bad receipts with clear JSON errors, and 404s without a secret', async () => {
+    f = await startServer({ SPILLWAY_GATEWAY_SECRET: SECRET });
+    const id = await sendSilent();
+    const wrong = await post(
+      { receipts: [{ messageId: id, step: 0, status: 'delivered' }] },
+      `whsec_${Buffer.from('another-secret-entirely-0123456').toString('base64')}`,
+    );
+    expect(wrong.status).toBe(401);
+    const unsigned = await fetch(`${f.url}/gateway-callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(unsigned.status).toBe(401);
+    expect(await unsigned.json()).toMatchObject({ error: 'unauthorized' });
+    const bad = await post({
+      receipts: [
+        { messageId: id, status: 'delivered' },
+        { messageId: id, step: 0, status: 'lost' },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    const details = ((await bad.json()) as { details: Array<{ path: string }> }).details.map((d) => d.path);
+    expect(details).toEqual(expect.arrayContaining(['receipts[0]', 'receipts[1].status']));
+    expect(await statusOf(id)).toBe('processing');
+    await f.close();
+
+    f = await startServer();
+    expect((await post({ receipts: [{ messageId: id, step: 0, status: 'delivered' }] })).status).toBe(404);
+  });
+});
