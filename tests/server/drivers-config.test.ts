@@ -98,6 +98,17 @@ describe('the server with a configured driver', () => {
       });
       expect(f.server.simulator.sent).toEqual([]);
 
+      // A receipt naming only the provider's id finds its message through the stored attempt.
+      const failed = await f.server.engine.messages.send(account.id, {
+        messages: [{ from: 'Acme', to: '4915100000002', type: 'sms', text: 'hello' }],
+      });
+      const failedId = failed.messages[0]!.messageId;
+      const failedStatus = await until(
+        () => f.server.engine.messages.status(account.id, failedId),
+        (s) => s.deliverystatus === 'undeliverable',
+      );
+      expect(failedStatus.deliverystatus).toBe('undeliverable');
+
       const forged = await fetch(`${f.url}/channels/sms-webhook/receipts`, {
         method: 'POST',
         body: JSON.stringify({ messageId: id, step: 0, status: 'failed' }),
