@@ -4,7 +4,33 @@ import { CHANNELS, createSenderService, hasClientStorage } from '@spillway/core'
 import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';
+import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import { exitWithLauncher } from './exit-with-launcher.ts';
+
+/** `spillway drivers check`: the configured drivers' own checks, one line each; false when one fails. */
+async function checkDrivers(file: string | undefined, publicUrl: string): Promise<boolean> {
+  if (!file) {
+    console.log('SPILLWAY_CONFIG is not set: every channel uses the simulator.');
+    return true;
+  }
+  const built = buildDrivers(await loadDriversConfig(file), process.env, () => publicUrl);
+  let ok = true;
+  for (const driver of built.all) {
+    const result = driver.check
+      ? await Promise.race([
+          driver.check(),
+          new Promise<{ ok: boolean; detail: string }>((resolve) =>
+            setTimeout(() => resolve({ ok: false, detail: 'no answer within 15 s' }), 15_000).unref(),
+          ),
+        ])
+      : { ok: true, detail: 'nothing to check' };
+    ok &&= result.ok;
+    console.log(`${result.ok ? 'ok    ' : 'FAILED'} ${driver.name} (${driver.channels.join(', ')}): ${result.detail}`);
+  }
+  for (const channel of built.unconfigured) console.log(`-      ${channel}: simulator`);
+  await Promise.all(built.all.map((d) => d.close?.()));
+  return ok;
+}
 
 const USAGE = `spillway <command>
 
@@ -23,6 +49,7 @@ const USAGE = `spillway <command>
   tokens keys                             list the JWT signing keys
   tokens rotate                           sign new tokens with a new key (old tokens stay valid)
   tokens retire --kid K                   stop accepting tokens signed by key K
+  drivers check                           bind or ping every driver of SPILLWAY_CONFIG; exit 1 if one fails
 
 Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
 
@@ -61,6 +88,12 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = readConfig(values.role ? { ...process.env, SPILLWAY_ROLE: values.role } : process.env);
+  if (command === 'drivers') {
+    if (sub !== 'check') throw new Error(`unknown command "drivers ${sub ?? ''}"\n\n${USAGE}`);
+    const ok = await checkDrivers(config.SPILLWAY_CONFIG, config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`);
+    process.exitCode = ok ? 0 : 1;
+    return;
+  }
   if (command === 'serve') {
     const server = await createServer(config);
     await server.listen();

@@ -50,6 +50,8 @@ export const configSchema = z.object({
   SPILLWAY_ALLOW_PRIVATE_URLS: bool,
   SPILLWAY_RATE_CARD: z.string().optional(),
   SPILLWAY_JWT_SECRET: z.string().optional(),
+  /** Channel drivers (`spillway.config.json` or a module): see README, Sending for real. Default: the simulator everywhere. */
+  SPILLWAY_CONFIG: z.string().optional(),
   /** Standard Webhooks secret (`whsec_` + base64) that an upstream gateway signs `POST /gateway-callback` with. */
   SPILLWAY_GATEWAY_SECRET: z
     .string()

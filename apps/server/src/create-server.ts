@@ -4,7 +4,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { createEngine, parseRateCard, systemClock } from '@spillway/core';
-import type { Clock, Engine, Storage } from '@spillway/core';
+import type { ChannelContext, ChannelDriver, Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import {
   createChatHubRoutes,
@@ -25,12 +25,16 @@ import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
 import { bootstrap } from './bootstrap.ts';
 import { mountDesigner } from './designer-files.ts';
+import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
+import type { BuiltDrivers } from './drivers-config.ts';
 import type { ServerConfig } from './config.ts';
 
 export interface SpillwayServer {
   engine: Engine;
-  /** The simulator serving every channel; `sent` lists the attempts it was handed. */
+  /** The simulator serving every channel `SPILLWAY_CONFIG` leaves to it; `sent` lists the attempts it was handed. */
   simulator: ReturnType<typeof createSimulator>;
+  /** The drivers configured by `SPILLWAY_CONFIG` (none without it). */
+  drivers: ChannelDriver[];
   /** Chat hub and client token issuing, verification, key rotation. */
   tokens: TokenService;
   storage: Storage;
@@ -63,16 +67,23 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
   const storage = openStorage(config);
   await storage.migrate();
-  const simulator = createSimulator({ latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS });
-  // The public origin is known once the server listens (PORT=0 picks a port); short links read it late.
+  // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  const configured: BuiltDrivers = config.SPILLWAY_CONFIG
+    ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl)
+    : { channels: [], all: [], unconfigured: [] };
+  const simulator = createSimulator({
+    latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS,
+    ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
+  });
   const registry = new Registry();
   const engineMetrics = createEngineMetrics(registry);
   const engine = createEngine({
     storage,
     onCommit: engineMetrics.onCommit,
     publicBaseUrl: () => publicUrl,
-    channels: [simulator],
+    // Later drivers win a channel: configured ones over the simulator.
+    channels: [simulator, ...configured.channels],
     hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
     worker: config.SPILLWAY_ROLE !== 'api',
@@ -87,6 +98,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     );
   }
   const clock = engine.clock;
+  // Receipts of a driver's routes are filed under the driver the engine sent through: a failover's
+  // members under the failover (the engine records the attempt with its name).
+  const carrierOf = new Map<ChannelDriver, string>();
+  for (const d of configured.channels)
+    for (const m of (d as { members?: readonly ChannelDriver[] }).members ?? []) carrierOf.set(m, d.name);
+  const driverContext = (driver: ChannelDriver): ChannelContext => ({
+    clock,
+    report: (receipt) => engine.receive(receipt, { driver: carrierOf.get(driver) ?? driver.name }),
+  });
   // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
   const webhooks = createWebhookDeliveryWorker({
     storage,
@@ -128,6 +148,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
     extraRoutes: [
       (root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock })),
+      // Providers' callbacks (delivery reports, receipts) under /channels/{driver name}.
+      (root) => {
+        for (const driver of configured.all) {
+          const context = driverContext(driver);
+          for (const route of driver.routes ?? []) {
+            root.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, context));
+          }
+        }
+      },
       (root) =>
         registerRouteStatsApi(
           root,
@@ -143,6 +172,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   return {
     engine,
     simulator,
+    drivers: configured.all,
     tokens,
     storage,
     logger,
@@ -173,6 +203,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       await listening?.close();
       await engine.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS);
       await webhooks.stop();
+      await Promise.all(configured.all.map((d) => d.close?.()));
       await storage.close();
       email?.close();
     },

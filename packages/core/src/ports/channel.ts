@@ -32,6 +32,8 @@ export type SendResult =
        * the attempt, so that a receipt naming only this id finds its message, even after a restart.
        */
       providerMessageId?: string;
+      /** The driver that carried the attempt, when a composite (failover) driver chose among several. */
+      driver?: string;
     }
   | { outcome: 'failed'; failure: FailureClass; error: string; retryAfter?: number };
 

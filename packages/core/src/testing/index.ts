@@ -6,5 +6,5 @@ export type { ChatHubStorageContractOptions } from './chat-hub-contract.ts';
 export { runCascadeStorageContract, type CascadeStorageContractOptions } from './cascade-contract.ts';
 export { runInboundStorageContract, type InboundStorageContractOptions } from './inbound-contract.ts';
 export { runChannelDriverContract } from './channel-driver-contract.ts';
-export type { ChannelDriverContractOptions } from './channel-driver-contract.ts';
+export type { ChannelDriverContractOptions, ContractFailureCase } from './channel-driver-contract.ts';
 export { runClientStorageContract, type ClientStorageContractOptions } from './client-storage-contract.ts';

@@ -1,0 +1,247 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { CHANNELS } from '@spillway/core';
+import type { ChannelDriver, ChannelId } from '@spillway/core';
+import {
+  createFailoverDriver,
+  createKannelDriver,
+  createSimulator,
+  createSmppDriver,
+  createTelegramDriver,
+  createViberDriver,
+  createWebhookDriver,
+} from '@spillway/channels';
+
+/** A secret: the value itself, or `env:NAME` to read it from the environment at start. */
+const secret = z.string().min(1);
+
+const kannel = z.strictObject({
+  type: z.literal('kannel'),
+  sendsmsUrl: z.url(),
+  username: z.string().min(1),
+  password: secret,
+  callbackBaseUrl: z.url().optional(),
+  callbackSecret: secret.optional(),
+  dlrMask: z.number().int().min(1).max(31).optional(),
+  smsc: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+const smpp = z.strictObject({
+  type: z.literal('smpp'),
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535).default(2775),
+  tls: z.boolean().optional(),
+  systemId: z.string().min(1).max(16),
+  password: secret,
+  systemType: z.string().max(13).optional(),
+  concatenation: z.enum(['udh', 'sar', 'payload']).optional(),
+  window: z.number().int().positive().optional(),
+  segmentsPerSecond: z.number().positive().optional(),
+  enquireLinkMs: z.number().int().positive().optional(),
+  responseTimeoutMs: z.number().int().positive().optional(),
+  reconnect: z
+    .strictObject({ initialMs: z.number().int().positive().optional(), maxMs: z.number().int().positive().optional() })
+    .optional(),
+  throttleRetryAfterSeconds: z.number().int().positive().optional(),
+  /** Vendor command_status codes (decimal or 0x hex keys) mapped to failure classes. */
+  errorClasses: z
+    .record(z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/), z.enum(['throttled', 'temporary', 'not_on_channel', 'undeliverable', 'permanent']))
+    .optional(),
+});
+
+const webhook = z.strictObject({
+  type: z.literal('webhook'),
+  url: z.url(),
+  secret: secret.refine((s) => s.startsWith('whsec_') || s.startsWith('env:'), 'a Standard Webhooks secret starts with whsec_'),
+  receiptSecret: secret.optional(),
+  callbackBaseUrl: z.url().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+const telegram = z.strictObject({
+  type: z.literal('telegram'),
+  apiUrl: z.url().optional(),
+  /** For attempts without the client's own token (X-Tg-Bot-Key). */
+  botToken: secret.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+const viber = z.strictObject({
+  type: z.literal('viber'),
+  apiUrl: z.url().optional(),
+  /** For attempts without the client's own token (X-Viber-Auth-Token). */
+  botToken: secret.optional(),
+  /** Tokens of client bots whose webhooks point at this server (their callbacks are verified with them). */
+  callbackTokens: z.array(secret).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+const simulator = z.strictObject({ type: z.literal('simulator'), latencyMs: z.number().int().min(0).optional() });
+
+const driverSchema = z.discriminatedUnion('type', [kannel, smpp, webhook, telegram, viber, simulator]);
+const channelId = z.enum(CHANNELS);
+
+/** `SPILLWAY_CONFIG`: named drivers, and which of them serve each channel, in failover order. */
+export const driversConfigSchema = z
+  .strictObject({
+    drivers: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'driver names are lower-case letters, digits and dashes'), driverSchema),
+    channels: z.partialRecord(
+      channelId,
+      z.union([
+        z.array(z.string()).min(1),
+        z.strictObject({
+          drivers: z.array(z.string()).min(1),
+          consecutiveFailures: z.number().int().positive().optional(),
+          halfOpenAfterMs: z.number().int().positive().optional(),
+        }),
+      ]),
+    ),
+  })
+  .superRefine((config, ctx) => {
+    for (const [channel, entry] of Object.entries(config.channels)) {
+      const names = Array.isArray(entry) ? entry : (entry?.drivers ?? []);
+      for (const [i, n] of names.entries()) {
+        if (!config.drivers[n]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['channels', channel, ...(Array.isArray(entry) ? [] : ['drivers']), i],
+            message: `no driver named "${n}" in drivers`,
+          });
+        }
+      }
+    }
+  });
+
+export type DriversConfig = z.infer<typeof driversConfigSchema>;
+
+/** Reads and validates the file named by `SPILLWAY_CONFIG` (`.json`, or a module exporting the object by default). */
+export async function loadDriversConfig(file: string): Promise<DriversConfig> {
+  const path = resolve(file);
+  let raw: unknown;
+  try {
+    raw = path.endsWith('.json')
+      ? JSON.parse(readFileSync(path, 'utf8'))
+      : ((await import(pathToFileURL(path).href)) as { default: unknown }).default;
+  } catch (error) {
+    throw new Error(`SPILLWAY_CONFIG: cannot read ${file}: ${(error as Error).message}`);
+  }
+  return parseDriversConfig(raw, file);
+}
+
+/** Validates a drivers configuration; a bad one throws with every problem and its path named. */
+export function parseDriversConfig(raw: unknown, source = 'SPILLWAY_CONFIG'): DriversConfig {
+  const parsed = driversConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n  ');
+    throw new Error(`invalid ${source}:\n  ${problems}`);
+  }
+  return parsed.data;
+}
+
+export interface BuiltDrivers {
+  /** What the engine is given: one driver per configured channel (a failover for several). */
+  channels: ChannelDriver[];
+  /** Every concrete driver, whose routes are mounted under `/channels/{name}` and which `drivers check` pings. */
+  all: ChannelDriver[];
+  /** Channels the configuration leaves to the simulator. */
+  unconfigured: ChannelId[];
+}
+
+/**
+ * Creates the drivers of a configuration. `env:NAME` values are read from `env`; a missing one is
+ * an error naming it. `publicUrl` is the default callback origin (read when a send needs it).
+ */
+export function buildDrivers(config: DriversConfig, env: Record<string, string | undefined>, publicUrl: () => string): BuiltDrivers {
+  const missing: string[] = [];
+  const value = (v: string): string => {
+    if (!v.startsWith('env:')) return v;
+    const name = v.slice(4);
+    const found = env[name];
+    if (found === undefined || found === '') missing.push(name);
+    return found ?? '';
+  };
+  const entries = Object.entries(config.channels) as [ChannelId, DriversConfig['channels'][ChannelId]][];
+  const servedBy = new Map<string, ChannelId[]>();
+  for (const [channel, entry] of entries) {
+    for (const n of Array.isArray(entry) ? entry : (entry?.drivers ?? [])) servedBy.set(n, [...(servedBy.get(n) ?? []), channel]);
+  }
+  const instances = new Map<string, ChannelDriver>();
+  for (const [name, d] of Object.entries(config.drivers)) {
+    const channels = servedBy.get(name);
+    if (!channels) continue; // declared but unused
+    instances.set(name, create(name, d, channels));
+  }
+  if (missing.length) throw new Error(`SPILLWAY_CONFIG names environment variables that are not set: ${[...new Set(missing)].join(', ')}`);
+
+  function create(name: string, d: z.infer<typeof driverSchema>, channels: ChannelId[]): ChannelDriver {
+    switch (d.type) {
+      case 'kannel':
+        return createKannelDriver({
+          ...d,
+          name,
+          channels,
+          password: value(d.password),
+          ...(d.callbackSecret ? { callbackSecret: value(d.callbackSecret) } : {}),
+          callbackBaseUrl: d.callbackBaseUrl ?? publicUrl,
+        });
+      case 'smpp': {
+        const errorClasses = Object.fromEntries(Object.entries(d.errorClasses ?? {}).map(([k, v]) => [Number(k), v]));
+        return createSmppDriver({ ...d, name, channels, password: value(d.password), errorClasses });
+      }
+      case 'webhook':
+        return createWebhookDriver({
+          ...d,
+          name,
+          channels,
+          secret: value(d.secret),
+          ...(d.headers ? { headers: Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, value(v)])) } : {}),
+          ...(d.receiptSecret ? { receiptSecret: value(d.receiptSecret) } : {}),
+          callbackBaseUrl: d.callbackBaseUrl ?? publicUrl,
+        });
+      case 'telegram':
+        return { ...createTelegramDriver({ ...d, name, ...(d.botToken ? { botToken: value(d.botToken) } : {}) }), channels };
+      case 'viber':
+        return {
+          ...createViberDriver({
+            ...d,
+            name,
+            ...(d.botToken ? { botToken: value(d.botToken) } : {}),
+            ...(d.callbackTokens ? { callbackTokens: d.callbackTokens.map(value) } : {}),
+          }),
+          channels,
+        };
+      case 'simulator':
+        return { ...createSimulator({ channels, ...(d.latencyMs !== undefined ? { latencyMs: d.latencyMs } : {}) }), name };
+    }
+  }
+
+  const channelDrivers: ChannelDriver[] = [];
+  for (const [channel, entry] of entries) {
+    const names = Array.isArray(entry) ? entry : (entry?.drivers ?? []);
+    const members = names.map((n) => instances.get(n)!);
+    if (members.length === 1) {
+      const only = members[0]!;
+      // A driver serving several channels is handed to the engine as a view of this channel alone,
+      // so that it never overrides another channel's failover.
+      channelDrivers.push(only.channels.length === 1 ? only : { ...only, channels: [channel] });
+      continue;
+    }
+    const opts: { consecutiveFailures?: number | undefined; halfOpenAfterMs?: number | undefined } =
+      Array.isArray(entry) || !entry ? {} : entry;
+    channelDrivers.push(
+      createFailoverDriver({
+        name: `${channel}-failover`,
+        channels: [channel],
+        drivers: members,
+        ...(opts.consecutiveFailures ? { consecutiveFailures: opts.consecutiveFailures } : {}),
+        ...(opts.halfOpenAfterMs ? { halfOpenAfterMs: opts.halfOpenAfterMs } : {}),
+      }),
+    );
+  }
+  const configured = new Set(entries.map(([c]) => c));
+  return { channels: channelDrivers, all: [...instances.values()], unconfigured: CHANNELS.filter((c) => !configured.has(c)) };
+}

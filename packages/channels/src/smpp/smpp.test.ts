@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeClock } from '@spillway/core';
+import type { ChannelContext, InboundReport, OutboundAttempt, Receipt } from '@spillway/core';
+import { runChannelDriverContract } from '@spillway/core/testing';
+import { startTestSmsc } from '../testing/smsc-server.ts';
+import type { TestSmsc } from '../testing/smsc-server.ts';
+import { createSmppDriver } from './smpp.ts';
+import type { SmppOptions } from './smpp.ts';
+import { splitSms } from './smpp-encoding.ts';
+import { parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+
+let smsc: TestSmsc;
+beforeAll(async () => {
+  smsc = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+});
+afterAll(async () => {
+  await smsc?.close();
+});
+
+const options = (over: Partial<SmppOptions> = {}): SmppOptions => ({
+  host: '127.0.0.1',
+  port: smsc.port,
+  systemId: 'spillway',
+  password: 'secret',
+  reconnect: { initialMs: 50, maxMs: 200 },
+  ...over,
+});
+
+async function until(done: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+}
+
+let nextMessage = 1;
+const attempt = (to: string, text: string): OutboundAttempt => {
+  const messageId = nextMessage++;
+  return {
+    messageId,
+    accountId: 1,
+    step: 0,
+    try: 0,
+    idempotencyKey: `${messageId}:0:0`,
+    partsCount: 1,
+    channel: 'sms',
+    type: 'sms',
+    from: 'Shop',
+    to,
+    text,
+    ttl: 600,
+  };
+};
+
+runChannelDriverContract({
+  name: 'smpp (a test SMSC on the smpp package)',
+  time: 'real',
+  create: () => createSmppDriver(options()),
+  deliverableRecipient: '4915112345678',
+  receiptsAfterRestart: true,
+  failures: [
+    { name: 'the SMSC answers ESME_RTHROTTLED', failure: 'throttled', recipient: '4915100000058' },
+    { name: 'the SMSC answers ESME_RMSGQFUL', failure: 'throttled', recipient: '4915100000014' },
+    { name: 'the SMSC answers ESME_RINVDSTADR', failure: 'undeliverable', recipient: '4915100000011' },
+    { name: 'the receipt says UNDELIV', failure: 'undeliverable', recipient: '4915100000002' },
+    {
+      name: 'the bind is refused',
+      failure: 'temporary',
+      create: () => createSmppDriver(options({ password: 'wrong', responseTimeoutMs: 300 })),
+    },
+    { name: 'the SMSC is unreachable', failure: 'temporary', create: () => createSmppDriver(options({ port: 9, responseTimeoutMs: 300 })) },
+  ],
+});
+
+describe('smpp driver', () => {
+  const open = async (driverOptions: Partial<SmppOptions> = {}, clock = createFakeClock()) => {
+    const reports: Receipt[] = [];
+    const inbound: InboundReport[] = [];
+    const ctx: ChannelContext = { clock, report: async (r) => void reports.push(r), inbound: async (m) => void inbound.push(m) };
+    const driver = createSmppDriver(options(driverOptions));
+    await driver.start!(ctx);
+    return { driver, ctx, reports, inbound, clock };
+  };
+
+  it('sends GSM-7 and UCS-2 with their data coding', async () => {
+    const { driver, ctx } = await open();
+    try {
+      const a = await driver.send(attempt('4915100000120', 'Ihr Code: 1234 {ok}'), ctx);
+      const b = await driver.send(attempt('4915100000121', 'Ваш код: 1234'), ctx);
+      expect(a).toMatchObject({ outcome: 'accepted', providerMessageId: expect.stringMatching(/^smsc-/) });
+      expect(b.outcome).toBe('accepted');
+      expect(smsc.submitted.find((s) => s.to === '4915100000120')).toMatchObject({
+        dataCoding: 0,
+        text: 'Ihr Code: 1234 {ok}',
+        from: 'Shop',
+      });
+      expect(smsc.submitted.find((s) => s.to === '4915100000121')).toMatchObject({ dataCoding: 8, text: 'Ваш код: 1234' });
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('concatenates a long text with a UDH and reports it delivered once every part is', async () => {
+    const { driver, ctx, reports } = await open();
+    try {
+      const text = 'x'.repeat(200);
+      const result = await driver.send(attempt('4915100000122', text), ctx);
+      const parts = smsc.submitted.filter((s) => s.to === '4915100000122');
+      expect(parts).toHaveLength(2);
+      expect(parts.map((p) => p.esmClass & 0x40)).toEqual([0x40, 0x40]);
+      const ref = parts[0]!.udh![2];
+      expect(parts.map((p) => [...p.udh!])).toEqual([
+        [0x00, 0x03, ref, 2, 1],
+        [0x00, 0x03, ref, 2, 2],
+      ]);
+      expect(parts.map((p) => p.text).join('')).toBe(text);
+      // Receipts of earlier tests' messages may come on this bind too (the SMSC retries them): only this message's count.
+      const mine = () => reports.filter((r) => 'providerMessageId' in r && parts.some((p) => p.messageId === r.providerMessageId));
+      await until(() => mine().length > 0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(mine()).toEqual([{ providerMessageId: parts[0]!.messageId, outcome: 'delivered' }]);
+      expect(result).toEqual({ outcome: 'accepted', providerMessageId: parts[0]!.messageId });
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('reports a multipart message failed once when its parts fail', async () => {
+    const { driver, ctx, reports } = await open();
+    try {
+      const result = await driver.send(attempt('4915100000202', 'w'.repeat(300)), ctx);
+      const parts = smsc.submitted.filter((s) => s.to === '4915100000202');
+      expect(parts).toHaveLength(2);
+      const mine = () => reports.filter((r) => 'providerMessageId' in r && parts.some((p) => p.messageId === r.providerMessageId));
+      await until(() => mine().length > 0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(mine()).toEqual([
+        { providerMessageId: parts[0]!.messageId, outcome: 'failed', failure: 'undeliverable', error: 'UNDELIV (err:001)' },
+      ]);
+      expect(result).toMatchObject({ providerMessageId: parts[0]!.messageId });
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('concatenates with sar_* TLVs or sends one message_payload when configured', async () => {
+    const sar = await open({ concatenation: 'sar' });
+    const payload = await open({ concatenation: 'payload' });
+    try {
+      await sar.driver.send(attempt('4915100000123', 'й'.repeat(100)), sar.ctx);
+      const parts = smsc.submitted.filter((s) => s.to === '4915100000123');
+      expect(parts.map((p) => [p.sar?.total, p.sar?.seq, p.dataCoding, p.udh])).toEqual([
+        [2, 1, 8, null],
+        [2, 2, 8, null],
+      ]);
+      expect(parts[0]!.sar!.ref).toBe(parts[1]!.sar!.ref);
+      await payload.driver.send(attempt('4915100000124', 'y'.repeat(300)), payload.ctx);
+      expect(smsc.submitted.filter((s) => s.to === '4915100000124').map((p) => p.text)).toEqual(['y'.repeat(300)]);
+    } finally {
+      await sar.driver.close!();
+      await payload.driver.close!();
+    }
+  });
+
+  it('keeps the link alive with enquire_link on the injected clock', async () => {
+    const { driver, clock } = await open({ enquireLinkMs: 30_000 });
+    try {
+      const before = smsc.enquireLinks;
+      await clock.advance(29_999);
+      expect(smsc.enquireLinks).toBe(before);
+      await clock.advance(1);
+      await until(() => smsc.enquireLinks > before);
+      expect(smsc.enquireLinks).toBe(before + 1);
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('reconnects with backoff after a dropped connection, and the receipt held by the SMSC arrives on the new bind', async () => {
+    const { driver, ctx, clock, reports } = await open({ reconnect: { initialMs: 1000, maxMs: 8000 } });
+    try {
+      const binds = smsc.binds;
+      const result = await driver.send(attempt('4915100000125', 'before the drop'), ctx);
+      smsc.dropAll();
+      await until(() => !driver.bound);
+      expect(driver.bound).toBe(false);
+      // While the link is down a send waits for the bind, and gives up as temporary.
+      const during = driver.send(attempt('4915100000126', 'during'), ctx);
+      await clock.advance(999);
+      expect(smsc.binds).toBe(binds);
+      await clock.advance(1);
+      await until(() => driver.bound);
+      expect(smsc.binds).toBe(binds + 1);
+      expect(await during).toMatchObject({ outcome: 'accepted' });
+      await until(() =>
+        reports.some((r) => 'providerMessageId' in r && result.outcome === 'accepted' && r.providerMessageId === result.providerMessageId),
+      );
+      expect(reports).toContainEqual({
+        providerMessageId: (result as { providerMessageId: string }).providerMessageId,
+        outcome: 'delivered',
+      });
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('limits throughput in segments per second on the injected clock: over it, sends fail as throttled', async () => {
+    const { driver, ctx, clock } = await open({ segmentsPerSecond: 2 });
+    try {
+      expect((await driver.send(attempt('4915100000127', 'one'), ctx)).outcome).toBe('accepted');
+      expect(await driver.send(attempt('4915100000127', 'z'.repeat(200)), ctx)).toMatchObject({
+        outcome: 'failed',
+        failure: 'throttled',
+        retryAfter: 1,
+      });
+      await clock.advance(500);
+      expect((await driver.send(attempt('4915100000127', 'z'.repeat(200)), ctx)).outcome).toBe('accepted');
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('hands MO messages to ctx.inbound', async () => {
+    const { driver, inbound } = await open();
+    try {
+      smsc.deliverMo('4915100000128', 'Shop', 'STOP');
+      await until(() => inbound.length > 0);
+      expect(inbound).toEqual([{ channel: 'sms', phoneNumber: '4915100000128', alphaName: 'Shop', text: 'STOP' }]);
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('check() binds and pings, or says why it cannot', async () => {
+    const ok = createSmppDriver(options());
+    const bad = createSmppDriver(options({ password: 'wrong', responseTimeoutMs: 300 }));
+    expect(await ok.check!()).toMatchObject({ ok: true, detail: expect.stringContaining('enquire_link answered') });
+    expect(await bad.check!()).toMatchObject({ ok: false, detail: expect.stringContaining('ESME_RBINDFAIL') });
+    await ok.close!();
+    await bad.close!();
+  });
+});
+
+describe('smpp mappings', () => {
+  it('maps command_status to failure classes, with overrides for vendor codes', () => {
+    expect(smppFailure(0x58)).toEqual({ failure: 'throttled', error: 'ESME_RTHROTTLED (0x00000058)' });
+    expect(smppFailure(0x14).failure).toBe('throttled');
+    expect(smppFailure(0x0b).failure).toBe('undeliverable');
+    expect(smppFailure(0x08).failure).toBe('temporary');
+    expect(smppFailure(0x0401).failure).toBe('permanent');
+    expect(smppFailure(0x0401, { 0x0401: 'not_on_channel' }).failure).toBe('not_on_channel');
+  });
+
+  it('reads receipt states from the text or the message_state TLV', () => {
+    expect(
+      parseReceiptText('id:abc123 sub:001 dlvrd:001 submit date:2601010000 done date:2601010000 stat:DELIVRD err:000 text:hi'),
+    ).toEqual({
+      id: 'abc123',
+      stat: 'DELIVRD',
+      err: '000',
+    });
+    expect(receiptState('DELIVRD')).toEqual({ outcome: 'delivered' });
+    expect(receiptState(5)).toEqual({ outcome: 'failed', failure: 'undeliverable' });
+    expect(receiptState('EXPIRED')).toEqual({ outcome: 'failed', failure: 'undeliverable' });
+    expect(receiptState(8)).toEqual({ outcome: 'failed', failure: 'permanent' });
+    expect(receiptState('ENROUTE')).toBeNull();
+    expect(receiptState(99)).toBeNull();
+  });
+
+  it('cuts texts like core counts them', () => {
+    expect(splitSms('a'.repeat(160)).parts).toHaveLength(1);
+    expect(splitSms('a'.repeat(161)).parts.map((p) => p.length)).toEqual([153, 8]);
+    // An escaped character (two septets) never straddles two parts.
+    expect(splitSms('a'.repeat(152) + '€' + 'b'.repeat(10)).parts[0]).toBe('a'.repeat(152));
+    expect(splitSms('й'.repeat(71))).toEqual({ dataCoding: 8, parts: ['й'.repeat(67), 'й'.repeat(4)] });
+  });
+});

@@ -1,0 +1,412 @@
+import smpp from 'smpp';
+import type { PDU, Session } from 'smpp';
+import type {
+  ChannelContext,
+  ChannelDriver,
+  ChannelId,
+  Clock,
+  FailureClass,
+  OutboundAttempt,
+  Receipt,
+  SendResult,
+  TimerHandle,
+} from '@spillway/core';
+import { systemClock } from '@spillway/core';
+import { concatUdh, splitSms } from './smpp-encoding.ts';
+import { parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+
+export interface SmppOptions {
+  /** @default 'smpp' */
+  name?: string;
+  host: string;
+  /** @default 2775 */
+  port?: number;
+  /** SMPP over TLS. @default false */
+  tls?: boolean;
+  systemId: string;
+  password: string;
+  systemType?: string;
+  /**
+   * How a long text travels: `udh` (a concatenation header in each part), `sar` (the `sar_*`
+   * TLVs) or `payload` (the whole text in one `message_payload`; the SMSC splits it).
+   * @default 'udh'
+   */
+  concatenation?: 'udh' | 'sar' | 'payload';
+  /** Most `submit_sm` awaiting their response at once. @default 10 */
+  window?: number;
+  /** Segments per second the contract with the SMSC allows; over it, sends fail as throttled. @default unlimited */
+  segmentsPerSecond?: number;
+  /** @default 30000 */
+  enquireLinkMs?: number;
+  /** How long a request waits for its response (and a send for a bind or the window). @default 10000 */
+  responseTimeoutMs?: number;
+  /** Reconnect backoff: doubles from `initialMs` up to `maxMs`. @default { initialMs: 1000, maxMs: 30000 } */
+  reconnect?: { initialMs?: number; maxMs?: number };
+  /** Retry-After of a throttled send, seconds. @default 1 */
+  throttleRetryAfterSeconds?: number;
+  /** Classes of vendor `command_status` codes, over the SMPP 3.4 table. */
+  errorClasses?: Readonly<Record<number, FailureClass>>;
+  /** @default ['sms'] */
+  channels?: readonly ChannelId[];
+}
+
+interface Outstanding {
+  fail(error: string): void;
+}
+
+/** Parts of a multipart message, by SMSC message id: the message is delivered when every part is. */
+interface PartGroup {
+  first: string;
+  waiting: Set<string>;
+  done: boolean;
+}
+
+const ESM_RECEIPT_MASK = 0x3c;
+const ESM_UDHI = 0x40;
+const MAX_GROUPED_PARTS = 100_000;
+
+/**
+ * SMS over SMPP 3.4 with the `smpp` package: one transceiver bind, kept alive with
+ * `enquire_link` and re-established with backoff; `submit_sm` in GSM-7 or UCS-2, long texts
+ * concatenated; delivery receipts (`deliver_sm`) reported by the SMSC message id, acknowledged
+ * once the report is durable; other `deliver_sm` are MO messages.
+ *
+ * @example createSmppDriver({ host: 'smsc.example.com', port: 2775, systemId: 'spillway', password: env.SMPP_PASSWORD })
+ */
+export function createSmppDriver(options: SmppOptions): ChannelDriver & { readonly bound: boolean } {
+  const name = options.name ?? 'smpp';
+  const window = Math.max(1, options.window ?? 10);
+  const timeoutMs = options.responseTimeoutMs ?? 10_000;
+  const enquireMs = options.enquireLinkMs ?? 30_000;
+  const backoff = { initial: options.reconnect?.initialMs ?? 1000, max: options.reconnect?.maxMs ?? 30_000 };
+  let clock: Clock = systemClock;
+  let ctx: ChannelContext | null = null;
+  let session: Session | null = null;
+  let bound = false;
+  let closed = false;
+  let failures = 0;
+  let lastError = 'not connected yet';
+  let reconnectTimer: TimerHandle | null = null;
+  let enquireTimer: TimerHandle | null = null;
+  let boundWaiters: (() => void)[] = [];
+  const outstanding = new Set<Outstanding>();
+  const windowWaiters: (() => void)[] = [];
+  const groups = new Map<string, PartGroup>();
+  let concatRef = Math.floor(Math.random() * 256);
+  let tokens = options.segmentsPerSecond ?? 0;
+  let refilledAt = 0;
+
+  function wakeBound(): void {
+    const w = boundWaiters;
+    boundWaiters = [];
+    for (const wake of w) wake();
+  }
+
+  function connect(): void {
+    if (closed || session) return;
+    const s = smpp.connect({ host: options.host, port: options.port ?? 2775, tls: options.tls ?? false });
+    session = s;
+    s.on('connect', () => {
+      s.bind_transceiver(
+        { system_id: options.systemId, password: options.password, system_type: options.systemType ?? '', interface_version: 0x34 },
+        (pdu) => {
+          if (pdu.command_status === 0) {
+            bound = true;
+            failures = 0;
+            armEnquireLink(s);
+            wakeBound();
+          } else {
+            lastError = `bind refused: ${smppFailure(pdu.command_status).error}`;
+            s.destroy();
+          }
+        },
+      );
+    });
+    s.on('deliver_sm', (pdu: PDU) => void onDeliver(s, pdu));
+    s.on('enquire_link', (pdu: PDU) => s.send(pdu.response()));
+    s.on('unbind', (pdu: PDU) => {
+      s.send(pdu.response());
+      s.close();
+    });
+    s.on('error', (error: Error) => {
+      lastError = error.message;
+    });
+    s.on('close', () => onClosed(s));
+  }
+
+  function onClosed(s: Session): void {
+    if (session !== s) return;
+    session = null;
+    bound = false;
+    if (enquireTimer) clock.clearTimeout(enquireTimer);
+    for (const o of [...outstanding]) o.fail(`connection to the SMSC lost (${lastError})`);
+    if (closed) return;
+    const delay = Math.min(backoff.max, backoff.initial * 2 ** failures);
+    failures++;
+    reconnectTimer = clock.setTimeout(() => {
+      reconnectTimer = null;
+      connect();
+    }, delay);
+  }
+
+  function armEnquireLink(s: Session): void {
+    enquireTimer = clock.setTimeout(() => {
+      if (session !== s || !bound) return;
+      request(s, 'enquire_link', {})
+        .then(() => armEnquireLink(s))
+        .catch(() => s.destroy()); // no answer: the link is dead, reconnect
+    }, enquireMs);
+  }
+
+  /** Sends a request and resolves with its response; rejects on timeout or a lost connection. */
+  function request(s: Session, command: string, fields: Record<string, unknown>): Promise<PDU> {
+    return new Promise<PDU>((resolve, reject) => {
+      const o: Outstanding = {
+        fail: (error) => {
+          outstanding.delete(o);
+          clock.clearTimeout(timer);
+          reject(new Error(error));
+        },
+      };
+      const timer = clock.setTimeout(() => o.fail(`no ${command}_resp within ${timeoutMs} ms`), timeoutMs);
+      outstanding.add(o);
+      const pdu = new smpp.PDU(command, fields);
+      const sent = s.send(pdu, (resp) => {
+        outstanding.delete(o);
+        clock.clearTimeout(timer);
+        resolve(resp);
+      });
+      if (!sent) o.fail('the connection to the SMSC is not writable');
+    });
+  }
+
+  async function whenBound(): Promise<Session | null> {
+    if (bound && session) return session;
+    // During a backoff the pending reconnect binds; otherwise connect now.
+    if (!reconnectTimer) connect();
+    await new Promise<void>((resolve) => {
+      const timer = clock.setTimeout(resolve, timeoutMs);
+      boundWaiters.push(() => {
+        clock.clearTimeout(timer);
+        resolve();
+      });
+    });
+    return bound ? session : null;
+  }
+
+  async function takeWindow(): Promise<boolean> {
+    if (outstanding.size < window) return true;
+    return new Promise<boolean>((resolve) => {
+      const timer = clock.setTimeout(() => {
+        windowWaiters.splice(windowWaiters.indexOf(wake), 1);
+        resolve(false);
+      }, timeoutMs);
+      const wake = () => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      };
+      windowWaiters.push(wake);
+    });
+  }
+
+  function releaseWindow(): void {
+    windowWaiters.shift()?.();
+  }
+
+  /** Takes `parts` segments from the throughput bucket; the wait in seconds when it cannot. */
+  function takeSegments(parts: number): number {
+    const rate = options.segmentsPerSecond;
+    if (!rate) return 0;
+    const now = clock.now();
+    tokens = Math.min(rate, tokens + ((now - refilledAt) / 1000) * rate);
+    refilledAt = now;
+    const need = Math.min(parts, rate);
+    if (tokens >= need) {
+      tokens -= need;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((need - tokens) / rate));
+  }
+
+  function addressing(from: string) {
+    const alpha = /[^\d+]/.test(from);
+    return {
+      source_addr: from.replace(/^\+/, ''),
+      source_addr_ton: alpha ? 5 : 1,
+      source_addr_npi: alpha ? 0 : 1,
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+    };
+  }
+
+  async function submit(
+    s: Session,
+    fields: Record<string, unknown>,
+  ): Promise<{ messageId: string } | Extract<SendResult, { outcome: 'failed' }>> {
+    if (!(await takeWindow())) return { outcome: 'failed', failure: 'throttled', error: 'the SMPP window stayed full', retryAfter: 1 };
+    try {
+      const resp = await request(s, 'submit_sm', fields);
+      if (resp.command_status !== 0) {
+        const { failure, error } = smppFailure(resp.command_status, options.errorClasses);
+        return {
+          outcome: 'failed',
+          failure,
+          error,
+          ...(failure === 'throttled' ? { retryAfter: options.throttleRetryAfterSeconds ?? 1 } : {}),
+        };
+      }
+      return { messageId: String(resp['message_id']) };
+    } catch (error) {
+      return { outcome: 'failed', failure: 'temporary', error: (error as Error).message };
+    } finally {
+      releaseWindow();
+    }
+  }
+
+  async function onDeliver(s: Session, pdu: PDU): Promise<void> {
+    const esm = Number(pdu['esm_class'] ?? 0);
+    const text = messageText(pdu);
+    const receiptId = typeof pdu['receipted_message_id'] === 'string' ? pdu['receipted_message_id'] : undefined;
+    let status = 0;
+    try {
+      if ((esm & ESM_RECEIPT_MASK) === 0x04 || receiptId) {
+        const parsed = parseReceiptText(text);
+        const id = receiptId ?? parsed.id;
+        const stateTlv = typeof pdu['message_state'] === 'number' ? pdu['message_state'] : undefined;
+        const state = receiptState(stateTlv ?? parsed.stat ?? '');
+        if (id && state) {
+          const error = state.outcome === 'failed' ? `${parsed.stat ?? 'failed'} (err:${parsed.err ?? '?'})` : undefined;
+          const receipt = receiptFor(id, { ...state, ...(error ? { error } : {}) });
+          if (receipt) await ctx?.report(receipt);
+        }
+      } else if (ctx?.inbound) {
+        await ctx.inbound({
+          channel: 'sms',
+          phoneNumber: String(pdu['source_addr']).replace(/^\+/, ''),
+          alphaName: String(pdu['destination_addr']),
+          text,
+        });
+      }
+    } catch {
+      // Not durable: ESME_RX_T_APPN asks the SMSC to deliver it again later.
+      status = 0x64;
+    }
+    if (session === s) s.send(pdu.response({ command_status: status }));
+  }
+
+  /** The receipt of an SMSC message id: parts of a multipart message report as its first part, once. */
+  function receiptFor(id: string, state: Pick<Receipt, 'outcome' | 'failure' | 'error'>): Receipt | null {
+    const group = groups.get(id);
+    if (!group) return { providerMessageId: id, ...state };
+    groups.delete(id);
+    group.waiting.delete(id);
+    if (group.done) return null;
+    if (state.outcome === 'delivered' && group.waiting.size > 0) return null;
+    group.done = true;
+    return { providerMessageId: group.first, ...state };
+  }
+
+  return {
+    name,
+    channels: options.channels ?? ['sms'],
+    get bound() {
+      return bound;
+    },
+    async start(c) {
+      ctx = c;
+      clock = c.clock;
+      await whenBound();
+    },
+    async recover(_pending, c) {
+      // Receipts name the SMSC message id kept with each attempt: the SMSC delivers them on the new bind.
+      ctx = c;
+      await whenBound();
+    },
+    async send(attempt: OutboundAttempt, c: ChannelContext): Promise<SendResult> {
+      if (closed) return { outcome: 'failed', failure: 'temporary', error: `${name} is closed` };
+      if (!ctx) {
+        ctx = c;
+        clock = c.clock;
+      }
+      const { dataCoding, parts } =
+        options.concatenation === 'payload' ? { ...splitSms(attempt.text), parts: [attempt.text] } : splitSms(attempt.text);
+      const segments = options.concatenation === 'payload' ? splitSms(attempt.text).parts.length : parts.length;
+      const wait = takeSegments(segments);
+      if (wait > 0)
+        return {
+          outcome: 'failed',
+          failure: 'throttled',
+          error: `over ${options.segmentsPerSecond} segments per second`,
+          retryAfter: wait,
+        };
+      const s = await whenBound();
+      if (!s) return { outcome: 'failed', failure: 'temporary', error: `not bound to the SMSC: ${lastError}` };
+      const base = {
+        ...addressing(attempt.from),
+        destination_addr: attempt.to.replace(/^\+/, ''),
+        registered_delivery: 1,
+        data_coding: dataCoding,
+      };
+      const ids: string[] = [];
+      const ref = (concatRef = (concatRef + 1) % 256);
+      for (const [i, part] of parts.entries()) {
+        const fields: Record<string, unknown> =
+          options.concatenation === 'payload'
+            ? { ...base, short_message: '', message_payload: part }
+            : parts.length === 1
+              ? { ...base, short_message: part }
+              : options.concatenation === 'sar'
+                ? { ...base, short_message: part, sar_msg_ref_num: ref, sar_total_segments: parts.length, sar_segment_seqnum: i + 1 }
+                : { ...base, esm_class: ESM_UDHI, short_message: { udh: concatUdh(ref, parts.length, i + 1), message: part } };
+        const result = await submit(s, fields);
+        if ('outcome' in result)
+          return ids.length ? { ...result, error: `${result.error} (after ${ids.length} of ${parts.length} parts)` } : result;
+        ids.push(result.messageId);
+      }
+      const first = ids[0]!;
+      if (ids.length > 1) {
+        const group: PartGroup = { first, waiting: new Set(ids), done: false };
+        for (const id of ids) groups.set(id, group);
+        // Parts whose receipt never comes must not pile up: the oldest are forgotten first.
+        for (const key of groups.keys()) {
+          if (groups.size <= MAX_GROUPED_PARTS) break;
+          groups.delete(key);
+        }
+      }
+      return { outcome: 'accepted', providerMessageId: first };
+    },
+    async check() {
+      const s = await whenBound();
+      if (!s) return { ok: false, detail: `cannot bind to ${options.host}:${options.port ?? 2775}: ${lastError}` };
+      try {
+        await request(s, 'enquire_link', {});
+        return { ok: true, detail: `bound to ${options.host}:${options.port ?? 2775} as ${options.systemId}; enquire_link answered` };
+      } catch (error) {
+        return { ok: false, detail: (error as Error).message };
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (reconnectTimer) clock.clearTimeout(reconnectTimer);
+      if (enquireTimer) clock.clearTimeout(enquireTimer);
+      wakeBound();
+      const s = session;
+      if (!s) return;
+      if (bound) await request(s, 'unbind', {}).catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        if (s.socket.destroyed) return resolve();
+        s.socket.once('close', () => resolve());
+        s.destroy();
+      });
+    },
+  };
+}
+
+/** The text of a `deliver_sm`, from `short_message` or `message_payload`, decoded by the `smpp` package. */
+function messageText(pdu: PDU): string {
+  const value = (pdu['message_payload'] ?? pdu['short_message']) as { message?: unknown } | string | undefined;
+  const message = typeof value === 'object' && value ? value.message : value;
+  if (Buffer.isBuffer(message)) return message.toString('latin1');
+  return typeof message === 'string' ? message : '';
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { systemClock } from '@spillway/core';
+import type { Receipt } from '@spillway/core';
+import { runChannelDriverContract } from '@spillway/core/testing';
+import { startRouteHost } from '../testing/route-host.ts';
+import type { RouteHost } from '../testing/route-host.ts';
+import { startWebhookEndpoint } from '../testing/webhook-endpoint.ts';
+import type { TestWebhookEndpoint } from '../testing/webhook-endpoint.ts';
+import { createWebhookDriver } from './webhook.ts';
+import { retryAfterSeconds } from './webhook-status.ts';
+
+const secret = 'whsec_' + Buffer.from('spillway-webhook-driver-test-key').toString('base64');
+let host: RouteHost;
+let endpoint: TestWebhookEndpoint;
+
+beforeAll(async () => {
+  host = await startRouteHost();
+  endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${host.url}/channels/webhook/receipts` });
+});
+afterAll(async () => {
+  await endpoint?.close();
+  await host?.close();
+});
+
+const driver = (over: Partial<Parameters<typeof createWebhookDriver>[0]> = {}) =>
+  createWebhookDriver({ url: endpoint.url, secret, callbackBaseUrl: host.url, ...over });
+
+runChannelDriverContract({
+  name: 'webhook (a local endpoint signing its receipts)',
+  time: 'real',
+  create: () => driver(),
+  serve: (d, ctx) => host.serve(d, ctx),
+  deliverableRecipient: '4915112345678',
+  receiptsAfterRestart: true,
+  providerIdempotencyKeys: () => endpoint.ids,
+  failures: [
+    { name: '429 with Retry-After', failure: 'throttled', recipient: '4915100000058' },
+    { name: '503', failure: 'temporary', recipient: '4915100000050' },
+    { name: '422 naming not_on_channel', failure: 'not_on_channel', recipient: '4915100000003' },
+    { name: '400', failure: 'permanent', recipient: '4915100000033' },
+    { name: 'a receipt naming the provider id says undeliverable', failure: 'undeliverable', recipient: '4915100000002' },
+    { name: 'the endpoint is down', failure: 'temporary', create: () => driver({ url: 'http://127.0.0.1:9/send' }) },
+  ],
+});
+
+describe('webhook driver', () => {
+  it('posts the attempt signed, with its idempotency key and the receipt URL, and keeps Retry-After', async () => {
+    const d = driver();
+    const ctx = { clock: systemClock, report: async () => {} };
+    const base = { accountId: 3, step: 1, try: 2, partsCount: 1, channel: 'sms' as const, type: 'sms' as const, from: 'Shop', ttl: 60 };
+    expect(await d.send({ ...base, messageId: 900, idempotencyKey: '900:1:2', to: '4915100000444', text: 'hi' }, ctx)).toMatchObject({
+      outcome: 'accepted',
+      providerMessageId: expect.stringMatching(/^prov-/),
+    });
+    expect(endpoint.bodies.at(-1)).toMatchObject({
+      type: 'message.attempt',
+      idempotencyKey: '900:1:2',
+      messageId: 900,
+      step: 1,
+      try: 2,
+      accountId: 3,
+      to: '4915100000444',
+      text: 'hi',
+      callbackUrl: `${host.url}/channels/webhook/receipts`,
+    });
+    expect(await d.send({ ...base, messageId: 901, idempotencyKey: '901:1:2', to: '4915100000058', text: 'hi' }, ctx)).toMatchObject({
+      failure: 'throttled',
+      retryAfter: 7,
+    });
+    await d.close!();
+  });
+
+  describe('receipt route', () => {
+    const d = createWebhookDriver({ url: 'http://127.0.0.1:9/', secret });
+    const route = d.routes![0]!;
+    const post = async (body: string, sign = secret) => {
+      const reports: Receipt[] = [];
+      const now = new Date();
+      const res = await route.handle(
+        new Request('http://x/channels/webhook/receipts', {
+          method: 'POST',
+          body,
+          headers: {
+            'webhook-id': 'r1',
+            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+            'webhook-signature': new Webhook(sign).sign('r1', now, body),
+          },
+        }),
+        { clock: systemClock, report: async (r) => void reports.push(r) },
+      );
+      return { status: res.status, reports, body: res.status === 204 ? null : await res.json() };
+    };
+
+    it('reports a signed receipt and answers 204', async () => {
+      expect(await post(JSON.stringify({ messageId: 4, step: 0, status: 'read' }))).toEqual({
+        status: 204,
+        reports: [{ messageId: 4, step: 0, outcome: 'read' }],
+        body: null,
+      });
+      expect((await post(JSON.stringify({ providerMessageId: 'p1', status: 'failed' }))).reports).toEqual([
+        { providerMessageId: 'p1', outcome: 'failed', failure: 'undeliverable', error: 'failed (undeliverable)' },
+      ]);
+    });
+
+    it('refuses a bad signature (401) and a malformed receipt (400) with JSON errors', async () => {
+      const other = 'whsec_' + Buffer.from('another-key-another-key-another').toString('base64');
+      expect(await post(JSON.stringify({ messageId: 4, step: 0, status: 'read' }), other)).toMatchObject({
+        status: 401,
+        reports: [],
+        body: { error: 'unauthorized', status: 401 },
+      });
+      expect(await post(JSON.stringify({ messageId: 4, status: 'read' }))).toMatchObject({ status: 400, body: { error: 'bad_request' } });
+      expect(await post(JSON.stringify({ messageId: 4, step: 0, status: 'lost' }))).toMatchObject({ status: 400 });
+      expect(await post(JSON.stringify({ messageId: 4, step: 0, status: 'failed', failure: 'oops' }))).toMatchObject({ status: 400 });
+      expect(await post('not json')).toMatchObject({ status: 400 });
+    });
+  });
+
+  it('reads Retry-After as seconds or a date', () => {
+    expect(retryAfterSeconds('7', 0)).toBe(7);
+    expect(retryAfterSeconds(new Date(30_000).toUTCString(), 0)).toBe(30);
+    expect(retryAfterSeconds(null, 0)).toBeUndefined();
+  });
+});

@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
+import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhook-endpoint.ts';
+import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
+import { startServer, until } from '../support/server-fixture.ts';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'spillway-drivers-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const secret = 'whsec_' + Buffer.from('spillway-server-driver-test-key').toString('base64');
+
+describe('SPILLWAY_CONFIG', () => {
+  it('names every problem with its path', () => {
+    expect(() =>
+      parseDriversConfig({
+        drivers: { a: { type: 'smpp', host: 'smsc', systemId: 'x' }, b: { type: 'fax' } },
+        channels: { sms: ['a', 'c'], pager: ['a'] },
+      }),
+    ).toThrow(/drivers\.a\.password: .*\n.*drivers\.b\.type: Invalid discriminator value.*\n.*channels: Unrecognized key: "pager"/);
+    expect(() => parseDriversConfig({ drivers: { a: { type: 'simulator' } }, channels: { sms: ['a', 'nope'] } })).toThrow(
+      /channels\.sms\.1: no driver named "nope" in drivers/,
+    );
+    expect(() =>
+      parseDriversConfig({ drivers: { w: { type: 'webhook', url: 'https://x.example', secret: 'plain' } }, channels: {} }),
+    ).toThrow(/drivers\.w\.secret: a Standard Webhooks secret starts with whsec_/);
+  });
+
+  it('reads env: secrets and names the missing ones', () => {
+    const config = parseDriversConfig({
+      drivers: { smsc: { type: 'smpp', host: 'smsc', systemId: 'x', password: 'env:SMPP_PASSWORD' } },
+      channels: { sms: ['smsc'] },
+    });
+    expect(() => buildDrivers(config, {}, () => 'http://x')).toThrow(/environment variables that are not set: SMPP_PASSWORD/);
+    expect(buildDrivers(config, { SMPP_PASSWORD: 'p' }, () => 'http://x').all.map((d) => d.name)).toEqual(['smsc']);
+  });
+
+  it('puts several drivers of a channel behind a failover, and leaves the rest to the simulator', () => {
+    const built = buildDrivers(
+      parseDriversConfig({
+        drivers: {
+          primary: { type: 'webhook', url: 'https://a.example/send', secret },
+          backup: { type: 'simulator' },
+        },
+        channels: { sms: { drivers: ['primary', 'backup'], consecutiveFailures: 5 }, rcs: ['primary'] },
+      }),
+      {},
+      () => 'http://x',
+    );
+    expect(built.channels.map((d) => [d.name, d.channels])).toEqual([
+      ['sms-failover', ['sms']],
+      ['primary', ['rcs']],
+    ]);
+    expect(built.all.map((d) => [d.name, d.channels])).toEqual([
+      ['primary', ['sms', 'rcs']],
+      ['backup', ['sms']],
+    ]);
+    expect(built.unconfigured).toEqual(['messenger', 'chatapp_bot', 'chatapp', 'flashcall']);
+  });
+});
+
+describe('the server with a configured driver', () => {
+  it('sends SMS through a webhook provider and takes its signed receipt on /channels/{name}/receipts', async () => {
+    let serverUrl = '';
+    const endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${serverUrl}/channels/sms-webhook/receipts` });
+    const file = join(dir, 'webhook.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: { 'sms-webhook': { type: 'webhook', url: endpoint.url, secret: 'env:TEST_WEBHOOK_SECRET' } },
+        channels: { sms: ['sms-webhook'] },
+      }),
+    );
+    process.env['TEST_WEBHOOK_SECRET'] = secret;
+    const f = await startServer({ SPILLWAY_CONFIG: file });
+    serverUrl = f.url;
+    try {
+      const account = (await f.server.engine.accounts.getByLogin('acme'))!;
+      const { messages } = await f.server.engine.messages.send(account.id, {
+        messages: [{ from: 'Acme', to: '4915112345678', type: 'sms', text: 'hello' }],
+      });
+      const id = messages[0]!.messageId;
+      const status = await until(
+        () => f.server.engine.messages.status(account.id, id),
+        (s) => s.deliverystatus === 'delivered',
+      );
+      expect(status.deliverystatus).toBe('delivered');
+      expect(endpoint.bodies.at(-1)).toMatchObject({
+        messageId: id,
+        to: '4915112345678',
+        text: 'hello',
+        callbackUrl: `${f.url}/channels/sms-webhook/receipts`,
+      });
+      expect(f.server.simulator.sent).toEqual([]);
+
+      // A receipt naming only the provider's id finds its message through the stored attempt.
+      const failed = await f.server.engine.messages.send(account.id, {
+        messages: [{ from: 'Acme', to: '4915100000002', type: 'sms', text: 'hello' }],
+      });
+      const failedId = failed.messages[0]!.messageId;
+      const failedStatus = await until(
+        () => f.server.engine.messages.status(account.id, failedId),
+        (s) => s.deliverystatus === 'undeliverable',
+      );
+      expect(failedStatus.deliverystatus).toBe('undeliverable');
+
+      const forged = await fetch(`${f.url}/channels/sms-webhook/receipts`, {
+        method: 'POST',
+        body: JSON.stringify({ messageId: id, step: 0, status: 'failed' }),
+      });
+      expect(forged.status).toBe(401);
+      expect(await forged.json()).toMatchObject({ error: 'unauthorized', status: 401 });
+    } finally {
+      await f.close();
+      await endpoint.close();
+      delete process.env['TEST_WEBHOOK_SECRET'];
+    }
+  });
+
+  it('stops at start with a clear error when the configuration is invalid', async () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ drivers: { k: { type: 'kannel' } }, channels: { sms: ['k'] } }));
+    await expect(startServer({ SPILLWAY_CONFIG: file })).rejects.toThrow(/invalid .*bad\.json:[\s\S]*drivers\.k\.sendsmsUrl/);
+  });
+});
+
+describe('spillway drivers check', () => {
+  it('binds or pings every configured driver, prints what works, and exits 1 when one does not', async () => {
+    const smsc = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+    const file = join(dir, 'check.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {
+          smsc: { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'spillway', password: 'secret' },
+          gateway: { type: 'webhook', url: 'http://127.0.0.1:9/send', secret },
+        },
+        channels: { sms: ['smsc', 'gateway'] },
+      }),
+    );
+    try {
+      const result = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'apps/server/src/cli.ts'), 'drivers', 'check'], {
+        env: { ...process.env, SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' },
+      }).catch((error: { code: number; stdout: string }) => error);
+      expect('code' in result ? result.code : 0).toBe(1);
+      expect(result.stdout).toMatch(/^ok +smsc \(sms\): bound to 127\.0\.0\.1:\d+ as spillway; enquire_link answered$/m);
+      expect(result.stdout).toMatch(/^FAILED gateway \(sms\): http:\/\/127\.0\.0\.1:9\/send is unreachable/m);
+      expect(result.stdout).toMatch(/^- +chatapp: simulator$/m);
+    } finally {
+      await smsc.close();
+    }
+  }, 30_000);
+});
