@@ -8,6 +8,7 @@ let s: RunningFixture;
 let accountId: number;
 let operatorId: number;
 let messageId: number;
+const ADMIN_KEY = 'property-test-admin-key-0123456789';
 const GATEWAY_SECRET = `whsec_${Buffer.from('property-test-gateway-secret-01').toString('base64')}`;
 
 /** Standard Webhooks headers of `body` for the signed gateway callback. */
@@ -22,7 +23,7 @@ function gatewaySignature(body: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  s = await startServer({ SPILLWAY_GATEWAY_SECRET: GATEWAY_SECRET });
+  s = await startServer({ SPILLWAY_GATEWAY_SECRET: GATEWAY_SECRET, SPILLWAY_ADMIN_KEY: ADMIN_KEY });
   accountId = (await s.server.engine.accounts.getByLogin(LOGIN))!.id;
   operatorId = (await s.server.storage.createOperator({ accountId, name: 'Property' }, Date.now())).id;
   // A message scheduled far ahead, so that PATCH /bat/message/{messageId} reaches its body.
@@ -66,6 +67,7 @@ async function authFor(op: Operation): Promise<Record<string, string>> {
     return { authorization: `Bearer ${token}` };
   }
   if (is('apiKeyAuth')) return { 'x-authorization-key': (await s.server.tokens.issueClientToken(accountId)).token };
+  if (is('adminKeyAuth')) return { 'x-admin-key': ADMIN_KEY };
   throw new Error(`unknown security ${schemes.join('+')} of ${op.method} ${op.path}`);
 }
 

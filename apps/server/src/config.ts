@@ -29,6 +29,14 @@ export const configSchema = z.object({
    * reads; workers elsewhere on the same database advance the messages), or the workers only.
    */
   SPILLWAY_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  /**
+   * With the role `all`, run the workers on a worker thread of their own (not with an in-memory
+   * database), so that a backlog never holds up the HTTP server's event loop.
+   */
+  SPILLWAY_WORKER_THREAD: z
+    .string()
+    .optional()
+    .transform((v) => v !== 'false' && v !== '0'),
   /** On SIGTERM, how long to wait for sends in flight before exiting, ms. */
   SPILLWAY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Public origin of the server (short links); default: the address it listens on. */

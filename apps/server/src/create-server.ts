@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { dirname } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -50,6 +51,8 @@ export interface CreateServerOptions {
   /** Create the `demo` account on a first start without bootstrap configuration. @default true */
   demoAccount?: boolean;
   logger?: Logger;
+  /** Ensure the bootstrap account (and the demo account) at start. @default true */
+  bootstrap?: boolean;
   /** Folder of the designer's build, served at `/designer/`; false: no designer. @default apps/designer/dist */
   designerDir?: string | false;
 }
@@ -78,6 +81,10 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   });
   const registry = new Registry();
   const engineMetrics = createEngineMetrics(registry);
+  // The workers run on a thread of their own unless they cannot share the database (in memory).
+  const threaded =
+    config.SPILLWAY_ROLE === 'all' && config.SPILLWAY_WORKER_THREAD && !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
+  let thread: Worker | null = null;
   const engine = createEngine({
     storage,
     onCommit: engineMetrics.onCommit,
@@ -86,11 +93,12 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     channels: [simulator, ...configured.channels],
     hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
-    worker: config.SPILLWAY_ROLE !== 'api',
+    worker: config.SPILLWAY_ROLE !== 'api' && !threaded,
+    ...(threaded ? { onWork: () => thread?.postMessage('wake') } : {}),
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
     onError: (error) => logger.error({ err: error }, 'worker error'),
   });
-  const boot = await bootstrap(engine, config, { demo: options.demoAccount ?? true });
+  const boot = options.bootstrap === false ? null : await bootstrap(engine, config, { demo: options.demoAccount ?? true });
   if (boot?.generated) {
     logger.warn(
       { login: boot.login, password: boot.generated.password, apiKey: boot.generated.key, alphaName: 'Spillway' },
@@ -178,7 +186,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     logger,
     fetch: app.fetch,
     async listen() {
-      const workers = config.SPILLWAY_ROLE !== 'api';
+      const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
       if (workers) {
         engine.start();
         webhooks.start();
@@ -187,10 +195,16 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
         logger.info({ role: 'worker' }, 'spillway workers are running');
         return { port: 0, url: '' };
       }
+      const origin = (port: number) => `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+      // The workers' thread starts before the port opens (a server that answers is a server that
+      // sends), unless the public origin is only known once a free port was picked.
+      const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
+      if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, logger);
       listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
-      const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${listening.port}`;
+      const url = origin(listening.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
-      logger.info({ url }, 'spillway is listening');
+      if (threaded && !thread) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, logger);
+      logger.info({ url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process' }, 'spillway is listening');
       return { port: listening.port, url };
     },
     /**
@@ -201,6 +215,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
      */
     async close() {
       await listening?.close();
+      if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
       await engine.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS);
       await webhooks.stop();
       await Promise.all(configured.all.map((d) => d.close?.()));
@@ -208,4 +223,34 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       email?.close();
     },
   };
+}
+
+/** Starts the workers' thread and resolves once it runs. */
+async function startWorkerThread(config: ServerConfig, logger: Logger): Promise<Worker> {
+  const entry = new URL('./worker-thread.ts', import.meta.url).href;
+  // Source run under tsx: the thread registers tsx's loader itself (loader hooks of the main
+  // thread do not reach worker threads), then loads the entry.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
+  const thread = new Worker(code, { eval: true, workerData: config });
+  await new Promise<void>((resolve, reject) => {
+    thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`worker thread said ${String(message)}`))));
+    thread.once('error', reject);
+  });
+  thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
+  return thread;
+}
+
+/** Asks the workers' thread to stop cleanly, and ends it after `timeoutMs` at the latest. */
+async function stopWorkerThread(thread: Worker, timeoutMs: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    thread.on('message', (message) => {
+      if (message !== 'stopped') return;
+      clearTimeout(timer);
+      resolve();
+    });
+    thread.postMessage('stop');
+  });
+  await thread.terminate();
 }
