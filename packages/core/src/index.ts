@@ -159,6 +159,7 @@ export type {
 } from './engine/cascade-types.ts';
 export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broadcast.ts';
 export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
+export { historyOf } from './engine/history.ts';
 export { createRoundLoop } from './engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
 export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';

@@ -1,4 +1,4 @@
-import { attemptStatus, defaultRateCard, parseCascadeRequest, planCascade, priceAttempt } from '@spillway/core';
+import { attemptStatus, defaultRateCard, historyOf, parseCascadeRequest, planCascade, priceAttempt } from '@spillway/core';
 import type { ChannelId, DeliveryStatus, HistoryEntry, HistoryStatus, MachineEvent, Route, RouteOutcome } from '@spillway/core';
 import { transition } from 'xstate';
 import type { AnyStateMachine, StateValue } from 'xstate';
@@ -112,28 +112,6 @@ export function createWorld(machine: AnyStateMachine, route: Route, options: Sim
     taken: [],
     plan: planSteps(route, options),
   };
-}
-
-/** The history entry an event leaves (as the engine records it for the status endpoint). */
-function historyOf(event: MachineEvent, changed: boolean, detail?: string): { status: HistoryStatus; error: string | null } | null {
-  switch (event.type) {
-    case 'ACCEPTED':
-      return { status: 'Sent', error: null };
-    case 'DELIVERED':
-      return { status: 'Delivered', error: null };
-    case 'READ':
-      return { status: 'Read', error: null };
-    case 'FAILED':
-      return { status: 'Failed', error: detail ? `${event.failure}: ${detail}` : event.failure };
-    case 'SKIPPED':
-      return { status: 'Skipped', error: event.reason };
-    case 'TIMER':
-      return changed && event.timer === 'expiry' ? { status: 'Expired', error: 'no delivery report before the ttl' } : null;
-    case 'CANCEL':
-      return changed ? { status: 'Cancelled', error: null } : null;
-    case 'DUE':
-      return null;
-  }
 }
 
 /** The outcome an event moved the cascade on with, when it left a step. */
