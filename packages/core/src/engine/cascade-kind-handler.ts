@@ -4,6 +4,7 @@ import { findVariables, isLinkValue, resolveVariables } from '../cascade/variabl
 import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import { countSegments } from '../sms/segments.ts';
+import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StoredMessage } from '../types/message.ts';
 import { cascadeMetaOf } from './cascade-meta.ts';
@@ -124,7 +125,9 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       // Variables first: the SMS is priced on the text actually sent (a long value adds parts).
       const resolved = await resolveText(message, spec.text, meta.variables);
       if ('refused' in resolved) return skip(step, resolved.refused);
-      const { text } = resolved;
+      // Then the recipient's per-phone data (`%bonus%`).
+      const [filled] = await fillPhoneVariables(storage, message.accountId, [{ ...spec, text: resolved.text }]);
+      const text = filled!.text;
       const partsCount = spec.channel === 'sms' ? countSegments(text).parts : spec.partsCount;
       const cost = spec.channel === 'sms' ? priceAttempt(deps.rateCard, { type: spec.type, to: spec.to, partsCount }).cost : spec.cost;
       const description = `cascade ${message.guid ?? message.id} step ${step} (${spec.channel})`;

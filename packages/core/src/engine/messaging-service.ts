@@ -16,6 +16,7 @@ import { buildStatusRecord } from './status-record.ts';
 import { validateSendRequest } from './validate-send.ts';
 import { fromMicros } from './money.ts';
 import { applyMessagePatch } from './message-patch.ts';
+import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
 
 const MACHINE_KEY = 'message';
 
@@ -109,7 +110,13 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
   const service: MessagingService = {
     async send(accountId, body) {
       const now = clock.now();
-      const validated = await validateSendRequest(storage, accountId, body, now);
+      const validated = await Promise.all(
+        (await validateSendRequest(storage, accountId, body, now)).map(async (v) => ({
+          ...v,
+          // Per-phone variables (`%bonus%`) are filled at acceptance, so the price is the sent text's.
+          attempts: await fillPhoneVariables(storage, accountId, v.attempts),
+        })),
+      );
       const machines = new Map<number, ReturnType<typeof firstSteps>>();
       const batch = validated.map((v) => {
         let machine = machines.get(v.attempts.length);
