@@ -95,18 +95,32 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'serve') {
-    const server = await createServer(config);
-    await server.listen();
+    // The signals are handled from the start: a stop while starting waits for the start to
+    // finish, then stops cleanly.
+    let server: Awaited<ReturnType<typeof createServer>> | undefined;
+    const started = (async () => {
+      server = await createServer(config);
+      await server.listen();
+    })();
+    let stopping = false;
     const shutdown = () => {
-      server.logger.info('shutting down');
-      void server.close().then(() => process.exit(0));
+      if (stopping) return;
+      stopping = true;
+      void started
+        .catch(() => undefined)
+        .then(async () => {
+          server?.logger.info('shutting down');
+          await server?.close();
+        })
+        .then(() => process.exit(0));
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
     exitWithLauncher(() => {
-      server.logger.warn('the command that started the server is gone');
+      server?.logger.warn('the command that started the server is gone');
       shutdown();
     });
+    await started;
     return;
   }
 
