@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler } from './app.ts';
@@ -5,6 +6,41 @@ import { serve } from './node.ts';
 import { FAKE_KEY, createFakeEngine } from './testing/fake-engine.ts';
 
 describe('serve', () => {
+  it('once closing, answers the request in flight on a kept-alive connection with Connection: close, then closes', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((r) => (arrived = r));
+    const server = await serve({
+      fetch: async () => {
+        arrived();
+        await held;
+        return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
+      },
+      port: 0,
+    });
+    const agent = new Agent({ keepAlive: true });
+    const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: server.port, path: '/', agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await inFlight;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 20));
+    // The answer in flight holds the close open: nothing is cut short.
+    expect(closed).toBe(false);
+    release();
+    expect(await answer).toEqual({ status: 200, connection: 'close' });
+    await closing;
+    expect(closed).toBe(true);
+    agent.destroy();
+  });
+
   it('listens on a free port when given 0 and speaks HTTP', async () => {
     const server = await serve({ fetch: createFetchHandler({ engine: createFakeEngine(), defaultMetrics: false }), port: 0 });
     try {

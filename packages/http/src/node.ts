@@ -73,9 +73,13 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
   const server = createServer({ maxHeaderSize: maxHeaderBytes }, createNodeListener(options.fetch));
   answerClientErrors(server, maxHeaderBytes);
   let closing = false;
-  // Once closing, every answer closes its connection: a kept-alive client cannot go on sending.
+  // Once closing, every answer closes its connection, those in flight included: a kept-alive
+  // client cannot go on sending.
+  const answering = new Set<ServerResponse>();
   server.on('request', (_req, res: ServerResponse) => {
-    if (closing && !res.headersSent) res.setHeader('connection', 'close');
+    if (closing) res.setHeader('connection', 'close');
+    answering.add(res);
+    res.once('close', () => answering.delete(res));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -88,6 +92,7 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
         close: () =>
           new Promise<void>((done, fail) => {
             closing = true;
+            for (const res of answering) if (!res.headersSent) res.setHeader('connection', 'close');
             server.close((err) => (err ? fail(err) : done()));
             // Idle keep-alive sockets would hold close() open until they time out.
             server.closeIdleConnections();

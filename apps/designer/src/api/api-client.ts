@@ -1,4 +1,4 @@
-import type { DeliveryStatus, ErrorDetail, Route } from '@spillway/core';
+import type { DeliveryStatus, ErrorDetail, Route, RouteStats } from '@spillway/core';
 
 /** A route as `/api/routes` shows it. */
 export interface RouteView extends Route {
@@ -32,26 +32,8 @@ export interface CascadeStatus {
 }
 
 /** Traffic of a route revision over a window (`GET /api/routes/{id}/stats`). */
-export interface RouteStatsView {
-  route: string;
-  since: string;
-  until: string;
-  cascades: number;
-  byStatus: Record<string, number>;
-  cost: number;
-  steps: {
-    id: string;
-    reached: number;
-    delivered: number;
-    read: number;
-    failed: number;
-    expired: number;
-    skipped: number;
-    medianSeconds: number | null;
-    cost: number;
-  }[];
-  edges: { index: number; from: string; to: string; on: string; taken: number }[];
-}
+/** What `GET /api/routes/{id}/stats` answers: core's own aggregate. */
+export type RouteStatsView = RouteStats;
 
 /** Credentials of the account: its API key, or its login and password. */
 export type Credentials = { apiKey: string } | { login: string; password: string };

@@ -110,13 +110,13 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
   const service: MessagingService = {
     async send(accountId, body) {
       const now = clock.now();
-      const validated = await Promise.all(
-        (await validateSendRequest(storage, accountId, body, now)).map(async (v) => ({
-          ...v,
-          // Per-phone variables (`%bonus%`) are filled at acceptance, so the price is the sent text's.
-          attempts: await fillPhoneVariables(storage, accountId, v.attempts),
-        })),
-      );
+      const checked = await validateSendRequest(storage, accountId, body, now);
+      // Per-phone variables (`%bonus%`) are filled at acceptance, so the price is the sent text's:
+      // one pass over the whole request's attempts, each number's data read once.
+      const attempts = checked.flatMap((v) => v.attempts);
+      const filled = await fillPhoneVariables(storage, accountId, attempts);
+      let next = 0;
+      const validated = filled === attempts ? checked : checked.map((v) => ({ ...v, attempts: v.attempts.map(() => filled[next++]!) }));
       const machines = new Map<number, ReturnType<typeof firstSteps>>();
       const batch = validated.map((v) => {
         let machine = machines.get(v.attempts.length);

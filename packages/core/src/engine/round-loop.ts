@@ -23,8 +23,6 @@ export interface RoundLoop {
   notify(): void;
   /** Runs rounds until one finds nothing (tests, with a fake clock). */
   drain(): Promise<void>;
-  /** Runs `fn` between two rounds, never during one (a change that must not race a round). */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /** Resolves after pending I/O callbacks and timers have run (a macrotask), in Node and in browsers. */
@@ -103,14 +101,6 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
       while ((await tick()) > 0) {
         /* until a round finds nothing due */
       }
-    },
-    exclusive<T>(fn: () => Promise<T>): Promise<T> {
-      const run = chain.then(fn, fn);
-      chain = run.then(
-        () => 0,
-        () => 0,
-      );
-      return run;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { RouteTraffic } from '../ports/route-stats.ts';
 import type { Route, RouteOutcome } from '../types/route.ts';
+import { fromMicros } from '../engine/money.ts';
 
 /** Counts of one step over a window. */
 export interface StepStats {
@@ -37,9 +38,6 @@ export interface RouteStats {
   steps: StepStats[];
   edges: EdgeStats[];
 }
-
-/** Micro-units to currency units (amounts are stored as integer micro-units). */
-const fromMicros = (micros: number) => micros / 1_000_000;
 
 const median = (values: number[]): number | null => {
   if (values.length === 0) return null;

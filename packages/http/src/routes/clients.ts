@@ -83,24 +83,29 @@ export function registerClientRoutes(app: Hono<Env>): void {
     },
   );
 
-  defineRoute(
-    app,
-    {
-      method: 'post',
-      path: '/api/client/organization',
-      summary: 'Add an organization of the account',
-      description: 'The same record as `POST /organizations`, answered whole (OrganizationDataDTO).',
-      tags: ['client'],
-      auth: 'basic-or-key',
-      body: organizationRequestSchema,
-      responses: {
-        200: { description: 'The organization', schema: organizationSchema },
-        409: { description: 'The account has an organization with this taxId' },
+  // Two paths of the interface create the same record: one route definition serves both.
+  for (const path of ['/api/client/organization', '/organizations'] as const) {
+    defineRoute(
+      app,
+      {
+        method: 'post',
+        path,
+        summary: 'Add an organization of the account',
+        ...(path === '/api/client/organization'
+          ? { description: 'The same record as `POST /organizations`, answered whole (OrganizationDataDTO).' }
+          : {}),
+        tags: ['client'],
+        auth: 'basic-or-key',
+        body: organizationRequestSchema,
+        responses: {
+          200: { description: 'The organization', schema: organizationSchema },
+          409: { description: 'The account has an organization with this taxId' },
+        },
       },
-    },
-    async (c) =>
-      c.json(organizationView(await clientServicesOf(c.var.engine).clients.addOrganization(c.var.account.id, await readJson(c)))),
-  );
+      async (c) =>
+        c.json(organizationView(await clientServicesOf(c.var.engine).clients.addOrganization(c.var.account.id, await readJson(c)))),
+    );
+  }
 
   defineRoute(
     app,
@@ -144,24 +149,6 @@ export function registerClientRoutes(app: Hono<Env>): void {
       const { account } = await clientServicesOf(c.var.engine).clients.registerReferral(c.var.account.id, referralId, await readJson(c));
       return c.json(String(account.id));
     },
-  );
-
-  defineRoute(
-    app,
-    {
-      method: 'post',
-      path: '/organizations',
-      summary: 'Add an organization of the account',
-      tags: ['client'],
-      auth: 'basic-or-key',
-      body: organizationRequestSchema,
-      responses: {
-        200: { description: 'The organization', schema: organizationSchema },
-        409: { description: 'The account has an organization with this taxId' },
-      },
-    },
-    async (c) =>
-      c.json(organizationView(await clientServicesOf(c.var.engine).clients.addOrganization(c.var.account.id, await readJson(c)))),
   );
 
   defineRoute(
