@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
 import type { ChannelContext, ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
@@ -420,10 +420,15 @@ export function createWorker(deps: WorkerDeps) {
       await rounds.stop();
       const deadline = clock.now() + graceMs;
       while (inFlight.size > 0 && clock.now() < deadline) {
+        let timer: TimerHandle | undefined;
         await Promise.race([
           Promise.all([...inFlight.values()].map((f) => f.done)),
-          new Promise((resolve) => clock.setTimeout(() => resolve(undefined), Math.max(1, deadline - clock.now()))),
+          new Promise((resolve) => (timer = clock.setTimeout(() => resolve(undefined), Math.max(1, deadline - clock.now())))),
         ]);
+        if (timer !== undefined) clock.clearTimeout(timer);
+        // A send leaves the flight when a round applies its result (nothing new is claimed now):
+        // without this round the loop would spin until the deadline.
+        await rounds.tick();
       }
       while (queue.length > 0 || byProviderId.length > 0) {
         if ((await rounds.tick()) === 0) break;
