@@ -51,8 +51,21 @@ export interface HttpOptions {
   extraRoutes?: Array<(app: Hono<Env>) => void>;
   /** Registry of `/metrics`; pass one to add the engine's own metrics. @default a new Registry */
   metricsRegistry?: Registry;
-  /** Collect process metrics (`collectDefaultMetrics`) on the registry. @default true */
+  /**
+   * Collect process metrics (`collectDefaultMetrics`) on the registry; skipped when the registry
+   * already has them (a host's registry). @default true
+   */
   defaultMetrics?: boolean;
+  /** Count requests on the metrics registry and serve it at `/metrics`; false: neither. @default true */
+  metrics?: boolean;
+  /** Serve the metrics registry at `/metrics` (with `false`, requests are still counted on it). @default true */
+  metricsEndpoint?: boolean;
+  /** Serve `/openapi.json` and the `/docs` page. @default true */
+  docs?: boolean;
+  /** Serve the simulator's `/sandbox/*` routes (inject incoming chat-app messages). @default true */
+  sandbox?: boolean;
+  /** Called when an incoming message queued a callback: wake the webhook delivery worker. */
+  onWebhookQueued?: () => void;
   /**
    * Successful authentications kept to spare a scrypt per request; dropped when the storage's
    * credential revision moves (checked on every request, or every `revocationCheckMs`).
@@ -123,7 +136,8 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   });
   const loginGuard = createLoginGuard(engine.clock, options.loginLimits);
   const clientAddress = options.clientAddress ?? socketAddress;
-  const metrics = createHttpMetrics(options.metricsRegistry, { defaultMetrics: options.defaultMetrics ?? true });
+  const metrics =
+    options.metrics === false ? null : createHttpMetrics(options.metricsRegistry, { defaultMetrics: options.defaultMetrics ?? true });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   const app = new Hono<Env>();
@@ -138,7 +152,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     c.set('tokens', options.tokens);
     await next();
   });
-  app.use(metrics.middleware);
+  if (metrics) app.use(metrics.middleware);
   app.use(methodNotAllowed<Env>({ app, onMethodNotAllowed: methodNotAllowedResponse }));
   app.use(
     bodyLimit({
@@ -149,10 +163,17 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     }),
   );
 
-  registerSystemRoutes(app, { registry: metrics.registry, ...(options.openApiInfo ? { openApiInfo: options.openApiInfo } : {}) });
+  registerSystemRoutes(app, {
+    ...(metrics && options.metricsEndpoint !== false ? { registry: metrics.registry } : {}),
+    docs: options.docs ?? true,
+    ...(options.openApiInfo ? { openApiInfo: options.openApiInfo } : {}),
+  });
   registerMessagingRoutes(app);
   registerCascadeRoutes(app);
-  registerInboundRoutes(app);
+  registerInboundRoutes(app, {
+    sandbox: options.sandbox ?? true,
+    ...(options.onWebhookQueued ? { onQueued: options.onWebhookQueued } : {}),
+  });
   registerGatewayCallback(app, { secret: options.gatewaySecret });
   registerSenderRoutes(app, { adminKey: options.adminKey });
   registerClientRoutes(app);

@@ -2,7 +2,16 @@ import { isFinalStatus } from '@spillway/core';
 import type { Commit } from '@spillway/core';
 import type { MiddlewareHandler } from 'hono';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Metric } from 'prom-client';
 import type { Env } from './env.ts';
+
+/**
+ * The metric of that name already on `registry` (a host's registry, a second app on it), else a
+ * new one: prom-client throws "already registered" on a second registration.
+ */
+function shared<T extends Metric>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
 
 /** Prometheus metrics of one app, on its own registry (never prom-client's global one). */
 export interface HttpMetrics {
@@ -17,21 +26,34 @@ export interface HttpMetrics {
  * (`/bat/message/:messageId`), unmatched requests as `unmatched`, so label cardinality stays bounded.
  */
 export function createHttpMetrics(registry: Registry = new Registry(), options: { defaultMetrics?: boolean } = {}): HttpMetrics {
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  // A host that already collects them (on this registry, without a prefix) keeps its own.
+  if ((options.defaultMetrics ?? true) && !registry.getSingleMetric('process_cpu_user_seconds_total')) {
+    collectDefaultMetrics({ register: registry });
+  }
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({
-    name: 'spillway_http_requests_total',
-    help: 'HTTP requests answered, by method, route and status',
-    labelNames,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'spillway_http_request_duration_seconds',
-    help: 'HTTP request duration in seconds, by method, route and status',
-    labelNames,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requests = shared(
+    registry,
+    'spillway_http_requests_total',
+    () =>
+      new Counter({
+        name: 'spillway_http_requests_total',
+        help: 'HTTP requests answered, by method, route and status',
+        labelNames,
+        registers: [registry],
+      }),
+  );
+  const duration = shared(
+    registry,
+    'spillway_http_request_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'spillway_http_request_duration_seconds',
+        help: 'HTTP request duration in seconds, by method, route and status',
+        labelNames,
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+  );
 
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     // Wall time, not the engine clock: a fake clock would make every duration zero.
@@ -53,18 +75,28 @@ export function createHttpMetrics(registry: Registry = new Registry(), options: 
  * `onCommit` to `createEngine({ onCommit })`.
  */
 export function createEngineMetrics(registry: Registry): { onCommit: (commit: Commit) => void } {
-  const events = new Counter({
-    name: 'spillway_message_events_total',
-    help: 'History entries written by the engine, by channel and status (Sent, Delivered, Failed, Expired, ...)',
-    labelNames: ['channel', 'status'] as const,
-    registers: [registry],
-  });
-  const finished = new Counter({
-    name: 'spillway_messages_finished_total',
-    help: 'Messages and cascades that reached a final status, by status',
-    labelNames: ['status'] as const,
-    registers: [registry],
-  });
+  const events = shared(
+    registry,
+    'spillway_message_events_total',
+    () =>
+      new Counter({
+        name: 'spillway_message_events_total',
+        help: 'History entries written by the engine, by channel and status (Sent, Delivered, Failed, Expired, ...)',
+        labelNames: ['channel', 'status'] as const,
+        registers: [registry],
+      }),
+  );
+  const finished = shared(
+    registry,
+    'spillway_messages_finished_total',
+    () =>
+      new Counter({
+        name: 'spillway_messages_finished_total',
+        help: 'Messages and cascades that reached a final status, by status',
+        labelNames: ['status'] as const,
+        registers: [registry],
+      }),
+  );
   return {
     onCommit(commit) {
       for (const u of commit.updates) {

@@ -6,7 +6,10 @@ import { getRequestListener } from '@hono/node-server';
 /** A fetch handler; under Node, `env` is `{ incoming, outgoing }` (the client address comes from it). */
 export type FetchHandler = (req: Request, env?: unknown) => Promise<Response> | Response;
 
-/** A Node `http` request listener over a fetch handler: mount it in express, fastify or koa. */
+/**
+ * A Node `http` request listener over a fetch handler, for a plain `http.Server`. To mount in
+ * express, fastify or koa use `toNodeHandler`, `toFastifyPlugin` or `toKoaMiddleware`.
+ */
 export function createNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return getRequestListener((req, env) => handler(req, env));
 }

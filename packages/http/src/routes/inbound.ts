@@ -14,6 +14,8 @@ export interface InboundRouteDeps {
    * the delivery at its next poll.
    */
   onQueued?: () => void;
+  /** Register the simulator's `/sandbox/inbound` routes. @default true */
+  sandbox?: boolean;
 }
 
 const payloadShape = {
@@ -58,6 +60,14 @@ export function registerInboundRoutes(app: Hono<Env>, deps: InboundRouteDeps = {
   const serviceOf = (engine: Env['Variables']['engine']) =>
     createInboundService({ storage: engine.storage, clock: engine.clock, ...(deps.onQueued ? { onQueued: deps.onQueued } : {}) });
 
+  if (deps.sandbox !== false) registerSandboxRoutes(app, serviceOf);
+  registerSecretRoute(app);
+}
+
+function registerSandboxRoutes(
+  app: Hono<Env>,
+  serviceOf: (engine: Env['Variables']['engine']) => ReturnType<typeof createInboundService>,
+): void {
   defineRoute(
     app,
     {
@@ -98,7 +108,9 @@ export function registerInboundRoutes(app: Hono<Env>, deps: InboundRouteDeps = {
       return c.json(await serviceOf(c.var.engine).get(c.var.account.id, id));
     },
   );
+}
 
+function registerSecretRoute(app: Hono<Env>): void {
   defineRoute(
     app,
     {

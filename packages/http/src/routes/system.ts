@@ -7,10 +7,11 @@ import type { OpenApiInfo } from '../openapi.ts';
 import { healthSchema } from '../schemas.ts';
 
 /**
- * Registers `/health`, `/metrics`, `/openapi.json` and `/docs`. None needs authentication:
- * probes and scrapers carry no credentials (keep `/metrics` off the public network).
+ * Registers `/health`, `/metrics` (with a registry), `/openapi.json` and `/docs` (unless `docs` is
+ * false). None needs authentication: probes and scrapers carry no credentials (keep `/metrics` off
+ * the public network).
  */
-export function registerSystemRoutes(app: Hono<Env>, options: { registry: Registry; openApiInfo?: OpenApiInfo }): void {
+export function registerSystemRoutes(app: Hono<Env>, options: { registry?: Registry; docs?: boolean; openApiInfo?: OpenApiInfo }): void {
   defineRoute(
     app,
     {
@@ -24,18 +25,22 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry: Regist
     (c) => c.json({ status: 'ok' as const }),
   );
 
-  defineRoute(
-    app,
-    {
-      method: 'get',
-      path: '/metrics',
-      summary: 'Prometheus metrics (text exposition format)',
-      tags: ['system'],
-      auth: 'none',
-      responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
-    },
-    async (c) => c.body(await options.registry.metrics(), 200, { 'Content-Type': options.registry.contentType }),
-  );
+  const registry = options.registry;
+  if (registry) {
+    defineRoute(
+      app,
+      {
+        method: 'get',
+        path: '/metrics',
+        summary: 'Prometheus metrics (text exposition format)',
+        tags: ['system'],
+        auth: 'none',
+        responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+      },
+      async (c) => c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }),
+    );
+  }
+  if (options.docs === false) return;
 
   // Built on first request: every route, including those of extraRoutes, is registered by then.
   let document: Record<string, unknown> | undefined;

@@ -1,0 +1,47 @@
+import type { FetchHandler } from './node.ts';
+
+/**
+ * A mount prefix in one form: `''` for the root, else `/a/b` (leading slash, no trailing one).
+ *
+ * @example
+ * normalizeBasePath('spillway/') // '/spillway'
+ */
+export function normalizeBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
+  if (!trimmed) return '';
+  if (/[?#]/.test(trimmed)) throw new TypeError(`basePath must be a path, got ${JSON.stringify(basePath)}`);
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/** The path below `basePath` (`/` at the prefix itself), or null when `pathname` is outside it. */
+export function pathBelow(pathname: string, basePath: string): string | null {
+  if (!basePath) return pathname;
+  if (pathname === basePath) return '/';
+  return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
+}
+
+/**
+ * Serves `handler` under `basePath`: a request to `/spillway/bat/balance` reaches it as
+ * `/bat/balance`; a request outside the prefix gets the JSON 404 of every unknown route.
+ */
+export function withBasePath(handler: FetchHandler, basePath: string): FetchHandler {
+  const base = normalizeBasePath(basePath);
+  if (!base) return handler;
+  return (req, env) => {
+    const url = new URL(req.url);
+    const below = pathBelow(url.pathname, base);
+    if (below === null) {
+      const body = { error: 'not_found', message: `No route for ${req.method} ${url.pathname}`, status: 404 };
+      return Response.json(body, { status: 404 });
+    }
+    url.pathname = below;
+    // The body stream is handed over unread: a large send is never buffered twice.
+    const init: RequestInit & { duplex?: 'half' } = {
+      method: req.method,
+      headers: req.headers,
+      signal: req.signal,
+      ...(req.body ? { body: req.body, duplex: 'half' } : {}),
+    };
+    return handler(new Request(url, init), env);
+  };
+}

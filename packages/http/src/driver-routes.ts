@@ -1,0 +1,27 @@
+import type { ChannelContext, ChannelDriver, Engine } from '@spillway/core';
+import type { Hono } from 'hono';
+import type { Env } from './env.ts';
+
+/**
+ * Mounts the providers' callbacks of each driver (delivery reports, receipts) under
+ * `/channels/{driver name}{route path}`. A receipt is filed under the driver the engine sent
+ * through: a failover's members under the failover, whose name the engine recorded with the attempt.
+ *
+ * @example
+ * createHttpApp({ engine, extraRoutes: [(app) => registerDriverRoutes(app, engine, drivers)] });
+ */
+export function registerDriverRoutes(app: Hono<Env>, engine: Engine, drivers: readonly ChannelDriver[]): void {
+  // The concrete drivers by name: a failover's members in its place, a driver handed to the
+  // engine once per channel (a view of it) once.
+  const concrete = new Map<string, { driver: ChannelDriver; carrier: string }>();
+  for (const d of drivers) {
+    const members = (d as { members?: readonly ChannelDriver[] }).members;
+    for (const m of members ?? [d]) if (!concrete.has(m.name)) concrete.set(m.name, { driver: m, carrier: members ? d.name : m.name });
+  }
+  for (const { driver, carrier } of concrete.values()) {
+    const context: ChannelContext = { clock: engine.clock, report: (receipt) => engine.receive(receipt, { driver: carrier }) };
+    for (const route of driver.routes ?? []) {
+      app.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, context));
+    }
+  }
+}

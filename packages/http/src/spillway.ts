@@ -1,0 +1,224 @@
+import { createEngine, systemClock } from '@spillway/core';
+import type { ChannelDriver, Clock, Engine, EngineOptions, PasswordHasher, RouteStatsStorage, Storage } from '@spillway/core';
+import type { Hono } from 'hono';
+import { Registry } from 'prom-client';
+import { createHttpApp } from './app.ts';
+import type { HttpOptions } from './app.ts';
+import { normalizeBasePath, withBasePath } from './base-path.ts';
+import { createChatHubRoutes } from './chat-hub/chat-hub-routes.ts';
+import { createTokenService } from './chat-hub/token-service.ts';
+import type { TokenService } from './chat-hub/token-service.ts';
+import { registerDriverRoutes } from './driver-routes.ts';
+import type { Env, HttpLogger } from './env.ts';
+import { createEngineMetrics } from './metrics.ts';
+import { createNodeHasher } from './node-hasher.ts';
+import { serve } from './node.ts';
+import type { FetchHandler, RunningServer } from './node.ts';
+import { mountRoutes } from './openapi.ts';
+import { registerRouteStatsApi } from './routes/route-stats-api.ts';
+import { createWebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
+import type { WebhookDeliveryWorker, WebhookDeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
+
+/** Options of {@link createSpillway}. */
+export interface SpillwayOptions {
+  /** `createSqliteStorage(...)` or `createPostgresStorage(...)`; migrated by `start()`, closed by `stop()`. */
+  storage: Storage;
+  /** The channel drivers (`createSimulator()` from `@spillway/channels`, your own); later ones win a channel. */
+  channels: ChannelDriver[];
+  /**
+   * The path prefix the API is served under, e.g. `/spillway`: `fetch` answers `/spillway/bat/...`
+   * and a JSON 404 outside it. @default '' (the root)
+   */
+  basePath?: string;
+  /** Serve `/openapi.json` and the `/docs` page. @default true */
+  docs?: boolean;
+  /**
+   * Prometheus metrics: `false` collects nothing and serves no `/metrics`. Pass the host's
+   * `registry` to add Spillway's metrics to it (process metrics are collected only when the
+   * registry has none yet); `endpoint: false` leaves serving it to the host.
+   * @default { registry: new Registry(), defaultMetrics: true, endpoint: true }
+   */
+  metrics?: boolean | { registry?: Registry; defaultMetrics?: boolean; endpoint?: boolean };
+  /** Serve the simulator's `/sandbox/*` routes (inject incoming chat-app messages). @default true */
+  sandbox?: boolean;
+  /**
+   * Deliver incoming chat-app messages to the alpha-names' callback URLs (the delivery worker);
+   * `false` leaves them queued for a worker elsewhere. @default true
+   */
+  webhooks?: boolean | Omit<WebhookDeliveryWorkerOptions, 'storage' | 'clock'>;
+  /**
+   * Run the engine's workers and the webhook deliveries in this process; `false` for a process
+   * that only accepts and reads while workers run elsewhere on the same database. @default true
+   */
+  workers?: boolean;
+  /**
+   * The chat hub API and client tokens (`POST /api/auth`), signed with `jwtSecret` (at least 32
+   * characters) or a key generated and stored on the first start; `false`: neither. @default true
+   */
+  chatHub?: boolean | { jwtSecret?: string };
+  /** Let callback URLs (set and delivered) be loopback or private addresses: development and tests only. @default false */
+  allowPrivateUrls?: boolean;
+  /** The public origin of the API (short links, driver callbacks), basePath included. @default 'http://127.0.0.1:8080' */
+  publicUrl?: string | (() => string);
+  /** Serves `GET /api/routes/{id}/stats` over this reader (`createSqliteRouteStats(storage.db)`, ...). */
+  routeStats?: RouteStatsStorage;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default createNodeHasher() */
+  hasher?: PasswordHasher;
+  /** @default console */
+  logger?: HttpLogger;
+  /** Further engine options (rate card, ttl, batch size, ...). */
+  engine?: Omit<EngineOptions, 'storage' | 'channels' | 'hasher' | 'clock' | 'worker'>;
+  /** Further options of the HTTP app (rate limits, admin key, e-mail, social, extra routes, ...). */
+  http?: Omit<
+    HttpOptions,
+    'engine' | 'tokens' | 'metrics' | 'metricsRegistry' | 'defaultMetrics' | 'metricsEndpoint' | 'docs' | 'sandbox' | 'onWebhookQueued'
+  >;
+}
+
+/** What {@link createSpillway} answers: the running parts and one handler to mount. */
+export interface Spillway {
+  engine: Engine;
+  storage: Storage;
+  /** The Hono app of every route, unprefixed (for tests and `app.request`). */
+  app: Hono<Env>;
+  /** The normalized prefix (`''` or `/a/b`). */
+  basePath: string;
+  /** A web-standard handler serving the API under `basePath`: Next.js route handlers, Bun, Deno, `serve`. */
+  fetch: FetchHandler;
+  /** The chat hub's token service, unless `chatHub: false`. */
+  tokens: TokenService | undefined;
+  /** The webhook delivery worker, unless `webhooks` or `workers` is false. */
+  webhooks: WebhookDeliveryWorker | undefined;
+  /** The metrics registry, unless `metrics: false`. */
+  registry: Registry | undefined;
+  /** Migrates the storage, loads the signing keys, starts the workers. Idempotent. */
+  start(): Promise<void>;
+  /** Starts (if needed) and listens on its own Node server; `stop()` closes it. */
+  listen(options?: { port?: number; hostname?: string }): Promise<RunningServer>;
+  /**
+   * Stops cleanly: closes the server of `listen()`, lets the workers finish the round and the sends
+   * in flight (up to `graceMs`), stops the webhook deliveries, closes the drivers and the storage.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * Creates everything the reference server runs, in one call: the engine and its workers, the
+ * webhook delivery worker, metrics, the chat hub and the whole HTTP API, mountable anywhere.
+ *
+ * @example
+ * const spillway = createSpillway({ storage: createSqliteStorage({ filename: 'spillway.db' }), channels: [createSimulator()], basePath: '/spillway' });
+ * await spillway.start();
+ * app.use(toNodeHandler(spillway)); // express; see also toFastifyPlugin, toKoaMiddleware
+ * process.on('SIGTERM', () => void spillway.stop());
+ */
+export function createSpillway(options: SpillwayOptions): Spillway {
+  const { storage } = options;
+  const logger = options.logger ?? console;
+  const clock = options.clock ?? systemClock;
+  const basePath = normalizeBasePath(options.basePath);
+  const workers = options.workers ?? true;
+  const metricsOption = options.metrics ?? true;
+  const metrics = metricsOption === false ? null : metricsOption === true ? {} : metricsOption;
+  const registry = metrics ? (metrics.registry ?? new Registry()) : undefined;
+  const engineMetrics = registry ? createEngineMetrics(registry) : null;
+
+  const webhookOptions = options.webhooks ?? true;
+  const webhooks =
+    workers && webhookOptions !== false
+      ? createWebhookDeliveryWorker({
+          storage,
+          clock,
+          allowPrivateUrls: options.allowPrivateUrls ?? false,
+          onError: (error) => logger.error('webhook delivery error', { error: String(error) }),
+          ...(webhookOptions === true ? {} : webhookOptions),
+        })
+      : undefined;
+
+  const engine = createEngine({
+    onError: (error) => logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    ...options.engine,
+    ...(engineMetrics
+      ? {
+          onCommit: (commit) => {
+            engineMetrics.onCommit(commit);
+            options.engine?.onCommit?.(commit);
+          },
+        }
+      : {}),
+    ...(options.publicUrl ? { publicBaseUrl: options.publicUrl } : {}),
+    storage,
+    channels: options.channels,
+    hasher: options.hasher ?? createNodeHasher(),
+    clock,
+    worker: workers,
+  });
+
+  const chatHub = options.chatHub ?? true;
+  const jwtSecret = typeof chatHub === 'object' ? chatHub.jwtSecret : undefined;
+  const tokens = chatHub === false ? undefined : createTokenService({ storage, clock, ...(jwtSecret ? { secret: jwtSecret } : {}) });
+  const http = options.http ?? {};
+  const app = createHttpApp({
+    logger,
+    callbackUrls: { allowPrivateUrls: options.allowPrivateUrls ?? false },
+    ...http,
+    engine,
+    ...(tokens ? { tokens } : {}),
+    metrics: registry !== undefined,
+    ...(registry ? { metricsRegistry: registry } : {}),
+    defaultMetrics: metrics?.defaultMetrics ?? true,
+    metricsEndpoint: metrics?.endpoint ?? true,
+    docs: options.docs ?? true,
+    sandbox: options.sandbox ?? true,
+    ...(webhooks ? { onWebhookQueued: () => webhooks.notify() } : {}),
+    extraRoutes: [
+      ...(tokens ? [(root: Hono<Env>) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))] : []),
+      (root) => registerDriverRoutes(root, engine, options.channels),
+      ...(options.routeStats ? [(root: Hono<Env>) => registerRouteStatsApi(root, options.routeStats!)] : []),
+      ...(http.extraRoutes ?? []),
+    ],
+  });
+
+  let starting: Promise<void> | null = null;
+  let stopping: Promise<void> | null = null;
+  let server: RunningServer | null = null;
+
+  async function start(): Promise<void> {
+    await storage.migrate();
+    await tokens?.ready();
+    engine.start();
+    webhooks?.start();
+  }
+
+  async function stop(graceMs?: number): Promise<void> {
+    // A stop while starting waits for the start, so that nothing starts after it.
+    await starting?.catch(() => {});
+    await server?.close();
+    await engine.stop(graceMs);
+    await webhooks?.stop();
+    await Promise.all(options.channels.map((d) => d.close?.()));
+    await storage.close();
+  }
+
+  const spillway: Spillway = {
+    engine,
+    storage,
+    app,
+    basePath,
+    fetch: withBasePath(app.fetch, basePath),
+    tokens,
+    webhooks,
+    registry,
+    start: () => (starting ??= start()),
+    async listen(listenOptions = {}) {
+      await spillway.start();
+      if (server) throw new Error('createSpillway: listen() was already called');
+      server = await serve({ fetch: spillway.fetch, ...listenOptions });
+      return server;
+    },
+    stop: (stopOptions = {}) => (stopping ??= stop(stopOptions.graceMs)),
+  };
+  return spillway;
+}

@@ -1,0 +1,216 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Webhook } from 'standardwebhooks';
+import { createFakeClock } from '@spillway/core';
+import { createSimulator } from '@spillway/channels';
+import { createNodeHasher, createSpillway } from '@spillway/http';
+import type { Spillway, SpillwayOptions } from '@spillway/http';
+import { createSqliteStorage } from '@spillway/sqlite';
+import { until } from '../support/server-fixture.ts';
+
+const auth = `Basic ${Buffer.from('shop:shop-password').toString('base64')}`;
+const running: Spillway[] = [];
+
+/** A Spillway on in-memory SQLite listening on a free port, with the account `shop` and its alpha-name `Shop`. */
+async function embed(options: Partial<SpillwayOptions> = {}) {
+  const spillway = createSpillway({
+    storage: createSqliteStorage(),
+    channels: [createSimulator({ latencyMs: 10 })],
+    hasher: createNodeHasher({ N: 2 ** 12 }),
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    ...options,
+  });
+  running.push(spillway);
+  const server = await spillway.listen({ port: 0 });
+  const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
+  await spillway.engine.accounts.approveAlphaName(account.id, 'Shop');
+  const origin = `http://127.0.0.1:${server.port}`;
+  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+    fetch(`${origin}${path}`, {
+      ...init,
+      ...(init.json !== undefined ? { method: init.method ?? 'POST', body: JSON.stringify(init.json) } : {}),
+      headers: { authorization: auth, 'content-type': 'application/json', ...init.headers },
+    });
+  return { spillway, origin, call };
+}
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+});
+
+describe('createSpillway: surfaces', () => {
+  it('serves every surface under basePath by default, and a JSON 404 outside it', async () => {
+    const { call } = await embed({ basePath: '/spillway/' });
+    for (const path of ['/spillway/health', '/spillway/metrics', '/spillway/openapi.json', '/spillway/docs']) {
+      expect((await call(path)).status, path).toBe(200);
+    }
+    const balance = await call('/spillway/bat/balance');
+    expect(balance.status).toBe(200);
+    expect(await balance.json()).toMatchObject({ balance: 10 });
+    const outside = await call('/bat/balance');
+    expect(outside.status).toBe(404);
+    expect(await outside.json()).toMatchObject({ error: 'not_found', status: 404 });
+    expect((await call('/spillwayx/health')).status).toBe(404);
+  });
+
+  it('accepts a POST body under the prefix (a send with an invalid item is a 400 listing it)', async () => {
+    const { call } = await embed({ basePath: '/spillway' });
+    const bad = await call('/spillway/bat/messagelist', { json: { messages: [{ from: 'Shop', to: '12', type: 'sms', text: 'x' }] } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'validation_failed', details: [{ path: 'messages[0].to' }] });
+    const sent = await call('/spillway/bat/messagelist', {
+      json: { messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] },
+    });
+    expect(sent.status).toBe(200);
+  });
+
+  it('docs: false answers 404 at /openapi.json and /docs', async () => {
+    const { call } = await embed({ docs: false });
+    expect((await call('/openapi.json')).status).toBe(404);
+    expect((await call('/docs')).status).toBe(404);
+    expect((await call('/metrics')).status).toBe(200);
+  });
+
+  it('metrics: false answers 404 at /metrics and leaves the document without it', async () => {
+    const { call, spillway } = await embed({ metrics: false });
+    expect(spillway.registry).toBeUndefined();
+    expect((await call('/metrics')).status).toBe(404);
+    const doc = (await (await call('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(doc.paths['/metrics']).toBeUndefined();
+    expect(doc.paths['/health']).toBeDefined();
+  });
+
+  it('sandbox: false answers 404 at /sandbox/inbound, keeps the callback secret route', async () => {
+    const { call } = await embed({ sandbox: false });
+    const inject = await call('/sandbox/inbound', { json: { alphaName: 'Shop', phoneNumber: '79991234567', text: 'hi' } });
+    expect(inject.status).toBe(404);
+    expect((await call('/api/AlphaName/callback/secret')).status).toBe(200);
+    const doc = (await (await call('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/sandbox'))).toEqual([]);
+  });
+
+  it('chatHub: false answers 404 at the chat hub routes', async () => {
+    const { call, spillway } = await embed({ chatHub: false });
+    expect(spillway.tokens).toBeUndefined();
+    expect((await call('/api/company/operators')).status).toBe(404);
+  });
+});
+
+describe('createSpillway: the host prom-client registry', () => {
+  it('adds its metrics to a registry that already collects process metrics, without "already registered"', async () => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    new Counter({ name: 'shop_orders_total', help: 'Orders', registers: [registry] }).inc(3);
+    const { call } = await embed({ metrics: { registry } });
+    // A second instance on the same registry (blue/green in one process) shares the metrics.
+    await embed({ metrics: { registry } });
+    await call('/health');
+    const text = await (await call('/metrics')).text();
+    expect(text).toContain('shop_orders_total 3');
+    expect(text).toMatch(/spillway_http_requests_total\{method="GET",route="\/health",status="200"\} 1/);
+    expect(text.match(/^# TYPE process_cpu_user_seconds_total/gm)).toHaveLength(1);
+  });
+
+  it('endpoint: false leaves /metrics to the host but still counts on its registry', async () => {
+    const registry = new Registry();
+    const { call } = await embed({ metrics: { registry, endpoint: false } });
+    expect((await call('/metrics')).status).toBe(404);
+    expect(await registry.metrics()).toMatch(/spillway_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+  });
+});
+
+describe('createSpillway: incoming-message callbacks', () => {
+  let receiver: Server;
+  let hookUrl: string;
+  const hits: { headers: IncomingHttpHeaders; body: string }[] = [];
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        hits.push({ headers: req.headers, body });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/shop/inbound`;
+  });
+  afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+  it('delivers the signed callback of an incoming message embedded (the delivery worker runs)', async () => {
+    const { call } = await embed({ basePath: '/spillway', allowPrivateUrls: true });
+    expect((await call('/spillway/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Shop', url: hookUrl } })).status).toBe(200);
+    const { secret } = (await (await call('/spillway/api/AlphaName/callback/secret')).json()) as { secret: string };
+    const receipt = (await (
+      await call('/spillway/sandbox/inbound', { json: { alphaName: 'Shop', phoneNumber: '79991234567', text: 'Where is my order?' } })
+    ).json()) as Record<string, unknown>;
+    expect(receipt.delivery).toBe('queued');
+
+    const record = await until(
+      async () => (await (await call(`/spillway/sandbox/inbound/${String(receipt.idUuid)}`)).json()) as { delivery?: { status: string } },
+      (r) => r.delivery?.status === 'delivered',
+    );
+    expect(record.delivery).toMatchObject({ status: 'delivered', attempts: 1, url: hookUrl });
+    const hit = hits.find((h) => h.headers['webhook-id'] === receipt.idUuid);
+    expect(hit).toBeDefined();
+    const { delivery: _delivery, ...payload } = receipt;
+    expect(new Webhook(secret).verify(hit!.body, hit!.headers as Record<string, string>)).toEqual(payload);
+  });
+
+  it('webhooks: false leaves a callback queued (for a worker elsewhere)', async () => {
+    const clock = createFakeClock();
+    const { call, spillway } = await embed({ allowPrivateUrls: true, webhooks: false, clock });
+    expect(spillway.webhooks).toBeUndefined();
+    await call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Shop', url: hookUrl } });
+    const receipt = (await (
+      await call('/sandbox/inbound', { json: { alphaName: 'Shop', phoneNumber: '79991234567', text: 'hi' } })
+    ).json()) as Record<string, unknown>;
+    await clock.advance(60_000);
+    const record = (await (await call(`/sandbox/inbound/${String(receipt.idUuid)}`)).json()) as {
+      delivery: { status: string; attempts: number };
+    };
+    expect(record.delivery).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+});
+
+describe('createSpillway: start and stop', () => {
+  it('stop() stops the engine and delivery loops, closes the server and the storage; a second stop() is the same', async () => {
+    const clock = createFakeClock();
+    const spillway = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [createSimulator({ latencyMs: 10 })],
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+      clock,
+    });
+    const server = await spillway.listen({ port: 0 });
+    const origin = `http://127.0.0.1:${server.port}`;
+    expect((await fetch(`${origin}/health`)).status).toBe(200);
+    // The engine's worker and the delivery worker wait on the clock between rounds.
+    expect(clock.pending()).toBeGreaterThanOrEqual(2);
+
+    await spillway.stop();
+    expect(clock.pending()).toBe(0);
+    await clock.advance(60_000);
+    expect(clock.pending()).toBe(0);
+    await expect(fetch(`${origin}/health`)).rejects.toThrow();
+    await expect(spillway.storage.findAccountByLogin('shop')).rejects.toThrow();
+    await expect(spillway.stop()).resolves.toBeUndefined();
+  });
+
+  it('start() is idempotent and migrates the storage before the first request', async () => {
+    const spillway = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [createSimulator()],
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+    });
+    running.push(spillway);
+    await Promise.all([spillway.start(), spillway.start()]);
+    const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password' });
+    const res = await spillway.fetch(new Request('http://spillway.test/bat/balance', { headers: { authorization: auth } }));
+    expect(res.status).toBe(200);
+    expect(account.id).toBeGreaterThan(0);
+  });
+});
