@@ -2,23 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { dirname } from 'node:path';
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { createEngine, parseRateCard, systemClock } from '@spillway/core';
-import type { ChannelContext, ChannelDriver, Clock, Engine, Storage } from '@spillway/core';
+import { parseRateCard, systemClock } from '@spillway/core';
+import type { ChannelDriver, Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import {
-  createChatHubRoutes,
-  createEngineMetrics,
-  createHttpApp,
-  createNodeHasher,
-  createSmtpTransport,
-  createTokenService,
-  createWebhookDeliveryWorker,
-  mountRoutes,
-  registerRouteStatsApi,
-  serve,
-} from '@spillway/http';
+import { createSmtpTransport, createSpillway, serve } from '@spillway/http';
 import type { TokenService } from '@spillway/http';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
@@ -79,25 +67,64 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS,
     ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
   });
-  const registry = new Registry();
-  const engineMetrics = createEngineMetrics(registry);
   // The workers run on a thread of their own unless they cannot share the database (in memory).
   const threaded =
     config.SPILLWAY_ROLE === 'all' && config.SPILLWAY_WORKER_THREAD && !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
+  const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
   let thread: Worker | null = null;
-  const engine = createEngine({
+  const email = config.SPILLWAY_SMTP_URL
+    ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
+    : undefined;
+  // Everything an embedder gets from createSpillway; the server adds its configuration, the
+  // bootstrap account, the designer and the workers' thread.
+  const spillway = createSpillway({
     storage,
-    onCommit: engineMetrics.onCommit,
-    publicBaseUrl: () => publicUrl,
     // Later drivers win a channel: configured ones over the simulator.
     channels: [simulator, ...configured.channels],
-    hasher: createNodeHasher(),
     clock: options.clock ?? systemClock,
-    worker: config.SPILLWAY_ROLE !== 'api' && !threaded,
-    ...(threaded ? { onWork: () => thread?.postMessage('wake') } : {}),
-    ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
-    onError: (error) => logger.error({ err: error }, 'worker error'),
+    logger: {
+      info: (message, meta) => logger.info(meta ?? {}, message),
+      warn: (message, meta) => logger.warn(meta ?? {}, message),
+      error: (message, meta) => logger.error(meta ?? {}, message),
+    },
+    publicUrl: () => publicUrl,
+    workers,
+    // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
+    webhooks: { pollMs: 250, onError: (error) => logger.error({ err: error }, 'webhook delivery error') },
+    allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
+    chatHub: config.SPILLWAY_JWT_SECRET ? { jwtSecret: config.SPILLWAY_JWT_SECRET } : true,
+    routeStats: 'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
+    engine: {
+      ...(threaded ? { onWork: () => thread?.postMessage('wake') } : {}),
+      ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
+      onError: (error) => logger.error({ err: error }, 'worker error'),
+    },
+    http: {
+      ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
+      ...(email ? { email } : {}),
+      social: {
+        verifyToken: config.SPILLWAY_SOCIAL_VERIFY_TOKEN,
+        appSecret: config.SPILLWAY_SOCIAL_APP_SECRET,
+        clientId: config.SPILLWAY_SOCIAL_CLIENT_ID,
+        authorizeUrl: config.SPILLWAY_SOCIAL_AUTHORIZE_URL,
+        tokenUrl: config.SPILLWAY_SOCIAL_TOKEN_URL,
+        redirectUri: config.SPILLWAY_SOCIAL_REDIRECT_URI,
+        graphUrl: config.SPILLWAY_SOCIAL_GRAPH_URL,
+        tokenKey: config.SPILLWAY_SOCIAL_TOKEN_KEY,
+        allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
+      },
+      rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
+      ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
+      extraRoutes:
+        options.designerDir === false
+          ? []
+          : [(root: Parameters<typeof mountDesigner>[0]) => mountDesigner(root, options.designerDir || undefined)],
+    },
   });
+  const { engine } = spillway;
+  const tokens = spillway.tokens!;
+  // Generates and persists the signing key on the first start.
+  await tokens.ready();
   const boot = options.bootstrap === false ? null : await bootstrap(engine, config, { demo: options.demoAccount ?? true });
   if (boot?.generated) {
     logger.warn(
@@ -105,76 +132,6 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       'created the demo account: keep these credentials, they are shown once',
     );
   }
-  const clock = engine.clock;
-  // Receipts of a driver's routes are filed under the driver the engine sent through: a failover's
-  // members under the failover (the engine records the attempt with its name).
-  const carrierOf = new Map<ChannelDriver, string>();
-  for (const d of configured.channels)
-    for (const m of (d as { members?: readonly ChannelDriver[] }).members ?? []) carrierOf.set(m, d.name);
-  const driverContext = (driver: ChannelDriver): ChannelContext => ({
-    clock,
-    report: (receipt) => engine.receive(receipt, { driver: carrierOf.get(driver) ?? driver.name }),
-  });
-  // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
-  const webhooks = createWebhookDeliveryWorker({
-    storage,
-    clock,
-    allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
-    pollMs: 250,
-    onError: (error) => logger.error({ err: error }, 'webhook delivery error'),
-  });
-  const tokens = createTokenService({ storage, clock, ...(config.SPILLWAY_JWT_SECRET ? { secret: config.SPILLWAY_JWT_SECRET } : {}) });
-  // Generates and persists the signing key on the first start.
-  await tokens.ready();
-  const email = config.SPILLWAY_SMTP_URL
-    ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
-    : undefined;
-  const app = createHttpApp({
-    engine,
-    metricsRegistry: registry,
-    tokens,
-    ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
-    ...(email ? { email } : {}),
-    social: {
-      verifyToken: config.SPILLWAY_SOCIAL_VERIFY_TOKEN,
-      appSecret: config.SPILLWAY_SOCIAL_APP_SECRET,
-      clientId: config.SPILLWAY_SOCIAL_CLIENT_ID,
-      authorizeUrl: config.SPILLWAY_SOCIAL_AUTHORIZE_URL,
-      tokenUrl: config.SPILLWAY_SOCIAL_TOKEN_URL,
-      redirectUri: config.SPILLWAY_SOCIAL_REDIRECT_URI,
-      graphUrl: config.SPILLWAY_SOCIAL_GRAPH_URL,
-      tokenKey: config.SPILLWAY_SOCIAL_TOKEN_KEY,
-      allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
-    },
-    rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
-    callbackUrls: { allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS },
-    logger: {
-      info: (message, meta) => logger.info(meta ?? {}, message),
-      warn: (message, meta) => logger.warn(meta ?? {}, message),
-      error: (message, meta) => logger.error(meta ?? {}, message),
-    },
-    ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
-    extraRoutes: [
-      (root) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock })),
-      // Providers' callbacks (delivery reports, receipts) under /channels/{driver name}.
-      (root) => {
-        for (const driver of configured.all) {
-          const context = driverContext(driver);
-          for (const route of driver.routes ?? []) {
-            root.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, context));
-          }
-        }
-      },
-      (root) =>
-        registerRouteStatsApi(
-          root,
-          'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
-        ),
-      ...(options.designerDir === false
-        ? []
-        : [(root: Parameters<typeof mountDesigner>[0]) => mountDesigner(root, options.designerDir || undefined)]),
-    ],
-  });
   let listening: { port: number; close(): Promise<void> } | null = null;
 
   return {
@@ -184,13 +141,10 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     tokens,
     storage,
     logger,
-    fetch: app.fetch,
+    fetch: spillway.fetch,
     async listen() {
-      const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
-      if (workers) {
-        engine.start();
-        webhooks.start();
-      }
+      // Starts the workers of this process, if it runs them.
+      await spillway.start();
       if (config.SPILLWAY_ROLE === 'worker') {
         logger.info({ role: 'worker' }, 'spillway workers are running');
         return { port: 0, url: '' };
@@ -200,7 +154,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // sends), unless the public origin is only known once a free port was picked.
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
       if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, logger);
-      listening = await serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+      listening = await serve({ fetch: spillway.fetch, port: config.PORT, hostname: config.HOST });
       const url = origin(listening.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
       if (threaded && !thread) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, logger);
@@ -216,10 +170,8 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     async close() {
       await listening?.close();
       if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
-      await engine.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS);
-      await webhooks.stop();
-      await Promise.all(configured.all.map((d) => d.close?.()));
-      await storage.close();
+      // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
+      await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
       email?.close();
     },
   };
