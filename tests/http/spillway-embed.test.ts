@@ -54,6 +54,10 @@ describe('createSpillway: surfaces', () => {
     expect(outside.status).toBe(404);
     expect(await outside.json()).toMatchObject({ error: 'not_found', status: 404 });
     expect((await call('/spillwayx/health')).status).toBe(404);
+    // The document's paths are relative to the prefix it names.
+    const doc = (await (await call('/spillway/openapi.json')).json()) as { servers?: { url: string }[]; paths: Record<string, unknown> };
+    expect(doc.servers).toEqual([{ url: '/spillway' }]);
+    expect(doc.paths['/bat/balance']).toBeDefined();
   });
 
   it('accepts a POST body under the prefix (a send with an invalid item is a 400 listing it)', async () => {

@@ -92,6 +92,11 @@ export interface HttpOptions {
   callbackUrls?: CallbackUrlPolicy;
   /** Title and version of `/openapi.json`. */
   openApiInfo?: OpenApiInfo;
+  /**
+   * The path prefix the app is served under (`createSpillway`'s `basePath`): the server URL of
+   * `/openapi.json`. The app itself routes unprefixed paths. @default ''
+   */
+  basePath?: string;
   /** Standard Webhooks secret (`whsec_...`) of `POST /gateway-callback`; without one that route answers 404. */
   gatewaySecret?: string;
   /** Key of the operator routes (`/admin/...`, header `X-Admin-Key`); without it they answer 403. */
@@ -166,6 +171,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerSystemRoutes(app, {
     ...(metrics && options.metricsEndpoint !== false ? { registry: metrics.registry } : {}),
     docs: options.docs ?? true,
+    ...(options.basePath ? { basePath: options.basePath } : {}),
     ...(options.openApiInfo ? { openApiInfo: options.openApiInfo } : {}),
   });
   registerMessagingRoutes(app);

@@ -73,7 +73,16 @@ export interface SpillwayOptions {
   /** Further options of the HTTP app (rate limits, admin key, e-mail, social, extra routes, ...). */
   http?: Omit<
     HttpOptions,
-    'engine' | 'tokens' | 'metrics' | 'metricsRegistry' | 'defaultMetrics' | 'metricsEndpoint' | 'docs' | 'sandbox' | 'onWebhookQueued'
+    | 'engine'
+    | 'tokens'
+    | 'metrics'
+    | 'metricsRegistry'
+    | 'defaultMetrics'
+    | 'metricsEndpoint'
+    | 'docs'
+    | 'sandbox'
+    | 'onWebhookQueued'
+    | 'basePath'
   >;
 }
 
@@ -171,6 +180,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     defaultMetrics: metrics?.defaultMetrics ?? true,
     metricsEndpoint: metrics?.endpoint ?? true,
     docs: options.docs ?? true,
+    basePath,
     sandbox: options.sandbox ?? true,
     ...(webhooks ? { onWebhookQueued: () => webhooks.notify() } : {}),
     extraRoutes: [

@@ -11,7 +11,10 @@ import { healthSchema } from '../schemas.ts';
  * false). None needs authentication: probes and scrapers carry no credentials (keep `/metrics` off
  * the public network).
  */
-export function registerSystemRoutes(app: Hono<Env>, options: { registry?: Registry; docs?: boolean; openApiInfo?: OpenApiInfo }): void {
+export function registerSystemRoutes(
+  app: Hono<Env>,
+  options: { registry?: Registry; docs?: boolean; openApiInfo?: OpenApiInfo; basePath?: string },
+): void {
   defineRoute(
     app,
     {
@@ -54,7 +57,14 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry?: Regis
       auth: 'none',
       responses: { 200: { description: 'OpenAPI document' } },
     },
-    (c) => c.json((document ??= buildOpenApiDocument(app, options.openApiInfo))),
+    (c) =>
+      c.json(
+        (document ??= {
+          ...buildOpenApiDocument(app, options.openApiInfo),
+          // Served under a prefix, the paths are relative to it.
+          ...(options.basePath ? { servers: [{ url: options.basePath }] } : {}),
+        }),
+      ),
   );
 
   defineRoute(
