@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeBasePath, pathBelow, withBasePath } from './base-path.ts';
+
+describe('normalizeBasePath', () => {
+  it('gives one form: a leading slash, no trailing one, empty for the root', () => {
+    expect(normalizeBasePath(undefined)).toBe('');
+    expect(normalizeBasePath('/')).toBe('');
+    expect(normalizeBasePath('spillway/')).toBe('/spillway');
+    expect(normalizeBasePath('/api/spillway//')).toBe('/api/spillway');
+  });
+
+  it('refuses a prefix with a query or fragment', () => {
+    expect(() => normalizeBasePath('/spillway?x=1')).toThrow(TypeError);
+  });
+});
+
+describe('pathBelow', () => {
+  it('takes the prefix off whole segments only', () => {
+    expect(pathBelow('/spillway/bat/balance', '/spillway')).toBe('/bat/balance');
+    expect(pathBelow('/spillway', '/spillway')).toBe('/');
+    expect(pathBelow('/spillwayx/bat', '/spillway')).toBeNull();
+    expect(pathBelow('/bat', '')).toBe('/bat');
+  });
+});
+
+describe('withBasePath', () => {
+  const echo = withBasePath(async (req) => Response.json({ url: req.url, method: req.method, body: await req.text() }), '/spillway');
+
+  it('hands the request on with the prefix taken off, query, method and body kept', async () => {
+    const res = await echo(new Request('http://shop.test/spillway/bat/message/7?x=1', { method: 'PATCH', body: '{"text":"hi"}' }));
+    expect(await res.json()).toEqual({ url: 'http://shop.test/bat/message/7?x=1', method: 'PATCH', body: '{"text":"hi"}' });
+  });
+
+  it('answers the JSON 404 outside the prefix', async () => {
+    const res = await echo(new Request('http://shop.test/other'));
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'not_found', message: 'No route for GET /other', status: 404 });
+  });
+});
