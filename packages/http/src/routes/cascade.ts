@@ -39,6 +39,7 @@ function optionsOf(c: Context<Env>, endpoint: CascadeEndpoint, waitForFirstStep:
 
 interface SendVariant {
   path: string;
+  operationId: string;
   summary: string;
   endpoint: CascadeEndpoint;
   sync: boolean;
@@ -49,40 +50,58 @@ const HEADERS_NOTE =
   'which enable the bot steps of the route (stored with the message until it ends; without them those steps are skipped).';
 
 const VARIANTS: SendVariant[] = [
-  { path: `${BASE}/send_message/async`, summary: 'Send cascade messages', endpoint: 'default', sync: false },
+  {
+    path: `${BASE}/send_message/async`,
+    operationId: 'sendCascadeMessages',
+    summary: 'Send cascade messages',
+    endpoint: 'default',
+    sync: false,
+  },
   {
     path: `${BASE}/send_message/messenger-chatapp/async`,
+    operationId: 'sendCascadeMessagesMessengerFirst',
     summary: 'Send cascade messages, messenger bot first',
     endpoint: 'messenger-first',
     sync: false,
   },
   {
     path: `${BASE}/send_message`,
+    operationId: 'sendCascadeMessagesSync',
     summary: 'Send cascade messages (legacy, answers once the first step is handed to its channel)',
     endpoint: 'default',
     sync: true,
   },
-  { path: `${BASE}/send_message_async`, summary: 'Send cascade messages (legacy)', endpoint: 'default', sync: false },
+  {
+    path: `${BASE}/send_message_async`,
+    operationId: 'sendCascadeMessagesLegacy',
+    summary: 'Send cascade messages (legacy)',
+    endpoint: 'default',
+    sync: false,
+  },
   {
     path: `${BASE}/send_message/gateway/messenger-chatapp/async`,
+    operationId: 'sendCascadeMessagesViaGateway',
     summary: 'Send cascade messages through the gateway, messenger bot first',
     endpoint: 'messenger-first',
     sync: false,
   },
   {
     path: `${BASE}/${REFERRAL}/send_message`,
+    operationId: 'sendReferralCascadeMessagesSync',
     summary: 'Send cascade messages for a referral (synchronous legacy)',
     endpoint: 'default',
     sync: true,
   },
   {
     path: `${BASE}/${REFERRAL}/send_message_async`,
+    operationId: 'sendReferralCascadeMessages',
     summary: 'Send cascade messages for a referral (legacy)',
     endpoint: 'default',
     sync: false,
   },
   {
     path: `${BASE}/${REFERRAL}/send_message/gateway/messenger-chatapp/async`,
+    operationId: 'sendReferralCascadeMessagesViaGateway',
     summary: 'Send cascade messages for a referral, messenger bot first',
     endpoint: 'messenger-first',
     sync: false,
@@ -97,6 +116,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
       {
         method: 'post',
         path: v.path,
+        operationId: v.operationId,
         summary: v.summary,
         description: `Either shape of interface 4.2 (array of cascade messages, or the overview object). Rejected whole with every bad path. ${HEADERS_NOTE}`,
         tags: ['cascade'],
@@ -122,6 +142,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: `${BASE}/broadcast`,
+      operationId: 'broadcastCascade',
       summary: 'Send one cascade to many recipients',
       description: `BroadcastCreateDTO: the members of a cascade message once, plus recipients (numbers or { toPhone, id, variables }). ${HEADERS_NOTE}`,
       tags: ['cascade'],
@@ -144,6 +165,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: `${BASE}/status_guid/:guid`,
+      operationId: 'getCascadeStatusByGuid',
       summary: 'Status of a cascade message by its GUID',
       tags: ['cascade'],
       auth: 'basic-or-key',
@@ -161,6 +183,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: `${BASE}/status_id/:id`,
+      operationId: 'getCascadeStatusByTrackinId',
       summary: 'Status of a cascade message by its trackinId (the newest with this id)',
       tags: ['cascade'],
       auth: 'basic-or-key',

@@ -63,6 +63,7 @@ export function registerInboundRoutes(app: Hono<Env>, deps: InboundRouteDeps = {
     {
       method: 'post',
       path: '/sandbox/inbound',
+      operationId: 'injectInboundMessage',
       summary: 'Simulator: inject an incoming chat-app message',
       description:
         'Records what `phoneNumber` wrote to one of the account alpha-names (which opens a 24-hour chat-app session) and, when the ' +
@@ -84,6 +85,7 @@ export function registerInboundRoutes(app: Hono<Env>, deps: InboundRouteDeps = {
     {
       method: 'get',
       path: '/sandbox/inbound/:idUuid',
+      operationId: 'getInboundMessage',
       summary: 'Simulator: an incoming message and the state of its webhook delivery',
       tags: ['sandbox'],
       auth: 'basic-or-key',
@@ -104,6 +106,7 @@ export function registerInboundRoutes(app: Hono<Env>, deps: InboundRouteDeps = {
     {
       method: 'get',
       path: '/api/AlphaName/callback/secret',
+      operationId: 'getCallbackSecret',
       summary: 'The secret that signs the incoming-message callbacks of the account',
       description:
         'Created on first use; verify callbacks with any Standard Webhooks library (`new Webhook(secret).verify(body, headers)`).',

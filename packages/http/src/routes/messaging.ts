@@ -60,6 +60,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/bat/messagelist',
+      operationId: 'sendMessages',
       summary: 'Send messages (one campaign; at most 5000 items)',
       description: 'Accepts the whole request or rejects it whole: a 400 lists every invalid item by path.',
       tags: ['messaging'],
@@ -83,6 +84,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/bat/message/:messageId',
+      operationId: 'getMessageStatus',
       summary: 'Status of a message',
       tags: ['messaging'],
       auth: 'basic-or-key',
@@ -100,6 +102,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'patch',
       path: '/bat/message/:messageId',
+      operationId: 'updateMessage',
       summary: 'Change or cancel a message while it is scheduled',
       tags: ['messaging'],
       auth: 'basic-or-key',
@@ -123,6 +126,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/bat/balance',
+      operationId: 'getBalance',
       summary: 'Balance of the account',
       tags: ['messaging'],
       auth: 'basic-or-key',
@@ -136,6 +140,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/AlphaName/wallet/info',
+      operationId: 'getWalletHistory',
       summary: 'Wallet history',
       tags: ['client'],
       auth: 'basic-or-key',
@@ -174,6 +179,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'put',
       path: '/api/AlphaName/callback',
+      operationId: 'setAlphaNameCallback',
       summary: 'Set (or remove with url null) the callback URL of incoming chat-app messages of an alpha-name',
       tags: ['client'],
       auth: 'basic-or-key',

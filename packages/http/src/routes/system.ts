@@ -4,6 +4,7 @@ import { renderDocsPage } from '../docs-page.ts';
 import type { Env } from '../env.ts';
 import { buildOpenApiDocument, defineRoute } from '../openapi.ts';
 import type { OpenApiInfo } from '../openapi.ts';
+import { z } from 'zod';
 import { healthSchema } from '../schemas.ts';
 
 /**
@@ -16,6 +17,7 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry: Regist
     {
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
       summary: 'Liveness: 200 once the server accepts requests',
       tags: ['system'],
       auth: 'none',
@@ -29,27 +31,39 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry: Regist
     {
       method: 'get',
       path: '/metrics',
+      operationId: 'getMetrics',
       summary: 'Prometheus metrics (text exposition format)',
       tags: ['system'],
       auth: 'none',
-      responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+      responses: { 200: { description: 'Metrics', contentType: 'text/plain', schema: z.string() } },
     },
     async (c) => c.body(await options.registry.metrics(), 200, { 'Content-Type': options.registry.contentType }),
   );
 
-  // Built on first request: every route, including those of extraRoutes, is registered by then.
-  let document: Record<string, unknown> | undefined;
+  // Built on first request (every route, including those of extraRoutes, is registered by then),
+  // once per prefix the app is reached under.
+  const documents = new Map<string, Record<string, unknown>>();
   defineRoute(
     app,
     {
       method: 'get',
       path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
       summary: 'This API as an OpenAPI 3.1 document',
       tags: ['system'],
       auth: 'none',
-      responses: { 200: { description: 'OpenAPI document' } },
+      responses: { 200: { description: 'OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
     },
-    (c) => c.json((document ??= buildOpenApiDocument(app, options.openApiInfo))),
+    (c) => {
+      // Under a Hono parent (`parent.route('/sms', app)`) the path still holds the prefix.
+      const basePath = c.req.path.slice(0, c.req.path.length - '/openapi.json'.length);
+      let document = documents.get(basePath);
+      if (!document) {
+        document = buildOpenApiDocument(app, options.openApiInfo, { basePath, clientTokens: c.var.tokens !== undefined });
+        documents.set(basePath, document);
+      }
+      return c.json(document);
+    },
   );
 
   defineRoute(
@@ -57,10 +71,11 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry: Regist
     {
       method: 'get',
       path: '/docs',
+      operationId: 'getDocs',
       summary: 'Browsable API reference',
       tags: ['system'],
       auth: 'none',
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      responses: { 200: { description: 'HTML page', contentType: 'text/html', schema: z.string() } },
     },
     (c) =>
       // Relative, so that the page still works when the app is mounted under a prefix.
