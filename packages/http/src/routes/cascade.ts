@@ -4,6 +4,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
+import { cascadeRequestExample, cascadeResponseExample } from '../openapi-examples.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import {
@@ -124,8 +125,13 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
         rateLimit: 'messaging',
         ...(v.path.includes(':referralGuid') ? { params: { referralGuid: z.uuid() } } : {}),
         body: cascadeRequestSchema,
+        bodyExample: cascadeRequestExample,
         responses: {
-          200: { description: 'One messageId (GUID) and trackinId per message', schema: cascadeResponseSchema },
+          200: {
+            description: 'One messageId (GUID) and trackinId per message',
+            schema: cascadeResponseSchema,
+            example: cascadeResponseExample,
+          },
           402: { description: 'Balance does not cover the first steps' },
         },
       },

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
+import { messageStatusExample, sendMessagesExample, sendMessagesResponseExample } from '../openapi-examples.ts';
 import { readJson } from '../read-json.ts';
 import {
   alphaNameCallbackRequestSchema,
@@ -67,8 +68,9 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       auth: 'basic-or-key',
       rateLimit: 'messaging',
       body: sendRequestSchema,
+      bodyExample: sendMessagesExample,
       responses: {
-        200: { description: 'The campaign and one record per message', schema: sendResponseSchema },
+        200: { description: 'The campaign and one record per message', schema: sendResponseSchema, example: sendMessagesResponseExample },
         402: { description: 'Balance too low' },
         409: { description: 'customerMessageId reused with other content' },
       },
@@ -90,7 +92,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       auth: 'basic-or-key',
       params: { messageId: z.int().positive() },
       responses: {
-        200: { description: 'The message status record', schema: messageStatusSchema },
+        200: { description: 'The message status record', schema: messageStatusSchema, example: messageStatusExample },
         404: { description: 'No such message on this account' },
       },
     },
