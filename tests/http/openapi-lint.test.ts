@@ -23,6 +23,7 @@ const KNOWN_WARNINGS = [
   'operation-4xx-response #/paths/~1metrics/get/responses',
   'operation-4xx-response #/paths/~1openapi.json/get/responses',
   'operation-4xx-response #/paths/~1docs/get/responses',
+  'operation-4xx-response #/paths/~1docs~1scalar.js/get/responses',
   'operation-2xx-response #/paths/~1s~1{code}/get/responses',
 ];
 

@@ -93,14 +93,20 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   messaging: 'Send messages with fallbacks, read their status, change scheduled ones (interface 4.1).',
   cascade: 'Cascade messages that walk a route of channel steps, and their status (interface 4.2).',
   routes: 'Cascade routes: create, revise, bind and watch them.',
-  client: 'Wallet, alpha-names and their callbacks.',
-  'client management': 'Sender applications, sub-clients, organizations, per-phone data, e-mail (interface 4.3).',
+  client:
+    'Client management (interface 4.3): wallet, alpha-names and their callbacks, sender applications, sub-clients, organizations, per-phone data, e-mail.',
+  bots: 'Messenger and chat-app bots of the account: receivers, costs, chat messages.',
+  admin: 'Operator routes of the server (X-Admin-Key).',
+  'client management': 'Client-management tokens (`POST /api/auth`).',
   classic: 'The classic single-message entry points into the messaging engine.',
   'chat hub': 'Company and operator tokens of the chat hub (interface 4.4).',
   social: 'The social platform: webhooks, authorization and the graph proxy.',
   sandbox: 'The simulator: inject incoming messages and watch their callbacks.',
   system: 'Health, metrics and this description.',
 };
+
+const TAG_ORDER = Object.keys(TAG_DESCRIPTIONS);
+const rank = (tag: string): number => (TAG_ORDER.includes(tag) ? TAG_ORDER.indexOf(tag) : TAG_ORDER.length);
 
 const PATH_PARAM = /:([A-Za-z0-9_]+)(?:\{[^}]*\})?/g;
 
@@ -250,7 +256,10 @@ export function buildOpenApiDocument(app: Hono<any, any, any>, info: OpenApiInfo
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: info.servers ?? [{ url: basePath || '/', description: basePath ? `This server, under ${basePath}` : 'This server' }],
-    tags: [...tags].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations of ${name}.` })),
+    // Known tags in the order of TAG_DESCRIPTIONS (the messaging API first), then the others.
+    tags: [...tags]
+      .sort((a, b) => rank(a) - rank(b))
+      .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations of ${name}.` })),
     paths,
   };
   document['components'] = {

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import { renderDocsPage } from '../docs-page.ts';
+import { DOCS_CSP, DOCS_SCRIPT_PATH, docsScript, renderDocsPage } from '../docs-page.ts';
 import type { Env } from '../env.ts';
 import { buildOpenApiDocument, defineRoute } from '../openapi.ts';
 import type { OpenApiInfo } from '../openapi.ts';
@@ -72,13 +72,37 @@ export function registerSystemRoutes(app: Hono<Env>, options: { registry: Regist
       method: 'get',
       path: '/docs',
       operationId: 'getDocs',
-      summary: 'Browsable API reference',
+      summary: 'Browsable API reference: search, examples and a try-it client',
       tags: ['system'],
       auth: 'none',
       responses: { 200: { description: 'HTML page', contentType: 'text/html', schema: z.string() } },
     },
     (c) =>
       // Relative, so that the page still works when the app is mounted under a prefix.
-      c.html(renderDocsPage('openapi.json')),
+      c.html(renderDocsPage('openapi.json'), 200, { 'Content-Security-Policy': DOCS_CSP }),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: DOCS_SCRIPT_PATH,
+      operationId: 'getDocsScript',
+      summary: 'The script of the API reference (Scalar, served from the package, no CDN)',
+      tags: ['system'],
+      auth: 'none',
+      responses: {
+        200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() },
+        304: { description: 'Not modified (If-None-Match)' },
+      },
+    },
+    async (c) => {
+      const { body, gzip, etag } = await docsScript();
+      const headers: Record<string, string> = { ETag: etag, 'Cache-Control': 'public, max-age=3600', Vary: 'Accept-Encoding' };
+      if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
+      headers['Content-Type'] = 'text/javascript; charset=utf-8';
+      if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(gzip, 200, { ...headers, 'Content-Encoding': 'gzip' });
+      return c.body(body, 200, headers);
+    },
   );
 }
