@@ -60,14 +60,14 @@ async function authFor(op: Operation): Promise<Record<string, string>> {
   const schemes = op.security.flatMap((s) => Object.keys(s)).sort();
   const is = (...names: string[]) => names.length === schemes.length && names.every((n) => schemes.includes(n));
   if (schemes.length === 0) return {};
-  if (is('apiKeyAuth', 'basicAuth')) return { 'x-authorization-key': API_KEY };
-  if (is('apiKeyAuth', 'bearerAuth')) return { authorization: `Bearer ${await s.server.tokens.issueCompanyToken(accountId)}` };
-  if (is('bearerAuth')) {
+  if (is('apiKeyAuth', 'basicAuth', 'clientToken')) return { 'x-authorization-key': API_KEY };
+  if (is('companyToken', 'companyTokenKey')) return { authorization: `Bearer ${await s.server.tokens.issueCompanyToken(accountId)}` };
+  if (is('operatorToken')) {
     const token = await s.server.tokens.issueOperatorToken({ accountId, operatorId, expiresAt: Date.now() + 3600_000 });
     return { authorization: `Bearer ${token}` };
   }
   if (is('apiKeyAuth')) return { 'x-authorization-key': (await s.server.tokens.issueClientToken(accountId)).token };
-  if (is('adminKeyAuth')) return { 'x-admin-key': ADMIN_KEY };
+  if (is('adminKey')) return { 'x-admin-key': ADMIN_KEY };
   throw new Error(`unknown security ${schemes.join('+')} of ${op.method} ${op.path}`);
 }
 

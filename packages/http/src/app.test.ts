@@ -181,13 +181,24 @@ describe('system routes', () => {
     expect(text).toContain('process_cpu_user_seconds_total');
   });
 
-  it('serves a self-contained /docs page', async () => {
+  it('serves /docs and its script itself, nothing from a CDN', async () => {
     const { app } = setup();
     const res = await app.request('/docs');
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await res.text();
     expect(html).toContain('openapi.json');
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=["']https?:/);
+    expect(html).toContain('<script src="docs/scalar.js">');
+    expect(html).not.toMatch(/<script[^>]+src=["']https?:|<link[^>]+href=["']https?:/);
+
+    const script = await app.request('/docs/scalar.js', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(script.headers.get('content-encoding')).toBe('gzip');
+    const etag = script.headers.get('etag')!;
+    expect((await app.request('/docs/scalar.js', { headers: { 'If-None-Match': etag } })).status).toBe(304);
+    const plain = await app.request('/docs/scalar.js');
+    expect(await plain.text()).toContain('createApiReference');
   });
 
   it('mounts extraRoutes with the shared context', async () => {

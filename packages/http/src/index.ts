@@ -10,6 +10,8 @@ export { errorResponse } from './error-handler.ts';
 export type { ErrorBody } from './error-handler.ts';
 export { defineRoute, mountRoutes, buildOpenApiDocument, routeRecords, jsonSchemaOf } from './openapi.ts';
 export type { RouteSpec, RouteAuth, RouteMethod, RouteResponse, OpenApiInfo } from './openapi.ts';
+export type { OpenApiBuildOptions, RouteRecord } from './openapi.ts';
+export { component, openApiComponents } from './openapi-components.ts';
 export { parseOrThrow } from './validate.ts';
 export * as schemas from './schemas.ts';
 export { answerClientErrors, createNodeListener, DEFAULT_MAX_HEADER_BYTES, serve } from './node.ts';

@@ -94,6 +94,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'post',
       path: '/api/company/get-token',
+      operationId: 'getCompanyToken',
       summary: 'Company token from login and password',
       tags,
       auth: 'none',
@@ -111,6 +112,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'get',
       path: '/api/company/organization',
+      operationId: 'getCompanyOrganization',
       summary: 'The organization of the company token',
       tags,
       auth: 'company-token',
@@ -128,6 +130,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'post',
       path: '/api/company/operators',
+      operationId: 'createOperator',
       summary: 'Create an operator',
       tags,
       auth: 'company-token',
@@ -146,6 +149,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'get',
       path: '/api/company/operators',
+      operationId: 'listOperators',
       summary: "List the company's operators",
       tags,
       auth: 'company-token',
@@ -160,6 +164,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'delete',
       path: '/api/company/operators/:id',
+      operationId: 'deleteOperator',
       summary: 'Remove an operator (its tokens stop working)',
       tags,
       auth: 'company-token',
@@ -179,6 +184,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'post',
       path: '/api/company/revoke-token',
+      operationId: 'revokeToken',
       summary: "Revoke a token of the company (the caller's own company token when none is given)",
       tags,
       auth: 'company-token',
@@ -208,6 +214,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'post',
       path: '/api/operator/get-token',
+      operationId: 'getOperatorToken',
       summary: 'Operator token valid until expiresAt (at most 24 hours ahead)',
       tags,
       auth: 'company-token',
@@ -236,6 +243,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'post',
       path: '/api/operator/validate-token',
+      operationId: 'validateOperatorToken',
       summary: 'Validate an operator token',
       tags,
       auth: 'company-token',
@@ -265,6 +273,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'get',
       path: '/api/operator',
+      operationId: 'getOperator',
       summary: 'The operator of the operator token',
       tags,
       auth: 'operator-token',
@@ -290,6 +299,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     {
       method: 'post',
       path: '/api/auth',
+      operationId: 'getClientToken',
       summary: 'Client-management token from login and password',
       tags: ['client management'],
       auth: 'none',

@@ -74,6 +74,7 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
     {
       method: 'put',
       path: '/chat_bot/bot_receiver/phone',
+      operationId: 'bindBotReceiverPhone',
       summary: 'Bind the messenger chat of a phone number (UpdateBotReceiverPhone)',
       description: 'Creates or replaces the binding of (botName, phoneNumber) to the chat id the bot has with that number.',
       tags: ['bots'],
@@ -89,6 +90,7 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
     {
       method: 'get',
       path: '/chat_bot/bot_receiver/phone',
+      operationId: 'getBotReceiverPhone',
       summary: 'The messenger chat bound to a phone number',
       tags: ['bots'],
       auth: 'basic-or-key',
@@ -112,6 +114,7 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
     {
       method: 'get',
       path: '/api/Costs/bots',
+      operationId: 'getBotCosts',
       summary: 'Counts and costs of bot messages by date, bot and country (ChatappBotStatisticDTO)',
       description:
         'Sent attempts on the messenger and chat-app bot channels of messages created in the period, one row per UTC day, bot ' +
@@ -155,6 +158,7 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
     {
       method: 'post',
       path: '/api/myCodeBot/sendChatMessage',
+      operationId: 'sendBotChatMessage',
       summary: 'Send a chat message through the account’s messenger bot (MyCodeBotChatappRequest)',
       description:
         'Needs the bot key in `X-Tg-Bot-Key` and a chat bound to the number (`PUT /chat_bot/bot_receiver/phone`). The message ' +

@@ -22,6 +22,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/routes',
+      operationId: 'listRoutes',
       summary: 'List routes (built-in ones first)',
       tags,
       auth: 'basic-or-key',
@@ -36,6 +37,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/routes/bindings',
+      operationId: 'listRouteBindings',
       summary: 'Route bindings (alphaName null: the account default)',
       tags,
       auth: 'basic-or-key',
@@ -49,6 +51,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/routes/:id',
+      operationId: 'getRoute',
       summary: 'Get a route (latest revision, or `?revision=N`: the one a message ran on)',
       tags,
       auth: 'basic-or-key',
@@ -69,6 +72,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/api/routes',
+      operationId: 'createRoute',
       summary: 'Create a route (revision 1; the server picks its id)',
       tags,
       auth: 'basic-or-key',
@@ -83,6 +87,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'put',
       path: '/api/routes/:id',
+      operationId: 'replaceRoute',
       summary: 'Replace a route; `revision` must be the latest one',
       description: 'Stores a new revision; messages already running keep the revision they started on.',
       tags,
@@ -103,6 +108,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'delete',
       path: '/api/routes/:id',
+      operationId: 'deleteRoute',
       summary: 'Delete a route and its bindings',
       tags,
       auth: 'basic-or-key',
@@ -119,6 +125,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     {
       method: 'put',
       path: '/api/routes/:id/binding',
+      operationId: 'bindRoute',
       summary: 'Bind a route to an alpha-name, or (alphaName null or absent) make it the account default',
       description:
         'Built-in routes cannot be bound (400), except `default`, which removes the binding (refused for an alpha-name while the account has a default route of its own).',

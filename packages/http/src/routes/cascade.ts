@@ -4,6 +4,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
+import { cascadeRequestExample, cascadeResponseExample } from '../openapi-examples.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import {
@@ -39,6 +40,7 @@ function optionsOf(c: Context<Env>, endpoint: CascadeEndpoint, waitForFirstStep:
 
 interface SendVariant {
   path: string;
+  operationId: string;
   summary: string;
   endpoint: CascadeEndpoint;
   sync: boolean;
@@ -49,40 +51,58 @@ const HEADERS_NOTE =
   'which enable the bot steps of the route (stored with the message until it ends; without them those steps are skipped).';
 
 const VARIANTS: SendVariant[] = [
-  { path: `${BASE}/send_message/async`, summary: 'Send cascade messages', endpoint: 'default', sync: false },
+  {
+    path: `${BASE}/send_message/async`,
+    operationId: 'sendCascadeMessages',
+    summary: 'Send cascade messages',
+    endpoint: 'default',
+    sync: false,
+  },
   {
     path: `${BASE}/send_message/messenger-chatapp/async`,
+    operationId: 'sendCascadeMessagesMessengerFirst',
     summary: 'Send cascade messages, messenger bot first',
     endpoint: 'messenger-first',
     sync: false,
   },
   {
     path: `${BASE}/send_message`,
+    operationId: 'sendCascadeMessagesSync',
     summary: 'Send cascade messages (legacy, answers once the first step is handed to its channel)',
     endpoint: 'default',
     sync: true,
   },
-  { path: `${BASE}/send_message_async`, summary: 'Send cascade messages (legacy)', endpoint: 'default', sync: false },
+  {
+    path: `${BASE}/send_message_async`,
+    operationId: 'sendCascadeMessagesLegacy',
+    summary: 'Send cascade messages (legacy)',
+    endpoint: 'default',
+    sync: false,
+  },
   {
     path: `${BASE}/send_message/gateway/messenger-chatapp/async`,
+    operationId: 'sendCascadeMessagesViaGateway',
     summary: 'Send cascade messages through the gateway, messenger bot first',
     endpoint: 'messenger-first',
     sync: false,
   },
   {
     path: `${BASE}/${REFERRAL}/send_message`,
+    operationId: 'sendReferralCascadeMessagesSync',
     summary: 'Send cascade messages for a referral (synchronous legacy)',
     endpoint: 'default',
     sync: true,
   },
   {
     path: `${BASE}/${REFERRAL}/send_message_async`,
+    operationId: 'sendReferralCascadeMessages',
     summary: 'Send cascade messages for a referral (legacy)',
     endpoint: 'default',
     sync: false,
   },
   {
     path: `${BASE}/${REFERRAL}/send_message/gateway/messenger-chatapp/async`,
+    operationId: 'sendReferralCascadeMessagesViaGateway',
     summary: 'Send cascade messages for a referral, messenger bot first',
     endpoint: 'messenger-first',
     sync: false,
@@ -97,6 +117,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
       {
         method: 'post',
         path: v.path,
+        operationId: v.operationId,
         summary: v.summary,
         description: `Either shape of interface 4.2 (array of cascade messages, or the overview object). Rejected whole with every bad path. ${HEADERS_NOTE}`,
         tags: ['cascade'],
@@ -104,8 +125,13 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
         rateLimit: 'messaging',
         ...(v.path.includes(':referralGuid') ? { params: { referralGuid: z.uuid() } } : {}),
         body: cascadeRequestSchema,
+        bodyExample: cascadeRequestExample,
         responses: {
-          200: { description: 'One messageId (GUID) and trackinId per message', schema: cascadeResponseSchema },
+          200: {
+            description: 'One messageId (GUID) and trackinId per message',
+            schema: cascadeResponseSchema,
+            example: cascadeResponseExample,
+          },
           402: { description: 'Balance does not cover the first steps' },
         },
       },
@@ -122,6 +148,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: `${BASE}/broadcast`,
+      operationId: 'broadcastCascade',
       summary: 'Send one cascade to many recipients',
       description: `BroadcastCreateDTO: the members of a cascade message once, plus recipients (numbers or { toPhone, id, variables }). ${HEADERS_NOTE}`,
       tags: ['cascade'],
@@ -144,6 +171,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: `${BASE}/status_guid/:guid`,
+      operationId: 'getCascadeStatusByGuid',
       summary: 'Status of a cascade message by its GUID',
       tags: ['cascade'],
       auth: 'basic-or-key',
@@ -161,6 +189,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: `${BASE}/status_id/:id`,
+      operationId: 'getCascadeStatusByTrackinId',
       summary: 'Status of a cascade message by its trackinId (the newest with this id)',
       tags: ['cascade'],
       auth: 'basic-or-key',

@@ -43,6 +43,7 @@ export function registerClassicRoutes(app: Hono<Env>): void {
       {
         method: 'post',
         path,
+        operationId: path.endsWith('/v1') ? 'sendSingleMessageV1' : 'sendSingleMessage',
         summary: `Send one message (GMSSendMessageReq)${path.endsWith('/v1') ? ', versioned path' : ''}`,
         description:
           'The body is one message of the messaging API (interface 2.1; `type` defaults to `sms`), sent through the same engine ' +
@@ -71,6 +72,7 @@ export function registerClassicRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/ip2sms',
+      operationId: 'sendIp2sms',
       summary: 'Send an SMS the classic gateway way: query or form parameters (SendMessageResponse)',
       description:
         'Parameters `from` (or `sender`), `to` (or `phone`; several comma-separated, one message each), `text` (or `message`), ' +
@@ -97,6 +99,7 @@ export function registerClassicRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/ip2sms/chatapp_mess',
+      operationId: 'sendChatappMessage',
       summary: 'Send one chat-app message (ChatappMessageDTO)',
       description:
         'One message of a `chatapp_*` type of the messaging API (default `chatapp_service`), with its `messageData`, through the ' +

@@ -68,6 +68,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
     {
       method: 'post',
       path: '/api/external-data/user-bonuses',
+      operationId: 'storePhoneDataBulk',
       summary: 'Store data per phone number, in bulk (array of UserBonusDataDto)',
       description:
         'Each item is `phoneNumber` plus any members (`bonus`, `level`, ...); they replace the number’s earlier data, all in one ' +
@@ -85,6 +86,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
     {
       method: 'post',
       path: '/api/external-data/user-bonuses/:phoneNumber',
+      operationId: 'storePhoneData',
       summary: 'Store the data of one phone number (any JSON object)',
       tags: ['client'],
       auth: 'basic-or-key',
@@ -107,6 +109,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
     {
       method: 'get',
       path: '/api/external-data/user-bonuses/:phoneNumber',
+      operationId: 'getPhoneData',
       summary: 'The data of one phone number',
       tags: ['client'],
       auth: 'basic-or-key',
@@ -124,6 +127,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
     {
       method: 'post',
       path: '/api/email/send',
+      operationId: 'sendEmail',
       summary: 'Send an e-mail through the configured SMTP server (SendEmailRequest)',
       description:
         'Records the e-mail, hands it to SMTP (`SPILLWAY_SMTP_URL`, sender `SPILLWAY_SMTP_FROM`) and answers its record: `sent` with ' +
@@ -145,6 +149,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
     {
       method: 'get',
       path: '/api/email/:id',
+      operationId: 'getEmail',
       summary: 'An e-mail record',
       tags: ['client'],
       auth: 'basic-or-key',

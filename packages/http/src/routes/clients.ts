@@ -54,6 +54,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/api/client/provision',
+      operationId: 'provisionClient',
       summary: 'Create a sub-client account',
       description:
         'Creates an account with its own login, password and API key (answered once), linked to the caller. `balance` moves ' +
@@ -90,6 +91,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
       {
         method: 'post',
         path,
+        operationId: path === '/organizations' ? 'createOrganization' : 'addClientOrganization',
         summary: 'Add an organization of the account',
         ...(path === '/api/client/organization'
           ? { description: 'The same record as `POST /organizations`, answered whole (OrganizationDataDTO).' }
@@ -112,6 +114,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/client/clients',
+      operationId: 'listClients',
       summary: 'The clients linked to the account: sub-clients and referred clients',
       tags: ['client'],
       auth: 'basic-or-key',
@@ -130,6 +133,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/api/client/:referralId',
+      operationId: 'registerReferredClient',
       summary: 'Register a client referred by the caller',
       description:
         'Creates an independent account (own wallet, no shared alpha-names) recorded as referred by the caller under ' +
@@ -156,6 +160,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/organizations',
+      operationId: 'listOrganizations',
       summary: 'The organizations of the account, one page, oldest first',
       description: 'The total count is in the `X-Total-Count` header.',
       tags: ['client'],

@@ -56,6 +56,7 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
     {
       method: 'post',
       path: '/gateway-callback',
+      operationId: 'receiveGatewayCallback',
       summary: 'Delivery receipts from an upstream gateway',
       description:
         'Signed with the server-wide gateway secret (`SPILLWAY_GATEWAY_SECRET`, `whsec_...`) the Standard Webhooks way: headers ' +

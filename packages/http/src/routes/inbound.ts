@@ -73,6 +73,7 @@ function registerSandboxRoutes(
     {
       method: 'post',
       path: '/sandbox/inbound',
+      operationId: 'injectInboundMessage',
       summary: 'Simulator: inject an incoming chat-app message',
       description:
         'Records what `phoneNumber` wrote to one of the account alpha-names (which opens a 24-hour chat-app session) and, when the ' +
@@ -94,6 +95,7 @@ function registerSandboxRoutes(
     {
       method: 'get',
       path: '/sandbox/inbound/:idUuid',
+      operationId: 'getInboundMessage',
       summary: 'Simulator: an incoming message and the state of its webhook delivery',
       tags: ['sandbox'],
       auth: 'basic-or-key',
@@ -116,6 +118,7 @@ function registerSecretRoute(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/AlphaName/callback/secret',
+      operationId: 'getCallbackSecret',
       summary: 'The secret that signs the incoming-message callbacks of the account',
       description:
         'Created on first use; verify callbacks with any Standard Webhooks library (`new Webhook(secret).verify(body, headers)`).',

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
+import { messageStatusExample, sendMessagesExample, sendMessagesResponseExample } from '../openapi-examples.ts';
 import { readJson } from '../read-json.ts';
 import {
   alphaNameCallbackRequestSchema,
@@ -60,14 +61,16 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/bat/messagelist',
+      operationId: 'sendMessages',
       summary: 'Send messages (one campaign; at most 5000 items)',
       description: 'Accepts the whole request or rejects it whole: a 400 lists every invalid item by path.',
       tags: ['messaging'],
       auth: 'basic-or-key',
       rateLimit: 'messaging',
       body: sendRequestSchema,
+      bodyExample: sendMessagesExample,
       responses: {
-        200: { description: 'The campaign and one record per message', schema: sendResponseSchema },
+        200: { description: 'The campaign and one record per message', schema: sendResponseSchema, example: sendMessagesResponseExample },
         402: { description: 'Balance too low' },
         409: { description: 'customerMessageId reused with other content' },
       },
@@ -83,12 +86,13 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/bat/message/:messageId',
+      operationId: 'getMessageStatus',
       summary: 'Status of a message',
       tags: ['messaging'],
       auth: 'basic-or-key',
       params: { messageId: z.int().positive() },
       responses: {
-        200: { description: 'The message status record', schema: messageStatusSchema },
+        200: { description: 'The message status record', schema: messageStatusSchema, example: messageStatusExample },
         404: { description: 'No such message on this account' },
       },
     },
@@ -100,6 +104,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'patch',
       path: '/bat/message/:messageId',
+      operationId: 'updateMessage',
       summary: 'Change or cancel a message while it is scheduled',
       tags: ['messaging'],
       auth: 'basic-or-key',
@@ -123,6 +128,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/bat/balance',
+      operationId: 'getBalance',
       summary: 'Balance of the account',
       tags: ['messaging'],
       auth: 'basic-or-key',
@@ -136,6 +142,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/AlphaName/wallet/info',
+      operationId: 'getWalletHistory',
       summary: 'Wallet history',
       tags: ['client'],
       auth: 'basic-or-key',
@@ -174,6 +181,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     {
       method: 'put',
       path: '/api/AlphaName/callback',
+      operationId: 'setAlphaNameCallback',
       summary: 'Set (or remove with url null) the callback URL of incoming chat-app messages of an alpha-name',
       tags: ['client'],
       auth: 'basic-or-key',

@@ -50,6 +50,7 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
     {
       method: 'get',
       path: '/api/routes/:id/stats',
+      operationId: 'getRouteStats',
       summary: 'Traffic of a route over a window: counts and rates per step and edge',
       description: `Reads the cascades that ran on the revision (at most ${MAX_STATS_CASCADES}, the newest first).`,
       tags: ['routes'],

@@ -46,6 +46,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     {
       method: 'post',
       path: '/api/AlphaName/sms/application',
+      operationId: 'applyForAlphaName',
       summary: 'Apply for an alpha-name (sender name)',
       description:
         'Creates a `pending` application (ExternalCreateAlphaNameApplicationDto). An operator approves it (the name is then ' +
@@ -70,6 +71,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     {
       method: 'get',
       path: '/api/AlphaName/sms/status',
+      operationId: 'getSenderApplications',
       summary: 'State of the alpha-name applications and SMS statistics per alpha-name',
       description:
         'Statistics of the SMS attempts of messages created in [dateFrom, dateTo): `sent` (handed to the SMS channel), ' +
@@ -111,6 +113,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     {
       method: 'get',
       path: '/api/clientsenders',
+      operationId: 'listSenders',
       summary: 'The senders of the account: alpha-names and bots with their state',
       tags: ['client'],
       auth: 'basic-or-key',
@@ -127,6 +130,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     {
       method: 'post',
       path: '/bots/application',
+      operationId: 'applyForBot',
       summary: 'Apply for a chat-app or messenger bot',
       description: 'Creates a `pending` application (NewExternalBotApplication), decided by an operator like alpha-name applications.',
       tags: ['client'],
@@ -150,6 +154,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     {
       method: 'get',
       path: '/admin/sender-applications',
+      operationId: 'listAllSenderApplications',
       summary: 'Operator: applications of every account',
       tags: ['admin'],
       auth: 'admin-key',
@@ -176,6 +181,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     {
       method: 'post',
       path: '/admin/sender-applications/:id/decision',
+      operationId: 'decideSenderApplication',
       summary: 'Operator: approve or reject a pending application',
       description: 'Approving an alpha-name application approves the name on its channels for the applicant. A rejection needs a reason.',
       tags: ['admin'],

@@ -1,9 +1,10 @@
 import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import { renderDocsPage } from '../docs-page.ts';
+import { DOCS_CSP, DOCS_SCRIPT_PATH, docsScript, renderDocsPage } from '../docs-page.ts';
 import type { Env } from '../env.ts';
 import { buildOpenApiDocument, defineRoute } from '../openapi.ts';
 import type { OpenApiInfo } from '../openapi.ts';
+import { z } from 'zod';
 import { healthSchema } from '../schemas.ts';
 
 /**
@@ -20,6 +21,7 @@ export function registerSystemRoutes(
     {
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
       summary: 'Liveness: 200 once the server accepts requests',
       tags: ['system'],
       auth: 'none',
@@ -35,36 +37,42 @@ export function registerSystemRoutes(
       {
         method: 'get',
         path: '/metrics',
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics (text exposition format)',
         tags: ['system'],
         auth: 'none',
-        responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+        responses: { 200: { description: 'Metrics', contentType: 'text/plain', schema: z.string() } },
       },
       async (c) => c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }),
     );
   }
   if (options.docs === false) return;
 
-  // Built on first request: every route, including those of extraRoutes, is registered by then.
-  let document: Record<string, unknown> | undefined;
+  // Built on first request (every route, including those of extraRoutes, is registered by then),
+  // once per prefix the app is reached under.
+  const documents = new Map<string, Record<string, unknown>>();
   defineRoute(
     app,
     {
       method: 'get',
       path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
       summary: 'This API as an OpenAPI 3.1 document',
       tags: ['system'],
       auth: 'none',
-      responses: { 200: { description: 'OpenAPI document' } },
+      responses: { 200: { description: 'OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
     },
-    (c) =>
-      c.json(
-        (document ??= {
-          ...buildOpenApiDocument(app, options.openApiInfo),
-          // Served under a prefix, the paths are relative to it.
-          ...(options.basePath ? { servers: [{ url: options.basePath }] } : {}),
-        }),
-      ),
+    (c) => {
+      // Under a Hono parent (`parent.route('/sms', app)`) the path still holds the prefix; under
+      // createSpillway's basePath the prefix was stripped before the app saw the request.
+      const basePath = (options.basePath ?? '') + c.req.path.slice(0, c.req.path.length - '/openapi.json'.length);
+      let document = documents.get(basePath);
+      if (!document) {
+        document = buildOpenApiDocument(app, options.openApiInfo, { basePath, clientTokens: c.var.tokens !== undefined });
+        documents.set(basePath, document);
+      }
+      return c.json(document);
+    },
   );
 
   defineRoute(
@@ -72,13 +80,38 @@ export function registerSystemRoutes(
     {
       method: 'get',
       path: '/docs',
-      summary: 'Browsable API reference',
+      operationId: 'getDocs',
+      summary: 'Browsable API reference: search, examples and a try-it client',
       tags: ['system'],
       auth: 'none',
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      responses: { 200: { description: 'HTML page', contentType: 'text/html', schema: z.string() } },
     },
     (c) =>
       // Relative, so that the page still works when the app is mounted under a prefix.
-      c.html(renderDocsPage('openapi.json')),
+      c.html(renderDocsPage('openapi.json'), 200, { 'Content-Security-Policy': DOCS_CSP }),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: DOCS_SCRIPT_PATH,
+      operationId: 'getDocsScript',
+      summary: 'The script of the API reference (Scalar, served from the package, no CDN)',
+      tags: ['system'],
+      auth: 'none',
+      responses: {
+        200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() },
+        304: { description: 'Not modified (If-None-Match)' },
+      },
+    },
+    async (c) => {
+      const { body, gzip, etag } = await docsScript();
+      const headers: Record<string, string> = { ETag: etag, 'Cache-Control': 'public, max-age=3600', Vary: 'Accept-Encoding' };
+      if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
+      headers['Content-Type'] = 'text/javascript; charset=utf-8';
+      if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(gzip, 200, { ...headers, 'Content-Encoding': 'gzip' });
+      return c.body(body, 200, headers);
+    },
   );
 }

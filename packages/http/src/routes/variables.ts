@@ -11,6 +11,7 @@ export function registerVariableRoutes(app: Hono<Env>): void {
     {
       method: 'post',
       path: '/api/items',
+      operationId: 'storeVariables',
       summary: 'Store variables for %name=<id>%, %url=<id>% and %short_url=<id>%',
       description:
         'Body: { items: [{ id, value }] } or the bare array. Storing an id again replaces its value; values are read when a step is sent.',
@@ -27,6 +28,7 @@ export function registerVariableRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/s/:code',
+      operationId: 'followShortLink',
       summary: 'Follow a short link (records the click on the message history)',
       tags: ['cascade'],
       // Recipients follow links from their phones: no credentials.

@@ -103,6 +103,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     {
       method: 'get',
       path: '/social',
+      operationId: 'verifySocialWebhook',
       summary: 'Webhook verification handshake of the social platform',
       description:
         'Answers `hub.challenge` as text when `hub.mode` is `subscribe` and `hub.verify_token` is the configured token; 403 otherwise.',
@@ -130,6 +131,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     {
       method: 'post',
       path: '/social',
+      operationId: 'receiveSocialWebhook',
       summary: 'Webhook events of the social platform',
       description:
         'Accepted only with `X-Hub-Signature-256: sha256=<HMAC-SHA256 of the raw body with the app secret>`. Text messages ' +
@@ -182,6 +184,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     {
       method: 'get',
       path: '/social/authorize',
+      operationId: 'authorizeSocial',
       summary: 'Start connecting a platform number to an alpha-name: the authorization link',
       description: 'Answers a single-use `state` (10 minutes) and, when an authorize URL is configured, the link to send the user to.',
       tags: ['social'],
@@ -272,6 +275,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       {
         method: 'get',
         path,
+        operationId: path === '/social/add-token' ? 'addSocialToken' : 'completeMarketplaceAuthorization',
         summary: 'OAuth redirect: exchange the code for a token and connect the number',
         description:
           'The platform redirects the user here with `code` and the `state` of `/social/authorize`. The code is exchanged at the ' +
@@ -295,6 +299,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     {
       method: 'post',
       path: '/social/deauthorize',
+      operationId: 'deauthorizeSocial',
       summary: 'Disconnect a platform number: the stored token is removed',
       tags: ['social'],
       auth: 'basic-or-key',
@@ -374,6 +379,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       {
         method,
         path: '/social-graph/:apiVersion/:path{.+}',
+        operationId: method === 'get' ? 'getSocialGraph' : 'postSocialGraph',
         summary: `Proxy a ${method.toUpperCase()} to the platform's graph API with the stored token`,
         description:
           'Forwards to `{SPILLWAY_SOCIAL_GRAPH_URL}/{apiVersion}/{path}` with the query (less `alphaName`, which picks the ' +
