@@ -1,6 +1,8 @@
 // The ceiling of `pnpm bench`: a bare node:http server that reads the request body (if any) and
 // answers a tiny JSON body. Started by bench/run.ts as its own process: `node bench/bare-node.mjs PORT`.
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
+import process from 'node:process';
 
 const body = JSON.stringify({ status: 'ok' });
 const server = createServer((req, res) => {
