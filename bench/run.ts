@@ -22,7 +22,8 @@
  * measuring costs far less CPU than the measured on a small machine (autocannon, in Node, would
  * take a core of its own to generate the same load). Nothing here is asserted; figures go to
  * BENCHMARKS.md. Environment: SPILLWAY_BENCH_SECONDS (wrk duration, default 5),
- * SPILLWAY_BENCH_E2E (default 200000), SPILLWAY_BENCH_BACKLOG (default 100000, 0 skips).
+ * SPILLWAY_BENCH_E2E (default 200000), SPILLWAY_BENCH_BACKLOG (default 100000, 0 skips),
+ * SPILLWAY_BENCH_SERVER_ROOT (another checkout whose server to measure, for before/after figures).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -35,6 +36,8 @@ import { createSqliteStorage } from '@spillway/sqlite';
 import { backlog } from './backlog.ts';
 
 const root = resolve(import.meta.dirname, '..');
+// The checkout whose server is measured (another worktree, for before/after figures); this one by default.
+const serverRoot = resolve(process.env['SPILLWAY_BENCH_SERVER_ROOT'] ?? root);
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-'));
 const SECONDS = Number(process.env['SPILLWAY_BENCH_SECONDS'] ?? 5);
 const E2E = Number(process.env['SPILLWAY_BENCH_E2E'] ?? 200_000);
@@ -86,8 +89,8 @@ interface Spillway {
 async function startSpillway(name: string): Promise<Spillway> {
   const port = await freePort();
   const db = join(dir, `${name}.db`);
-  const child = start(process.execPath, ['--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'], {
-    cwd: root,
+  const child = start(process.execPath, ['--import', 'tsx', join(serverRoot, 'apps/server/src/cli.ts'), 'serve'], {
+    cwd: serverRoot,
     env: {
       ...process.env,
       DATABASE_URL: '',
