@@ -339,6 +339,7 @@ function checked(name: string, result: WrkResult): WrkResult {
 }
 
 const date = new Date().toISOString();
+if (serverRoot !== root) console.log(`Server measured: the checkout at ${serverRoot}`);
 console.log(
   `Spillway benchmarks — Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${date}\n`,
 );
