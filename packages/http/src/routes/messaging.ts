@@ -99,7 +99,11 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
         404: { description: 'No such message on this account' },
       },
     },
-    async (c) => c.json(await c.get('engine').messages.status(c.get('account').id, messageIdOf(c.req.param('messageId')))),
+    async (c) => {
+      const account = c.get('account');
+      // The account's currency is on the context: no second read of the account.
+      return c.json(await c.get('engine').messages.status(account.id, messageIdOf(c.req.param('messageId')), account.currency));
+    },
   );
 
   defineRoute(
