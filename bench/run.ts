@@ -141,7 +141,7 @@ function ensure(binaries: string[], packages: string[]): boolean {
 const KANNEL = ['/usr/sbin/bearerbox', '/usr/sbin/smsbox', '/usr/lib/kannel/test/fakesmsc'] as const;
 
 /** Kannel from `bench/kannel/kannel.conf` on free ports: the sendsms URL with its credentials. */
-async function startKannel(): Promise<{ sendsms: string; stop(): Promise<void> }> {
+async function startKannel(): Promise<{ sendsms: string; pids: Array<number | undefined>; stop(): Promise<void> }> {
   const home = join(dir, 'kannel');
   mkdirSync(join(home, 'spool'), { recursive: true });
   const [admin, smsbox, fake, sendsms] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -166,6 +166,7 @@ async function startKannel(): Promise<{ sendsms: string; stop(): Promise<void> }
   });
   return {
     sendsms: `http://127.0.0.1:${sendsms}/cgi-bin/sendsms?username=bench&password=bench-kannel&from=Bench`,
+    pids: boxes.map((b) => b.pid),
     stop: async () => {
       for (const child of boxes.reverse()) await stop(child);
     },
@@ -187,20 +188,46 @@ interface WrkResult {
   rps: number;
   p99Ms: number;
   bad: number;
+  /** CPU time of the serving processes per request, µs. */
+  cpuPerRequestUs: number;
 }
 
-/** `wrk -t1 -c32` for SECONDS after a one-second warm-up; refuses figures with errors or non-2xx answers. */
-function wrk(url: string, script?: string, connections = 32): WrkResult {
+/** CPU time (user and system, all threads) the processes have used so far, µs; NaN where /proc is not readable. */
+function cpuMicros(pids: readonly (number | undefined)[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return NaN;
+    }
+  }
+  return ticks * (1_000_000 / CLOCK_TICKS);
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * `wrk -t1 -c32` for SECONDS after a one-second warm-up; counts errors and non-2xx answers, and the
+ * CPU time the serving processes (`pids`) spent per request: on a shared machine that moves far
+ * less than the rate does.
+ */
+function wrk(url: string, script: string | undefined, pids: readonly (number | undefined)[], connections = 32): WrkResult {
   const args = ['-t1', `-c${connections}`, '--latency', ...(script ? ['-s', script] : []), url];
   execFileSync('wrk', ['-t1', `-c${connections}`, '-d1s', ...(script ? ['-s', script] : []), url], { stdio: 'ignore' });
+  const cpuBefore = cpuMicros(pids);
   const out = execFileSync('wrk', [`-d${SECONDS}s`, ...args], { encoding: 'utf8' });
+  const cpu = cpuMicros(pids) - cpuBefore;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99Ms = p99 ? Number(p99[1]) * (p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1) : NaN;
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { rps, p99Ms, bad: non2xx + errors };
+  return { rps, p99Ms, bad: non2xx + errors, cpuPerRequestUs: requests > 0 ? cpu / requests : NaN };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,6 +363,7 @@ function row(what: string, spillway: string, peer: string, r: string, target: st
   rows.push({ what, spillway, peer, ratio: r, target });
   console.error(`  ${what}: ${spillway} | ${peer} | ${r}`);
 }
+const cpuText = (r: WrkResult) => (Number.isFinite(r.cpuPerRequestUs) ? `${Math.round(r.cpuPerRequestUs)} µs CPU/req` : 'CPU ?');
 function checked(name: string, result: WrkResult): WrkResult {
   if (result.bad > 0) notes.push(`${name}: ${result.bad} errors or non-2xx answers during the run (the figure is not valid)`);
   return result;
@@ -363,7 +391,7 @@ try {
   const first = (await post(spillway.base, JSON.stringify(request(1, 'status')))).messages[0]!.messageId;
 
   // Single sends: the three servers one after another, the same load.
-  const sends = checked('single sends', wrk(`${spillway.base}/bat/messagelist`, sendLua));
+  const sends = checked('single sends', wrk(`${spillway.base}/bat/messagelist`, sendLua, [spillway.child.pid]));
   const kannelSends = kannel
     ? checked(
         'Kannel sendsms',
@@ -372,40 +400,41 @@ try {
           luaScript('kannel', {
             path: `"${new URL(kannel.sendsms).pathname}${new URL(kannel.sendsms).search}&to=4915" .. string.format("%08d", 10000000 + n) .. "&text=Your+code+is+" .. n`,
           }),
+          kannel.pids,
         ),
       )
     : null;
-  const bareSends = checked('bare node POST', wrk(`${bare.base}/bat/messagelist`, sendLua));
+  const bareSends = checked('bare node POST', wrk(`${bare.base}/bat/messagelist`, sendLua, [bare.child.pid]));
   row(
     'single-message sends, `POST /bat/messagelist` (1 message, 32 connections)',
-    `${fmt(sends.rps)} req/s`,
-    kannelSends ? `Kannel \`sendsms\` ${fmt(kannelSends.rps)} req/s` : 'Kannel: not run',
+    `${fmt(sends.rps)} req/s, ${cpuText(sends)}`,
+    kannelSends ? `Kannel \`sendsms\` ${fmt(kannelSends.rps)} req/s, ${cpuText(kannelSends)}` : 'Kannel: not run',
     kannelSends ? ratio(sends.rps, kannelSends.rps) : '—',
     '≥ 1.5',
   );
   row(
     '  the same',
     `p99 ${sends.p99Ms.toFixed(1)} ms`,
-    `bare \`node:http\` ${fmt(bareSends.rps)} req/s`,
+    `bare \`node:http\` ${fmt(bareSends.rps)} req/s, ${cpuText(bareSends)}`,
     ratio(sends.rps, bareSends.rps),
     '≥ 0.5',
   );
 
   const statusLua = luaScript('status', { headers: { 'X-Authorization-Key': KEY } });
-  const status = checked('status reads', wrk(`${spillway.base}/bat/message/${first}`, statusLua));
-  const bareGet = checked('bare node GET', wrk(`${bare.base}/`));
+  const status = checked('status reads', wrk(`${spillway.base}/bat/message/${first}`, statusLua, [spillway.child.pid]));
+  const bareGet = checked('bare node GET', wrk(`${bare.base}/`, undefined, [bare.child.pid]));
   row(
     'status reads, `GET /bat/message/{id}` (32 connections)',
-    `${fmt(status.rps)} req/s`,
-    `bare \`node:http\` ${fmt(bareGet.rps)} req/s`,
+    `${fmt(status.rps)} req/s, ${cpuText(status)}`,
+    `bare \`node:http\` ${fmt(bareGet.rps)} req/s, ${cpuText(bareGet)}`,
     ratio(status.rps, bareGet.rps),
     '≥ 0.6',
   );
-  const health = checked('health', wrk(`${spillway.base}/health`));
+  const health = checked('health', wrk(`${spillway.base}/health`, undefined, [spillway.child.pid]));
   row(
     '`GET /health` (no authentication, no storage)',
-    `${fmt(health.rps)} req/s`,
-    `bare \`node:http\` ${fmt(bareGet.rps)} req/s`,
+    `${fmt(health.rps)} req/s, ${cpuText(health)}`,
+    `bare \`node:http\` ${fmt(bareGet.rps)} req/s, ${cpuText(bareGet)}`,
     ratio(health.rps, bareGet.rps),
     '',
   );
