@@ -312,7 +312,12 @@ async function endToEnd(total: number): Promise<number> {
           deliverystatus: string;
         }
       ).deliverystatus;
-    while ((await statusOf(last)) !== 'delivered') await new Promise((r) => setTimeout(r, 50));
+    const deadline = Date.now() + 600_000;
+    const wait = async () => {
+      if (Date.now() > deadline) throw new Error('not every message was delivered within 10 minutes');
+      await new Promise((r) => setTimeout(r, 50));
+    };
+    while ((await statusOf(last)) !== 'delivered') await wait();
     // The storage package's own better-sqlite3 (the root has none of its own).
     const Database = createRequire(join(root, 'packages/sqlite/package.json'))('better-sqlite3') as new (
       file: string,
@@ -321,7 +326,7 @@ async function endToEnd(total: number): Promise<number> {
     const db = new Database(server.db, { readonly: true });
     const count = db.prepare(`SELECT count(*) AS n FROM messages WHERE id BETWEEN ? AND ? AND status = 'delivered'`);
     try {
-      while ((count.get(first, last) as { n: number }).n < total) await new Promise((r) => setTimeout(r, 50));
+      while ((count.get(first, last) as { n: number }).n < total) await wait();
     } finally {
       db.close();
     }
@@ -382,7 +387,12 @@ try {
   console.error('starting the reference server, the bare node:http server and Kannel ...');
   const spillway = await startSpillway('http');
   const bare = await startBareNode();
-  const kannel = haveKannel ? await startKannel() : null;
+  const kannel = haveKannel
+    ? await startKannel().catch((error: Error) => {
+        notes.push(`Kannel did not start (${error.message}): no Kannel figure`);
+        return null;
+      })
+    : null;
   if (!kannel) notes.push('Kannel is not installed and could not be installed (apt-get install -y kannel kannel-extras): no Kannel figure');
 
   const sendBody = `'{"messages":[{"from":"Bench","to":"4915' .. string.format("%08d", 10000000 + n) .. '","text":"Your code is ' .. n .. '","type":"sms"}]}'`;
@@ -456,7 +466,10 @@ try {
   await stop(spillway.child);
 
   console.error(`end to end, ${E2E} messages ...`);
-  const e2e = await endToEnd(E2E);
+  const e2e = await endToEnd(E2E).catch((error: Error) => {
+    notes.push(`end to end failed: ${error.message}`);
+    return NaN;
+  });
   row(
     `end to end, ${fmt(E2E)} messages accepted → \`delivered\` (simulator, 0 latency)`,
     `${fmt(e2e)} msg/s`,
@@ -501,7 +514,7 @@ try {
 
   if (BACKLOG > 0) {
     console.error(`backlog of ${BACKLOG} ...`);
-    const lines = await backlog(BACKLOG);
+    const lines = await backlog(BACKLOG).catch((error: Error) => [`backlog failed: ${error.message}`]);
     const drained = Number(/\((\d+) messages\/s to delivered\)/.exec(lines[0] ?? '')?.[1] ?? NaN);
     const p99 = /p99 ([\d.]+) ms/.exec(lines[1] ?? '')?.[1];
     row(
