@@ -10,7 +10,8 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const root = resolve(import.meta.dirname, '..');
+// The checkout whose server is measured: this one, or SPILLWAY_BENCH_SERVER_ROOT (see run.ts).
+const root = resolve(process.env['SPILLWAY_BENCH_SERVER_ROOT'] ?? resolve(import.meta.dirname, '..'));
 const KEY = 'sk_bench_backlog_0123456789';
 const H = { 'X-Authorization-Key': KEY, 'Content-Type': 'application/json' };
 

@@ -1,25 +1,237 @@
 /**
- * Spillway benchmarks: `pnpm bench`. Prints bulk-ingest messages/s for 5000-message requests (in
- * the engine, and over HTTP on a real port) and end-to-end messages/s to `delivered` on the
- * simulator. With DATABASE_URL set, the engine ingest also runs on PostgreSQL (in a throwaway
- * schema). Then the responsiveness of the reference server (its own process) while a backlog of
- * 100,000 messages comes due (`bench/backlog.ts`). Figures go to BENCHMARKS.md; nothing here is
- * asserted.
+ * Spillway benchmarks: `pnpm bench`. Prints ONE table: each figure of Spillway, the peer or
+ * ceiling measured beside it in the same run on the same machine, and the ratio, with issue 13's
+ * target. Every Spillway figure is taken as users run it: the reference server (`spillway serve`,
+ * default role, so the workers run on their own thread), a durable SQLite file (WAL), the
+ * simulator at zero latency, rate limits raised, through its HTTP API on a real port.
+ *
+ * - single-message sends (`POST /bat/messagelist` with 1 message, `wrk -t1 -c32`) against
+ *   Kannel 1.4.5's `sendsms` (smsbox -> bearerbox with its spool -> fakesmsc; config in
+ *   `bench/kannel/kannel.conf`; installed from Debian's packages when missing) and against a bare
+ *   `node:http` server answering a tiny JSON body (`bench/bare-node.mjs`, started here);
+ * - status reads (`GET /bat/message/{id}`) and `GET /health` against that bare server;
+ * - bulk ingest of 5000-message requests (one after another, then two in flight) against the
+ *   floor: JSON.parse of the same bodies and a better-sqlite3 insert of their rows in one
+ *   transaction, in this process;
+ * - end to end: 200,000 messages accepted -> `delivered`, against the 50,000 messages/s target;
+ * - the engine's own figures of `bench/engine.ts` (1M scheduled messages' memory, PostgreSQL)
+ *   when that script exists (`SPILLWAY_BENCH_ENGINE=0` skips them);
+ * - the backlog figure of `bench/backlog.ts` (responsiveness while 100,000 messages drain).
+ *
+ * Load generator: wrk (Debian's package, installed when missing): C, one thread, so that the
+ * measuring costs far less CPU than the measured on a small machine (autocannon, in Node, would
+ * take a core of its own to generate the same load). Nothing here is asserted; figures go to
+ * BENCHMARKS.md. Environment: SPILLWAY_BENCH_SECONDS (wrk duration, default 5),
+ * SPILLWAY_BENCH_E2E (default 200000), SPILLWAY_BENCH_BACKLOG (default 100000, 0 skips),
+ * SPILLWAY_BENCH_SERVER_ROOT (another checkout whose server to measure, for before/after figures).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createEngine } from '@spillway/core';
-import { createSimulator } from '@spillway/channels';
-import { createNodeHasher } from '@spillway/http';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createServer as createNetServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { createSqliteStorage } from '@spillway/sqlite';
-import { createPostgresStorage } from '@spillway/postgres';
-import type { Storage } from '@spillway/core';
-import { createServer, readConfig } from '@spillway/server';
 import { backlog } from './backlog.ts';
 
-const BATCH = 5000;
+const root = resolve(import.meta.dirname, '..');
+// The checkout whose server is measured (another worktree, for before/after figures); this one by default.
+const serverRoot = resolve(process.env['SPILLWAY_BENCH_SERVER_ROOT'] ?? root);
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-'));
+const SECONDS = Number(process.env['SPILLWAY_BENCH_SECONDS'] ?? 5);
+const E2E = Number(process.env['SPILLWAY_BENCH_E2E'] ?? 200_000);
+const BACKLOG = Number(process.env['SPILLWAY_BENCH_BACKLOG'] ?? 100_000);
+const BATCH = 5000;
+const KEY = 'sk_bench_0123456789abcdef';
+const children: ChildProcess[] = [];
+// The TypeScript sources through tsx; the condition picks the packages' sources where their exports
+// map offers them (a CPU profile under load shows no cost of tsx past the start).
+const FROM_SOURCE = ['--conditions=@spillway/source', '--import', 'tsx'];
+
+// ---------------------------------------------------------------------------------------------
+// Processes: free ports, the reference server, the bare node:http ceiling, Kannel, wrk.
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function until(what: string, ok: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await ok().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not start within ${ms} ms`);
+}
+
+function start(bin: string, args: string[], options: Parameters<typeof spawn>[2] = {}): ChildProcess {
+  const child = spawn(bin, args, { stdio: 'ignore', ...options });
+  children.push(child);
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const exited = new Promise((r) => child.once('exit', r));
+  if ((await Promise.race([exited, new Promise((r) => setTimeout(() => r('late'), 10_000))])) === 'late') child.kill('SIGKILL');
+}
+
+interface Spillway {
+  base: string;
+  db: string;
+  child: ChildProcess;
+}
+
+/** `spillway serve` as `pnpm start` runs it, on a new SQLite file. */
+async function startSpillway(name: string): Promise<Spillway> {
+  const port = await freePort();
+  const db = join(dir, `${name}.db`);
+  const child = start(process.execPath, [...FROM_SOURCE, join(serverRoot, 'apps/server/src/cli.ts'), 'serve'], {
+    cwd: serverRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      SPILLWAY_DB: db,
+      PORT: String(port),
+      SPILLWAY_LOG_LEVEL: 'silent',
+      SPILLWAY_SIMULATOR_LATENCY_MS: '0',
+      SPILLWAY_RATE_MESSAGING: '1000000/1000000',
+      SPILLWAY_RATE_DATA: '1000000/1000000',
+      SPILLWAY_BOOTSTRAP_LOGIN: 'bench',
+      SPILLWAY_BOOTSTRAP_PASSWORD: 'bench-password',
+      SPILLWAY_BOOTSTRAP_API_KEY: KEY,
+      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
+      SPILLWAY_BOOTSTRAP_BALANCE: '100000000',
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await until('the reference server', async () => (await fetch(`${base}/health`)).ok);
+  return { base, db, child };
+}
+
+async function startBareNode(): Promise<{ base: string; child: ChildProcess }> {
+  const child = start(process.execPath, [join(root, 'bench/bare-node.mjs'), '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolvePort(Number(d.toString().trim())));
+    child.once('exit', () => reject(new Error('bench/bare-node.mjs exited')));
+  });
+  return { base: `http://127.0.0.1:${port}`, child };
+}
+
+/** Installs Debian packages when a binary is missing (root only); false when still missing. */
+function ensure(binaries: string[], packages: string[]): boolean {
+  if (binaries.every((b) => existsSync(b))) return true;
+  if (process.getuid?.() !== 0) return false;
+  console.error(`installing ${packages.join(', ')} from Debian's packages ...`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let res = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'ignore', env });
+  if (res.status !== 0) {
+    spawnSync('apt-get', ['update'], { stdio: 'ignore', env });
+    res = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'ignore', env });
+  }
+  return binaries.every((b) => existsSync(b));
+}
+
+const KANNEL = ['/usr/sbin/bearerbox', '/usr/sbin/smsbox', '/usr/lib/kannel/test/fakesmsc'] as const;
+
+/** Kannel from `bench/kannel/kannel.conf` on free ports: the sendsms URL with its credentials. */
+async function startKannel(): Promise<{ sendsms: string; pids: Array<number | undefined>; stop(): Promise<void> }> {
+  const home = join(dir, 'kannel');
+  mkdirSync(join(home, 'spool'), { recursive: true });
+  const [admin, smsbox, fake, sendsms] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const conf = readFileSync(join(root, 'bench/kannel/kannel.conf'), 'utf8')
+    .replaceAll('{ADMIN_PORT}', String(admin))
+    .replaceAll('{SMSBOX_PORT}', String(smsbox))
+    .replaceAll('{FAKE_PORT}', String(fake))
+    .replaceAll('{SENDSMS_PORT}', String(sendsms))
+    .replaceAll('{DIR}', home)
+    .replaceAll('{PASSWORD}', 'bench-kannel');
+  const file = join(home, 'kannel.conf');
+  writeFileSync(file, conf);
+  const status = async () => (await fetch(`http://127.0.0.1:${admin}/status.txt?password=bench`)).text();
+  const boxes = [start(KANNEL[0], [file])];
+  await until('bearerbox', async () => (await status()).includes('Kannel bearerbox'));
+  boxes.push(start(KANNEL[1], [file]));
+  // fakesmsc prints a line per message it takes: its output goes nowhere (-m 0: it sends no MO).
+  boxes.push(start(KANNEL[2], ['-H', '127.0.0.1', '-r', String(fake), '-i', '0.01', '-m', '0', '1 2 text unused']));
+  await until('smsbox and fakesmsc', async () => {
+    const s = await status();
+    return /fake\[fake\].*\(online/i.test(s) && /smsbox:\(none\)/i.test(s);
+  });
+  return {
+    sendsms: `http://127.0.0.1:${sendsms}/cgi-bin/sendsms?username=bench&password=bench-kannel&from=Bench`,
+    pids: boxes.map((b) => b.pid),
+    stop: async () => {
+      for (const child of boxes.reverse()) await stop(child);
+    },
+  };
+}
+
+/** The Lua of wrk's requests: `body` and `path` are Lua expressions over the request counter `n`. */
+function luaScript(name: string, options: { method?: string; headers?: Record<string, string>; path?: string; body?: string }): string {
+  const lines = [`wrk.method = "${options.method ?? 'GET'}"`];
+  for (const [k, v] of Object.entries(options.headers ?? {})) lines.push(`wrk.headers["${k}"] = "${v}"`);
+  lines.push('local n = 0', 'request = function()', '  n = n + 1');
+  lines.push(`  return wrk.format(nil, ${options.path ?? 'nil'}, nil, ${options.body ?? 'nil'})`, 'end');
+  const file = join(dir, `${name}.lua`);
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+interface WrkResult {
+  rps: number;
+  p99Ms: number;
+  bad: number;
+  /** CPU time of the serving processes per request, µs. */
+  cpuPerRequestUs: number;
+}
+
+/** CPU time (user and system, all threads) the processes have used so far, µs; NaN where /proc is not readable. */
+function cpuMicros(pids: readonly (number | undefined)[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return NaN;
+    }
+  }
+  return ticks * (1_000_000 / CLOCK_TICKS);
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * `wrk -t1 -c32` for SECONDS after a one-second warm-up; counts errors and non-2xx answers, and the
+ * CPU time the serving processes (`pids`) spent per request: on a shared machine that moves far
+ * less than the rate does.
+ */
+function wrk(url: string, script: string | undefined, pids: readonly (number | undefined)[], connections = 32): WrkResult {
+  const args = ['-t1', `-c${connections}`, '--latency', ...(script ? ['-s', script] : []), url];
+  execFileSync('wrk', ['-t1', `-c${connections}`, '-d1s', ...(script ? ['-s', script] : []), url], { stdio: 'ignore' });
+  const cpuBefore = cpuMicros(pids);
+  const out = execFileSync('wrk', [`-d${SECONDS}s`, ...args], { encoding: 'utf8' });
+  const cpu = cpuMicros(pids) - cpuBefore;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99Ms = p99 ? Number(p99[1]) * (p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1) : NaN;
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { rps, p99Ms, bad: non2xx + errors, cpuPerRequestUs: requests > 0 ? cpu / requests : NaN };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The measures.
 
 function request(batch: number, salt: string) {
   return {
@@ -32,112 +244,294 @@ function request(batch: number, salt: string) {
   };
 }
 
-function line(name: string, messages: number, ms: number, extra = ''): void {
-  const rate = Math.round((messages / ms) * 1000);
-  console.log(`${name.padEnd(44)} ${String(rate).padStart(9)} messages/s  (${messages} in ${ms.toFixed(0)} ms${extra})`);
+async function post(base: string, body: string): Promise<{ messages: Array<{ messageId: number }> }> {
+  const res = await fetch(`${base}/bat/messagelist`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-authorization-key': KEY },
+    body,
+  });
+  if (res.status !== 200) throw new Error(`POST /bat/messagelist answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { messages: Array<{ messageId: number }> };
 }
 
-async function engineIngest(storage: Storage, label: string): Promise<void> {
-  await storage.migrate();
-  const engine = createEngine({ storage, channels: [createSimulator({ latencyMs: 0 })], hasher: createNodeHasher() });
-  const account = await engine.accounts.create({ login: 'bench', password: 'bench-password', balance: 1_000_000 });
-  await engine.accounts.approveAlphaName(account.id, 'Bench');
-  const bodies = Array.from({ length: 12 }, (_, r) => request(BATCH, `r${r}`));
-  await engine.messages.send(account.id, bodies[0]); // warm-up
-  await engine.messages.send(account.id, bodies[1]);
-  const times: number[] = [];
-  for (const body of bodies.slice(2)) {
-    const t = performance.now();
-    await engine.messages.send(account.id, body);
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  const total = times.reduce((a, b) => a + b, 0);
-  line(`ingest, engine API (${label})`, BATCH * times.length, total, `; median request ${times[times.length >> 1]!.toFixed(1)} ms`);
-  await storage.close();
-}
-
-async function httpIngest(): Promise<void> {
-  const server = await createServer(
-    readConfig({
-      PORT: '0',
-      SPILLWAY_DB: join(dir, 'http.db'),
-      SPILLWAY_LOG_LEVEL: 'silent',
-      SPILLWAY_BOOTSTRAP_LOGIN: 'bench',
-      SPILLWAY_BOOTSTRAP_PASSWORD: 'bench-password',
-      SPILLWAY_BOOTSTRAP_API_KEY: 'sk_bench_0123456789abcdef',
-      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
-      SPILLWAY_BOOTSTRAP_BALANCE: '1000000',
-      SPILLWAY_SIMULATOR_LATENCY_MS: '0',
-      SPILLWAY_RATE_MESSAGING: '1000/1000',
+/** Bulk ingest: 2 warm-up requests, then 10 timed ones with `inFlight` at a time; messages/s. */
+async function bulk(base: string, inFlight: number, salt: string): Promise<number> {
+  const bodies = Array.from({ length: 12 }, (_, r) => JSON.stringify(request(BATCH, `${salt}${r}`)));
+  await post(base, bodies[0]!);
+  await post(base, bodies[1]!);
+  const queue = bodies.slice(2);
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let body = queue.shift(); body; body = queue.shift()) await post(base, body);
     }),
   );
-  const { url } = await server.listen();
-  await server.engine.stop(); // measure acceptance only
-  const bodies = Array.from({ length: 12 }, (_, r) => JSON.stringify(request(BATCH, `h${r}`)));
-  const post = async (body: string) => {
-    const res = await fetch(`${url}/bat/messagelist`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-authorization-key': 'sk_bench_0123456789abcdef' },
-      body,
-    });
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-    await res.arrayBuffer();
-  };
-  await post(bodies[0]!);
-  await post(bodies[1]!);
-  const t = performance.now();
-  for (const body of bodies.slice(2)) await post(body);
-  line('ingest, HTTP POST /bat/messagelist', BATCH * 10, performance.now() - t);
-  await server.close();
+  return (BATCH * 10 * 1000) / (performance.now() - t);
 }
 
-async function endToEnd(total: number): Promise<void> {
-  const storage = createSqliteStorage({ filename: join(dir, 'e2e.db') });
-  await storage.migrate();
-  const engine = createEngine({ storage, channels: [createSimulator({ latencyMs: 0 })], hasher: createNodeHasher(), batchSize: 1000 });
-  const account = await engine.accounts.create({ login: 'bench', password: 'bench-password', balance: 1_000_000 });
-  await engine.accounts.approveAlphaName(account.id, 'Bench');
-  const ids: number[] = [];
-  const t = performance.now();
-  engine.start();
-  for (let r = 0; r < total / BATCH; r++) {
-    const res = await engine.messages.send(account.id, request(BATCH, `e${r}`));
-    for (const m of res.messages) ids.push(m.messageId);
-  }
-  // Poll cheaply (one message) so that the measuring does not slow the measured, then check all.
-  for (;;) {
-    const last = await storage.getMessage(ids.at(-1)!);
-    if (last?.status === 'delivered') {
-      const all = await storage.getMessages(ids);
-      if (all.every((m) => m.status === 'delivered')) break;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  line('end to end, accepted → delivered (simulator)', total, performance.now() - t);
-  await engine.stop();
-  await storage.close();
-}
-
-console.log(`Spillway benchmarks — Node ${process.version}, ${new Date().toISOString()}\n`);
-await engineIngest(createSqliteStorage({ filename: join(dir, 'ingest.db') }), 'SQLite file, WAL');
-const databaseUrl = process.env['DATABASE_URL'];
-if (databaseUrl?.startsWith('postgres')) {
-  const schema = `spillway_bench_${Date.now().toString(36)}`;
-  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await engineIngest(
-    {
-      ...pg,
-      close: async () => {
-        await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await pg.close();
-      },
-    },
-    'PostgreSQL',
+/** The floor: JSON.parse of each body and one transaction inserting its rows (WAL, synchronous=NORMAL). */
+function floor(): number {
+  const storage = createSqliteStorage({ filename: join(dir, 'floor.db') });
+  const db = storage.db;
+  db.exec(
+    'CREATE TABLE rows (id INTEGER PRIMARY KEY, sender TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL, type TEXT NOT NULL)',
   );
+  const insert = db.prepare<[string, string, string, string]>('INSERT INTO rows (sender, recipient, text, type) VALUES (?, ?, ?, ?)');
+  type Item = { from: string; to: string; text: string; type: string };
+  const run = db.transaction((items: Item[]) => {
+    for (const m of items) insert.run(m.from, m.to, m.text, m.type);
+  });
+  const bodies = Array.from({ length: 12 }, (_, r) => JSON.stringify(request(BATCH, `f${r}`)));
+  for (const body of bodies.slice(0, 2)) run.immediate((JSON.parse(body) as { messages: Item[] }).messages);
+  const t = performance.now();
+  for (const body of bodies.slice(2)) run.immediate((JSON.parse(body) as { messages: Item[] }).messages);
+  const rate = (BATCH * 10 * 1000) / (performance.now() - t);
+  db.close();
+  return rate;
 }
-await httpIngest();
-await endToEnd(20_000);
-console.log('');
-for (const text of await backlog(Number(process.env['SPILLWAY_BENCH_BACKLOG'] ?? 100_000))) console.log(text);
-rmSync(dir, { recursive: true, force: true });
+
+/** End to end on a fresh server: `total` messages in 5000-message requests, timed until every one is `delivered`. */
+async function endToEnd(total: number): Promise<number> {
+  const server = await startSpillway('e2e');
+  try {
+    const bodies = Array.from({ length: Math.ceil(total / BATCH) }, (_, r) =>
+      JSON.stringify(request(Math.min(BATCH, total - r * BATCH), `e${r}`)),
+    );
+    let first = 0;
+    let last = 0;
+    const t = performance.now();
+    for (const body of bodies) {
+      const { messages } = await post(server.base, body);
+      first ||= messages[0]!.messageId;
+      last = messages.at(-1)!.messageId;
+    }
+    // Cheap polls of the last message over HTTP, then a count over a read-only handle of the file.
+    const statusOf = async (id: number) =>
+      (
+        (await (await fetch(`${server.base}/bat/message/${id}`, { headers: { 'x-authorization-key': KEY } })).json()) as {
+          deliverystatus: string;
+        }
+      ).deliverystatus;
+    const deadline = Date.now() + 600_000;
+    const wait = async () => {
+      if (Date.now() > deadline) throw new Error('not every message was delivered within 10 minutes');
+      await new Promise((r) => setTimeout(r, 50));
+    };
+    while ((await statusOf(last)) !== 'delivered') await wait();
+    // The storage package's own better-sqlite3 (the root has none of its own).
+    const Database = createRequire(join(root, 'packages/sqlite/package.json'))('better-sqlite3') as new (
+      file: string,
+      options: { readonly: boolean },
+    ) => { prepare(sql: string): { get(...args: unknown[]): unknown }; close(): void };
+    const db = new Database(server.db, { readonly: true });
+    const count = db.prepare(`SELECT count(*) AS n FROM messages WHERE id BETWEEN ? AND ? AND status = 'delivered'`);
+    try {
+      while ((count.get(first, last) as { n: number }).n < total) await wait();
+    } finally {
+      db.close();
+    }
+    return (total * 1000) / (performance.now() - t);
+  } finally {
+    await stop(server.child);
+  }
+}
+
+/** Runs `bench/engine.ts <what>` when speed work on the engine has added it; its output lines. */
+function engineScript(what: string, env: NodeJS.ProcessEnv = {}): string[] | null {
+  if (process.env['SPILLWAY_BENCH_ENGINE'] === '0' || !existsSync(join(root, 'bench/engine.ts'))) return null;
+  const res = spawnSync(process.execPath, [...FROM_SOURCE, join(root, 'bench/engine.ts'), what], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 600_000,
+  });
+  if (res.status !== 0)
+    return [`bench/engine.ts ${what} failed: ${(res.stderr || res.stdout || '').trim().split('\n').slice(-3).join(' / ')}`];
+  return res.stdout.split('\n').filter((l) => l.trim() && !l.startsWith('Spillway engine benchmarks'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+interface Row {
+  what: string;
+  spillway: string;
+  peer: string;
+  ratio: string;
+  target: string;
+}
+const rows: Row[] = [];
+const notes: string[] = [];
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}` : '—');
+function row(what: string, spillway: string, peer: string, r: string, target: string): void {
+  rows.push({ what, spillway, peer, ratio: r, target });
+  console.error(`  ${what}: ${spillway} | ${peer} | ${r}`);
+}
+const cpuText = (r: WrkResult) => (Number.isFinite(r.cpuPerRequestUs) ? `${Math.round(r.cpuPerRequestUs)} µs CPU/req` : 'CPU ?');
+function checked(name: string, result: WrkResult): WrkResult {
+  if (result.bad > 0) notes.push(`${name}: ${result.bad} errors or non-2xx answers during the run (the figure is not valid)`);
+  return result;
+}
+
+const date = new Date().toISOString();
+if (serverRoot !== root) console.log(`Server measured: the checkout at ${serverRoot}`);
+console.log(
+  `Spillway benchmarks — Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${date}\n`,
+);
+try {
+  const haveWrk = ensure(['/usr/bin/wrk'], ['wrk']);
+  if (!haveWrk) throw new Error('wrk is missing (apt-get install -y wrk)');
+  const haveKannel = ensure([...KANNEL], ['kannel', 'kannel-extras']);
+
+  console.error('starting the reference server, the bare node:http server and Kannel ...');
+  const spillway = await startSpillway('http');
+  const bare = await startBareNode();
+  const kannel = haveKannel
+    ? await startKannel().catch((error: Error) => {
+        notes.push(`Kannel did not start (${error.message}): no Kannel figure`);
+        return null;
+      })
+    : null;
+  if (!kannel) notes.push('Kannel is not installed and could not be installed (apt-get install -y kannel kannel-extras): no Kannel figure');
+
+  const sendBody = `'{"messages":[{"from":"Bench","to":"4915' .. string.format("%08d", 10000000 + n) .. '","text":"Your code is ' .. n .. '","type":"sms"}]}'`;
+  const json = { 'Content-Type': 'application/json', 'X-Authorization-Key': KEY };
+  const sendLua = luaScript('send', { method: 'POST', headers: json, body: sendBody });
+  const first = (await post(spillway.base, JSON.stringify(request(1, 'status')))).messages[0]!.messageId;
+
+  // Single sends: the three servers one after another, the same load.
+  const sends = checked('single sends', wrk(`${spillway.base}/bat/messagelist`, sendLua, [spillway.child.pid]));
+  const kannelSends = kannel
+    ? checked(
+        'Kannel sendsms',
+        wrk(
+          kannel.sendsms,
+          luaScript('kannel', {
+            path: `"${new URL(kannel.sendsms).pathname}${new URL(kannel.sendsms).search}&to=4915" .. string.format("%08d", 10000000 + n) .. "&text=Your+code+is+" .. n`,
+          }),
+          kannel.pids,
+        ),
+      )
+    : null;
+  const bareSends = checked('bare node POST', wrk(`${bare.base}/bat/messagelist`, sendLua, [bare.child.pid]));
+  row(
+    'single-message sends, `POST /bat/messagelist` (1 message, 32 connections)',
+    `${fmt(sends.rps)} req/s, ${cpuText(sends)}`,
+    kannelSends ? `Kannel \`sendsms\` ${fmt(kannelSends.rps)} req/s, ${cpuText(kannelSends)}` : 'Kannel: not run',
+    kannelSends ? ratio(sends.rps, kannelSends.rps) : '—',
+    '≥ 1.5',
+  );
+  row(
+    '  the same',
+    `p99 ${sends.p99Ms.toFixed(1)} ms`,
+    `bare \`node:http\` ${fmt(bareSends.rps)} req/s, ${cpuText(bareSends)}`,
+    ratio(sends.rps, bareSends.rps),
+    '≥ 0.5',
+  );
+
+  const statusLua = luaScript('status', { headers: { 'X-Authorization-Key': KEY } });
+  const status = checked('status reads', wrk(`${spillway.base}/bat/message/${first}`, statusLua, [spillway.child.pid]));
+  const bareGet = checked('bare node GET', wrk(`${bare.base}/`, undefined, [bare.child.pid]));
+  row(
+    'status reads, `GET /bat/message/{id}` (32 connections)',
+    `${fmt(status.rps)} req/s, ${cpuText(status)}`,
+    `bare \`node:http\` ${fmt(bareGet.rps)} req/s, ${cpuText(bareGet)}`,
+    ratio(status.rps, bareGet.rps),
+    '≥ 0.6',
+  );
+  const health = checked('health', wrk(`${spillway.base}/health`, undefined, [spillway.child.pid]));
+  row(
+    '`GET /health` (no authentication, no storage)',
+    `${fmt(health.rps)} req/s, ${cpuText(health)}`,
+    `bare \`node:http\` ${fmt(bareGet.rps)} req/s, ${cpuText(bareGet)}`,
+    ratio(health.rps, bareGet.rps),
+    '',
+  );
+  await stop(bare.child);
+  await kannel?.stop();
+
+  console.error('bulk ingest ...');
+  const floorRate = floor();
+  const one = await bulk(spillway.base, 1, 'b');
+  const two = await bulk(spillway.base, 2, 'c');
+  row(
+    'bulk ingest, 5000-message requests one after another',
+    `${fmt(one)} msg/s`,
+    `floor ${fmt(floorRate)} msg/s`,
+    ratio(one, floorRate),
+    '≥ 0.5 and ≥ 150,000 msg/s',
+  );
+  row('bulk ingest, 2 requests in flight', `${fmt(two)} msg/s`, `floor ${fmt(floorRate)} msg/s`, ratio(two, floorRate), '');
+  await stop(spillway.child);
+
+  console.error(`end to end, ${E2E} messages ...`);
+  const e2e = await endToEnd(E2E).catch((error: Error) => {
+    notes.push(`end to end failed: ${error.message}`);
+    return NaN;
+  });
+  row(
+    `end to end, ${fmt(E2E)} messages accepted → \`delivered\` (simulator, 0 latency)`,
+    `${fmt(e2e)} msg/s`,
+    'target 50,000 msg/s',
+    ratio(e2e, 50_000),
+    '≥ 1',
+  );
+
+  console.error('bench/engine.ts scheduled, pg (when present) ...');
+  const scheduled = engineScript('scheduled');
+  if (scheduled) {
+    const mib = Number(/resident memory\s+([\d.]+)\s*MiB/.exec(scheduled.join('\n'))?.[1] ?? NaN);
+    row(
+      '1,000,000 scheduled messages held (`bench/engine.ts scheduled`)',
+      Number.isFinite(mib) ? `${fmt(mib)} MiB resident` : 'see below',
+      'ceiling 1,024 MiB',
+      ratio(mib, 1024),
+      '≤ 1',
+    );
+    if (!Number.isFinite(mib)) notes.push(...scheduled);
+  }
+  const databaseUrl = process.env['DATABASE_URL'];
+  if (databaseUrl?.startsWith('postgres')) {
+    const pg = engineScript('pg');
+    if (pg) {
+      const text = pg.join('\n');
+      const ingest = Number(/PostgreSQL[^\n]*?([\d,]+)\s+messages\/s/.exec(text)?.[1]?.replaceAll(',', '') ?? NaN);
+      const scale = Number(/two processes \/ one\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+      if (Number.isFinite(ingest))
+        row(
+          'PostgreSQL ingest, engine API (`bench/engine.ts pg`)',
+          `${fmt(ingest)} msg/s`,
+          'target 60,000 msg/s',
+          ratio(ingest, 60_000),
+          '≥ 1',
+        );
+      if (Number.isFinite(scale))
+        row('PostgreSQL, two engine processes on one database / one', `${scale.toFixed(2)}×`, 'target 1.6×', ratio(scale, 1.6), '≥ 1');
+      notes.push(...pg.map((l) => `bench/engine.ts pg: ${l.trim()}`));
+    }
+  } else notes.push('DATABASE_URL not set: no PostgreSQL figures');
+
+  if (BACKLOG > 0) {
+    console.error(`backlog of ${BACKLOG} ...`);
+    const lines = await backlog(BACKLOG).catch((error: Error) => [`backlog failed: ${error.message}`]);
+    const drained = Number(/\((\d+) messages\/s to delivered\)/.exec(lines[0] ?? '')?.[1] ?? NaN);
+    const p99 = /p99 ([\d.]+) ms/.exec(lines[1] ?? '')?.[1];
+    row(
+      `backlog of ${fmt(BACKLOG)} due at once: drained, through the server`,
+      `${fmt(drained)} msg/s`,
+      `\`/health\` p99 ${p99 ?? '?'} ms meanwhile`,
+      '',
+      '',
+    );
+    notes.push(...lines);
+  }
+} finally {
+  for (const child of children) await stop(child);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+console.log('| what | Spillway | peer or ceiling, same run | ratio | target |');
+console.log('|---|---:|---:|---:|---|');
+for (const r of rows) console.log(`| ${r.what} | ${r.spillway} | ${r.peer} | ${r.ratio} | ${r.target} |`);
+if (notes.length) console.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`);

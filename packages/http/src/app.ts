@@ -1,6 +1,7 @@
 import { createRateLimiter } from '@spillway/core';
 import type { EmailTransport, Engine, RateLimit } from '@spillway/core';
 import { Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Registry } from 'prom-client';
@@ -159,14 +160,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   });
   if (metrics) app.use(metrics.middleware);
   app.use(methodNotAllowed<Env>({ app, onMethodNotAllowed: methodNotAllowedResponse }));
-  app.use(
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: () => {
-        throw new SpillwayError('payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`);
-      },
-    }),
-  );
+  app.use(limitBody(maxBodyBytes));
 
   registerSystemRoutes(app, {
     ...(metrics && options.metricsEndpoint !== false ? { registry: metrics.registry } : {}),
@@ -193,6 +187,32 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   app.notFound(notFoundHandler);
   app.onError(createErrorHandler(logger));
   return app;
+}
+
+/**
+ * The body size limit, 413 `payload_too_large` past `maxBytes`. A body with a Content-Length (and
+ * no Transfer-Encoding) is judged on it before anything is read: Node's parser never lets a body
+ * run past its Content-Length, and the routes read it once, straight from the socket. Only a
+ * streamed (chunked) body is counted while it is read, by Hono's `bodyLimit`. (That one reads
+ * `c.req.raw.body`, which makes `@hono/node-server` build a whole web Request with its abort
+ * signal and streams: too dear for every request, as it was.) GET and HEAD bodies are never read.
+ */
+function limitBody(maxBytes: number): MiddlewareHandler<Env> {
+  const streamed = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new SpillwayError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
+    },
+  });
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    const headers = c.req.raw.headers;
+    const length = headers.get('content-length');
+    if (length === null || !/^\d+$/.test(length) || headers.has('transfer-encoding')) return streamed(c, next);
+    if (Number(length) > maxBytes) throw new SpillwayError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
+    return next();
+  };
 }
 
 /** The peer address of the socket where `@hono/node-server` passes the Node request as `env.incoming`. */

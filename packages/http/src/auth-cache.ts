@@ -1,5 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { createHash } from 'node:crypto';
 import type { Account, Clock } from '@spillway/core';
 
 /**
@@ -88,10 +87,11 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
 }
 
 /**
- * SHA-256 hex of a string, computed synchronously in JavaScript (`@noble/hashes`). Web Crypto's
- * `digest` runs on libuv's thread pool in Node, where it would queue behind password hashing: an
- * API-key request must never wait for a scrypt.
+ * SHA-256 hex of a string, computed synchronously with Node's `createHash` (about 1.5 µs for a
+ * key). Web Crypto's `digest` runs on libuv's thread pool in Node, where it would queue behind
+ * password hashing (an API-key request must never wait for a scrypt), and a hash in JavaScript
+ * costs several times as much CPU on every authenticated request.
  */
 export function digestHex(value: string): string {
-  return bytesToHex(sha256(utf8ToBytes(value)));
+  return createHash('sha256').update(value, 'utf8').digest('hex');
 }

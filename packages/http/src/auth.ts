@@ -54,7 +54,7 @@ export function readCredentials(headers: Headers): Credentials | null {
  */
 export async function checkPassword(c: Context<Env>, engine: Engine, login: string, password: string): Promise<Account | null> {
   // Every login may be tried at the data rate at most, right or wrong: each try costs a scrypt.
-  const limiter = c.var.rateLimiter;
+  const limiter = c.get('rateLimiter');
   if (limiter) {
     const decision = limiter.take(`login:${login}`, limiter.limitFor('data'));
     if (!decision.allowed) {
@@ -63,8 +63,8 @@ export async function checkPassword(c: Context<Env>, engine: Engine, login: stri
       throw new SpillwayError('rate_limited', `Too many login attempts for this login; retry in ${seconds} s`);
     }
   }
-  const guard = c.var.loginGuard;
-  const admission = guard ? guard.admit(login, c.var.clientAddress) : undefined;
+  const guard = c.get('loginGuard');
+  const admission = guard ? guard.admit(login, c.get('clientAddress')) : undefined;
   if (admission && !admission.ok) {
     c.header('Retry-After', String(admission.retryAfterSeconds));
     throw new SpillwayError('rate_limited', `Too many failed logins; retry in ${admission.retryAfterSeconds} s`);
@@ -121,7 +121,7 @@ export function authenticate(): MiddlewareHandler<Env> {
       challenge(c);
       throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
     }
-    const cache = c.var.authCache;
+    const cache = c.get('authCache');
     const cacheKey = digestHex(
       credentials.kind === 'key'
         ? `k\0${credentials.key}`

@@ -15,6 +15,8 @@ export interface HttpLogger {
  * The Hono environment of every Spillway route. The app sets `engine`, `rateLimiter`,
  * `authCache` and `logger` on each request, so route modules mounted through `extraRoutes`
  * need no closure over the options; `account` is set by the `authenticate` middleware.
+ * On hot paths read them with `c.get('name')`: Hono's `c.var` copies every variable into a new
+ * object on each access.
  */
 export interface Env {
   Variables: {

@@ -55,15 +55,28 @@ export function createHttpMetrics(registry: Registry = new Registry(), options: 
       }),
   );
 
+  // The children of each label set, kept: prom-client hashes a labels object on every inc and
+  // observe otherwise. Bounded like the labels themselves (methods x route patterns x statuses).
+  const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  const childOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${route} ${status}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method, route, status: String(status) };
+      children.set(key, (child = { count: requests.labels(labels), time: duration.labels(labels) }));
+    }
+    return child;
+  };
+
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     // Wall time, not the engine clock: a fake clock would make every duration zero.
     const started = performance.now();
     try {
       await next();
     } finally {
-      const labels = { method: c.req.method, route: c.get('routeId') ?? 'unmatched', status: String(c.res.status) };
-      requests.inc(labels);
-      duration.observe(labels, (performance.now() - started) / 1000);
+      const child = childOf(c.req.method, c.get('routeId') ?? 'unmatched', c.res.status);
+      child.count.inc();
+      child.time.observe((performance.now() - started) / 1000);
     }
   };
   return { registry, middleware };

@@ -76,6 +76,42 @@ describe('serve', () => {
     }
   });
 
+  it('counts a chunked body (no Content-Length) while reading it: 413 past the limit, accepted under it', async () => {
+    const engine = createFakeEngine();
+    const server = await serve({ fetch: createFetchHandler({ engine, defaultMetrics: false, maxBodyBytes: 200 }), port: 0 });
+    const post = (chunks: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            method: 'POST',
+            path: '/bat/messagelist',
+            headers: { 'X-Authorization-Key': FAKE_KEY, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    try {
+      const big = await post(['{"messages":[],"pad":"', 'x'.repeat(150), 'x'.repeat(150), '"}']);
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.body)).toMatchObject({ error: 'payload_too_large', status: 413 });
+      expect(engine.calls.sends).toHaveLength(0);
+      const small = await post(['{"messages":[],', '"pad":"xx"}']);
+      expect(small.status).toBe(200);
+      expect(engine.calls.sends).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers headers over 16 KiB with a JSON 431, and a malformed request with a JSON 400', async () => {
     const server = await serve({ fetch: createFetchHandler({ engine: createFakeEngine(), defaultMetrics: false }), port: 0 });
     try {

@@ -12,8 +12,8 @@ import type { Env } from './env.ts';
  */
 export function rateLimit<E extends Env = Env>(category: RateCategory): MiddlewareHandler<E> {
   return async (c, next) => {
-    const account = c.var.account;
-    const limiter = c.var.rateLimiter;
+    const account = c.get('account');
+    const limiter = c.get('rateLimiter');
     // Route modules mounted outside createHttpApp (unit tests, custom apps) have no limiter.
     if (!limiter) return next();
     const limit = limiter.limitFor(category, account.rateLimits);

@@ -93,7 +93,11 @@ export interface AccountService {
 export interface MessagingService {
   /** Validates and accepts a whole send request, or rejects it whole. */
   send(accountId: number, body: unknown): Promise<SendResponse>;
-  status(accountId: number, messageId: number): Promise<MessageStatusRecord>;
+  /**
+   * The status record of a message of the account. `currency` is the account's (it never changes
+   * after creation): a caller that holds the account, as the HTTP layer does, spares a read of it.
+   */
+  status(accountId: number, messageId: number, currency?: string): Promise<MessageStatusRecord>;
   /** Changes or cancels a message while it is `scheduled`; 409 after. */
   update(accountId: number, messageId: number, body: unknown): Promise<MessageStatusRecord>;
 }

@@ -152,9 +152,9 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       return response;
     },
 
-    async status(accountId, messageId) {
+    async status(accountId, messageId, currency) {
       const message = await load(accountId, messageId);
-      return buildStatusRecord(message, await storage.history(message.id), await currencyOf(accountId));
+      return buildStatusRecord(message, await storage.history(message.id), currency ?? (await currencyOf(accountId)));
     },
 
     async update(accountId, messageId, body) {

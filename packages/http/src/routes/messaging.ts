@@ -19,12 +19,19 @@ import { parseOrThrow } from '../validate.ts';
 import { UrlRefusedError, checkCallbackUrl } from '../webhooks/guarded-post.ts';
 import { clientStorageOf } from './client-services.ts';
 
-const messageIdParam = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer');
+const MESSAGE_ID = /^[1-9][0-9]{0,15}$/;
+// Built once: zod schemas cost tens of microseconds to build, on every status read they would show.
+const messageIdParam = z.string().regex(MESSAGE_ID, 'must be a positive integer');
+const safeMessageId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** The path's message id; zod reports the bad ones (the common good one is checked without it). */
 function messageIdOf(raw: string | undefined): number {
+  if (raw !== undefined && MESSAGE_ID.test(raw)) {
+    const id = Number(raw);
+    if (Number.isSafeInteger(id)) return id;
+  }
   const text = parseOrThrow(messageIdParam, raw, 'messageId', 'messageId');
-  const id = Number(text);
-  return parseOrThrow(z.number().int().positive().max(Number.MAX_SAFE_INTEGER), id, 'messageId', 'messageId');
+  return parseOrThrow(safeMessageId, Number(text), 'messageId', 'messageId');
 }
 
 const TRANSACTION_TYPES = ['topup', 'charge', 'refund', 'adjustment'] as const;
@@ -77,7 +84,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const body = await readJson(c);
-      return c.json(await c.var.engine.messages.send(c.var.account.id, body));
+      return c.json(await c.get('engine').messages.send(c.get('account').id, body));
     },
   );
 
@@ -96,7 +103,11 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
         404: { description: 'No such message on this account' },
       },
     },
-    async (c) => c.json(await c.var.engine.messages.status(c.var.account.id, messageIdOf(c.req.param('messageId')))),
+    async (c) => {
+      const account = c.get('account');
+      // The account's currency is on the context: no second read of the account.
+      return c.json(await c.get('engine').messages.status(account.id, messageIdOf(c.req.param('messageId')), account.currency));
+    },
   );
 
   defineRoute(
@@ -119,7 +130,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     async (c) => {
       const id = messageIdOf(c.req.param('messageId'));
       const body = await readJson(c);
-      return c.json(await c.var.engine.messages.update(c.var.account.id, id, body));
+      return c.json(await c.get('engine').messages.update(c.get('account').id, id, body));
     },
   );
 
@@ -134,7 +145,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       auth: 'basic-or-key',
       responses: { 200: { description: 'Balance in currency units', schema: balanceSchema } },
     },
-    async (c) => c.json(await c.var.engine.accounts.balance(c.var.account.id)),
+    async (c) => c.json(await c.get('engine').accounts.balance(c.get('account').id)),
   );
 
   defineRoute(
@@ -167,11 +178,11 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
         },
         'query',
       );
-      const account = c.var.account;
+      const account = c.get('account');
       const page = { ...(query.TransactionTypes ? { kinds: query.TransactionTypes } : {}), page: query.Page, pageSize: query.PageSize };
       const { items, total } = query.ExternalAlphaName
-        ? await clientStorageOf(c.var.engine).listWalletTransactionsOfAlphaName(account.id, query.ExternalAlphaName, page)
-        : await c.var.engine.accounts.walletHistory(account.id, page);
+        ? await clientStorageOf(c.get('engine')).listWalletTransactionsOfAlphaName(account.id, query.ExternalAlphaName, page)
+        : await c.get('engine').accounts.walletHistory(account.id, page);
       return c.json({ items: items.map((t) => walletItem(t, account.currency)), total, page: query.Page, pageSize: query.PageSize });
     },
   );
@@ -196,13 +207,13 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       const body = parseOrThrow(alphaNameCallbackRequestSchema, await readJson(c), 'request body');
       if (body.url !== null) {
         try {
-          await checkCallbackUrl(body.url, c.var.callbackUrlPolicy ?? {});
+          await checkCallbackUrl(body.url, c.get('callbackUrlPolicy') ?? {});
         } catch (error) {
           if (!(error instanceof UrlRefusedError)) throw error;
           throw new SpillwayError('validation_failed', `url: ${error.message}`, [{ path: 'url', message: error.message }]);
         }
       }
-      const alpha = await c.var.engine.accounts.setAlphaNameCallback(c.var.account.id, body.alphaName, body.url);
+      const alpha = await c.get('engine').accounts.setAlphaNameCallback(c.get('account').id, body.alphaName, body.url);
       return c.json({ alphaName: alpha.name, channels: alpha.channels, callbackUrl: alpha.callbackUrl });
     },
   );
