@@ -4,6 +4,7 @@ import type { NewMessage, StoredMessage } from '@spillway/core';
 import {
   runCascadeStorageContract,
   runClientStorageContract,
+  runReachabilityStorageContract,
   runChatHubStorageContract,
   runInboundStorageContract,
   runStorageContract,
@@ -39,6 +40,7 @@ describe.skipIf(!url)('postgres storage', () => {
   runCascadeStorageContract({ create, dispose });
   runInboundStorageContract({ create, dispose });
   runClientStorageContract({ create, dispose });
+  runReachabilityStorageContract({ create, dispose });
 
   const message = (dueAt: number): NewMessage => ({
     kind: 'message',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runClientStorageContract, runStorageContract } from '@spillway/core/testing';
+import { runClientStorageContract, runReachabilityStorageContract, runStorageContract } from '@spillway/core/testing';
 import { createSqliteStorage } from './sqlite-storage.ts';
 
 runStorageContract({
@@ -54,6 +54,15 @@ describe('sqlite storage on a file', () => {
 });
 
 runClientStorageContract({
+  create: async () => {
+    const storage = createSqliteStorage();
+    await storage.migrate();
+    return storage;
+  },
+  dispose: (storage) => storage.close(),
+});
+
+runReachabilityStorageContract({
   create: async () => {
     const storage = createSqliteStorage();
     await storage.migrate();

@@ -12,6 +12,7 @@ import { createCascadeService } from './cascade-service.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
 import { createWorker } from './worker.ts';
+import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -46,6 +47,7 @@ export function createEngine(options: EngineOptions): Engine {
     message: messageKindHandler(),
     cascade: cascades.handler,
   };
+  const reachability = createReachabilityMemory({ storage, clock, ttlSeconds: options.reachabilityTtlSeconds, onError });
   const worker = createWorker({
     storage,
     clock,
@@ -53,6 +55,7 @@ export function createEngine(options: EngineOptions): Engine {
     advancer,
     kinds,
     defaultTtlSeconds,
+    ...(reachability.service.enabled ? { unreachable: reachability.unreachable, onApplied: reachability.observe } : {}),
     onCommit: (commit) => {
       cascades.poke();
       options.onCommit?.(commit);
@@ -97,6 +100,7 @@ export function createEngine(options: EngineOptions): Engine {
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
     messages: createMessagingService({ storage, clock, rateCard, advancer, notify }),
     cascades: cascades.service,
+    reachability: reachability.service,
     start: () => {
       if (runsWorker) worker.start();
     },

@@ -8,6 +8,7 @@ import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../type
 import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { CascadeService } from './cascade-types.ts';
+import type { ReachabilityService } from '../reachability/reachability-memory.ts';
 
 export interface EngineOptions {
   storage: Storage;
@@ -47,6 +48,13 @@ export interface EngineOptions {
   onCommit?: (commit: Commit) => void;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
   onError?: (error: unknown) => void;
+  /**
+   * How long the reachability memory remembers that a number is not on a channel (a driver's
+   * definitive `not_on_channel` answer), seconds; steps it covers are skipped meanwhile. 0 turns
+   * it off. `SPILLWAY_REACHABILITY_TTL` in the reference server.
+   * @default 604800 (7 days)
+   */
+  reachabilityTtlSeconds?: number;
   /** Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). @default 'http://127.0.0.1:8080' */
   publicBaseUrl?: string | (() => string);
 }
@@ -106,6 +114,8 @@ export interface Engine {
   readonly messages: MessagingService;
   /** The cascade API, routes, variables and short links. */
   readonly cascades: CascadeService;
+  /** The reachability memory: which channels a number was recently found not to be on. */
+  readonly reachability: ReachabilityService;
   /** Starts the workers (idempotent). */
   start(): void;
   /**

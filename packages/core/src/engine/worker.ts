@@ -43,6 +43,10 @@ export interface WorkerDeps {
   onCommit?: (commit: Commit) => void;
   /** Incoming messages reported by drivers. */
   onInbound?: (message: InboundReport) => Promise<void>;
+  /** The steps among a round's sends that cannot succeed (the reachability memory), with the reason. */
+  unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
+  /** Called after each commit with the events applied to each message (the reachability memory learns from them). */
+  onApplied?: (applied: Array<{ message: StoredMessage; events: PendingEvent[] }>) => Promise<void>;
 }
 
 /** A send handed to a driver whose result has not come back. */
@@ -365,6 +369,7 @@ export function createWorker(deps: WorkerDeps) {
       else for (const e of list) e.ack?.();
     }
     queue.unshift(...held);
+    if (deps.onApplied) await deps.onApplied([...applied].filter(([id]) => !lost.has(id)).map(([id, events]) => ({ message: stepped.get(id)!, events })));
     if (lost.size === 0) deps.onCommit?.(commit);
     else deps.onCommit?.({ ...commit, updates: commit.updates.filter((u) => !lost.has(u.id)) });
     return claimed.length + events.length;
