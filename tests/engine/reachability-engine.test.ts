@@ -43,7 +43,9 @@ describe('reachability memory', () => {
     const second = await run();
     expect(second.status).toBe('delivered');
     expect(second.steps.map((s) => s.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'delivered']);
-    expect(second.steps[0]?.error).toMatch(/^not reachable on messenger \(remembered until 2026-11-29T12:00:00.000Z\): the recipient is not on this channel \(simulator\)$/);
+    expect(second.steps[0]?.error).toMatch(
+      /^not reachable on messenger \(remembered until 2026-11-29T12:00:00.000Z\): the recipient is not on this channel \(simulator\)$/,
+    );
     expect(second.history.map((h) => `${h.status}:${h.channel}`)).toEqual([
       'Skipped:messenger',
       'Skipped:chatapp_bot',
@@ -76,7 +78,10 @@ describe('reachability memory', () => {
     const { messageId } = await sendOne([cascade(NOT_ON_CHAT)], bots);
     for (let i = 0; i < 6; i++) await f.advance(200);
     expect((await statusOf(messageId)).status).toBe('delivered');
-    expect(await f.engine.reachability.clear(f.account.id, `+${NOT_ON_CHAT}`, 'messenger')).toEqual({ phoneNumber: NOT_ON_CHAT, cleared: 1 });
+    expect(await f.engine.reachability.clear(f.account.id, `+${NOT_ON_CHAT}`, 'messenger')).toEqual({
+      phoneNumber: NOT_ON_CHAT,
+      cleared: 1,
+    });
     const again = await sendOne([cascade(NOT_ON_CHAT)], bots);
     for (let i = 0; i < 6; i++) await f.advance(200);
     expect((await statusOf(again.messageId)).steps.map((s) => s.status)).toEqual([
@@ -113,10 +118,20 @@ describe('reachability memory', () => {
       return f.engine.messages.status(f.account.id, id);
     };
     const first = await send();
-    expect(first.extendedStatuses.map((s) => `${s.status}:${s.channel}`)).toEqual(['Failed:rcs', 'Failed:chatapp', 'Sent:sms', 'Delivered:sms']);
+    expect(first.extendedStatuses.map((s) => `${s.status}:${s.channel}`)).toEqual([
+      'Failed:rcs',
+      'Failed:chatapp',
+      'Sent:sms',
+      'Delivered:sms',
+    ]);
     const second = await send();
     expect(second.deliverystatus).toBe('delivered');
-    expect(second.extendedStatuses.map((s) => `${s.status}:${s.channel}`)).toEqual(['Failed:rcs', 'Skipped:chatapp', 'Sent:sms', 'Delivered:sms']);
+    expect(second.extendedStatuses.map((s) => `${s.status}:${s.channel}`)).toEqual([
+      'Failed:rcs',
+      'Skipped:chatapp',
+      'Sent:sms',
+      'Delivered:sms',
+    ]);
     expect(second.fallbacks?.[0]).toMatchObject({ deliverystatus: 'undeliverable', cost: 0 });
   });
 

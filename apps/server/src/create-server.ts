@@ -97,6 +97,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     ...(threaded ? { onWork: () => thread?.postMessage('wake') } : {}),
     ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
     onError: (error) => logger.error({ err: error }, 'worker error'),
+    reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
   });
   const boot = options.bootstrap === false ? null : await bootstrap(engine, config, { demo: options.demoAccount ?? true });
   if (boot?.generated) {

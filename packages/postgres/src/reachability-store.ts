@@ -58,12 +58,14 @@ export function createReachabilityStore(pool: pg.Pool, x: string): ReachabilityS
       );
       // The join repeats a row for each repeated key.
       const seen = new Set<string>();
-      return found.filter((r) => {
-        const key = `${r.account_id}|${r.phone_number}|${r.channel}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      }).map(unreachableFromRow);
+      return found
+        .filter((r) => {
+          const key = `${r.account_id}|${r.phone_number}|${r.channel}`;
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        })
+        .map(unreachableFromRow);
     },
     async listUnreachable(accountId, phoneNumber, now) {
       return (

@@ -53,9 +53,7 @@ export function createReachabilityStore(db: Database.Database): ReachabilityStor
         const params = chunk.flatMap((k) => [k.accountId, k.phoneNumber, k.channel]);
         found.push(
           ...(db
-            .prepare(
-              `SELECT * FROM unreachable_numbers WHERE expires_at > ? AND (account_id, phone_number, channel) IN (VALUES ${tuples})`,
-            )
+            .prepare(`SELECT * FROM unreachable_numbers WHERE expires_at > ? AND (account_id, phone_number, channel) IN (VALUES ${tuples})`)
             .all(now, ...params) as UnreachableRow[]),
         );
       }

@@ -369,7 +369,8 @@ export function createWorker(deps: WorkerDeps) {
       else for (const e of list) e.ack?.();
     }
     queue.unshift(...held);
-    if (deps.onApplied) await deps.onApplied([...applied].filter(([id]) => !lost.has(id)).map(([id, events]) => ({ message: stepped.get(id)!, events })));
+    if (deps.onApplied)
+      await deps.onApplied([...applied].filter(([id]) => !lost.has(id)).map(([id, events]) => ({ message: stepped.get(id)!, events })));
     if (lost.size === 0) deps.onCommit?.(commit);
     else deps.onCommit?.({ ...commit, updates: commit.updates.filter((u) => !lost.has(u.id)) });
     return claimed.length + events.length;

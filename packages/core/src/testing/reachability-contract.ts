@@ -86,7 +86,10 @@ export function runReachabilityStorageContract(options: ReachabilityStorageContr
       'keeps the latest answer of a key, whatever order the batches come in',
       withStore(async (s) => {
         const [a] = await accounts(s);
-        await s.rememberUnreachable([entry(a, { at: T0 + 10, expiresAt: T0 + 10 + DAY, reason: 'later' }), entry(a, { reason: 'earlier' })]);
+        await s.rememberUnreachable([
+          entry(a, { at: T0 + 10, expiresAt: T0 + 10 + DAY, reason: 'later' }),
+          entry(a, { reason: 'earlier' }),
+        ]);
         await s.rememberUnreachable([entry(a, { at: T0 + 5, expiresAt: T0 + 5 + DAY, reason: 'stale' })]);
         expect((await s.listUnreachable(a, '4915100000001', T0 + 20)).map((e) => e.reason)).toEqual(['later']);
         await s.rememberUnreachable([entry(a, { at: T0 + 30, expiresAt: T0 + 30 + DAY, reason: 'newest' })]);
