@@ -59,7 +59,7 @@ export function registerReachabilityRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const engine = c.var.engine;
-      const { phoneNumber, entries } = await engine.reachability.show(c.var.account.id, c.req.param('phoneNumber'));
+      const { phoneNumber, entries } = await engine.reachability.show(c.var.account.id, c.req.param('phoneNumber') ?? '');
       return c.json({
         phoneNumber,
         ttlSeconds: engine.reachability.enabled ? engine.reachability.ttlSeconds : 0,
@@ -85,7 +85,7 @@ export function registerReachabilityRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const q = parseOrThrow(clearQuerySchema, { channel: c.req.query('channel') || undefined }, 'query');
-      return c.json(await c.var.engine.reachability.clear(c.var.account.id, c.req.param('phoneNumber'), q.channel));
+      return c.json(await c.var.engine.reachability.clear(c.var.account.id, c.req.param('phoneNumber') ?? '', q.channel));
     },
   );
 }
