@@ -55,6 +55,9 @@ describe('reachability memory', () => {
       'Delivered:sms',
     ]);
     expect(f.simulator.sent.slice(tried).map((a) => a.channel)).toEqual(['sms']);
+    // The status names the driver that carried each step; a skipped step had none.
+    expect(second.steps.map((s) => s.driver)).toEqual([null, null, null, null, 'simulator']);
+    expect(second.history.map((h) => h.driver)).toEqual([null, null, null, null, 'simulator', 'simulator']);
     expect(before - (await balance())).toBeCloseTo(0.05);
     // The SMS went out in the first round, not after four steps' worth of waiting.
     expect(Date.parse(second.history[4]!.dt)).toBe(Date.parse(second.createdAt));

@@ -124,7 +124,7 @@ export async function sendWithTimeout(
   ctx: ChannelContext,
   clock: Clock,
   timeoutMs: number,
-): Promise<{ event: MachineEvent; detail?: string; providerMessageId?: string }> {
+): Promise<{ event: MachineEvent; detail?: string; providerMessageId?: string; carrier?: string }> {
   const step = attempt.step;
   let timer: ReturnType<Clock['setTimeout']> | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
@@ -135,8 +135,13 @@ export async function sendWithTimeout(
     if (result === 'timeout') {
       return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: `no answer from ${driver.name} within ${timeoutMs} ms` };
     }
+    const carrier = result.driver ? { carrier: result.driver } : {};
     if (result.outcome === 'accepted') {
-      return { event: { type: 'ACCEPTED', step }, ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}) };
+      return {
+        event: { type: 'ACCEPTED', step },
+        ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+        ...carrier,
+      };
     }
     const event: MachineEvent = {
       type: 'FAILED',
@@ -144,7 +149,7 @@ export async function sendWithTimeout(
       failure: result.failure,
       ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
     };
-    return { event, detail: result.error };
+    return { event, detail: result.error, ...carrier };
   } catch (error) {
     return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: String(error) };
   } finally {

@@ -210,6 +210,7 @@ export function createWorker(deps: WorkerDeps) {
         detail: result.detail,
         driver: driver.name,
         providerMessageId: result.providerMessageId,
+        carrier: result.carrier,
         rank: 0,
         seq: seq++,
       });
