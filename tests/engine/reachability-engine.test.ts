@@ -8,7 +8,7 @@ type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
 
-const { sendOne, statusOf, balance } = cascadeHelpers(() => f);
+const { sendOne, statusOf, balance, bindChat } = cascadeHelpers(() => f);
 const DAY = 86_400_000;
 /** 06: every chat channel refuses the number at once (not on this channel); SMS delivers. */
 const NOT_ON_CHAT = '99900000006';
@@ -16,6 +16,7 @@ const NOT_ON_CHAT = '99900000006';
 describe('reachability memory', () => {
   it('skips the steps a number answered not-on-this-channel to, in the next cascade, until the memory expires', async () => {
     f = await engineFixture();
+    await bindChat(NOT_ON_CHAT);
     const run = async () => {
       const { messageId } = await sendOne([cascade(NOT_ON_CHAT)], bots);
       for (let i = 0; i < 6; i++) await f.advance(200);
@@ -78,6 +79,7 @@ describe('reachability memory', () => {
 
   it('is cleared by hand (one channel or all), and then the step is tried again', async () => {
     f = await engineFixture();
+    await bindChat(NOT_ON_CHAT);
     const { messageId } = await sendOne([cascade(NOT_ON_CHAT)], bots);
     for (let i = 0; i < 6; i++) await f.advance(200);
     expect((await statusOf(messageId)).status).toBe('delivered');
