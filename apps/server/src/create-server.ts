@@ -115,6 +115,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const driverContext = (driver: ChannelDriver): ChannelContext => ({
     clock,
     report: (receipt) => engine.receive(receipt, { driver: carrierOf.get(driver) ?? driver.name }),
+    inbound: (message) => engine.receiveInbound(message),
   });
   // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
   const webhooks = createWebhookDeliveryWorker({

@@ -209,6 +209,9 @@ export { unreachableFromRow, latestPerKey } from './reachability/reachability-ro
 export type { UnreachableRow } from './reachability/reachability-rows.ts';
 export { DEFAULT_REACHABILITY_TTL_SECONDS } from './reachability/reachability-memory.ts';
 export type { ReachabilityService } from './reachability/reachability-memory.ts';
+export type { AlphaNameDirectory } from './ports/alpha-name-directory.ts';
+export { hasAlphaNameDirectory } from './ports/alpha-name-directory.ts';
+export { createInboundRouter } from './inbound/inbound-router.ts';
 export {
   senderApplicationFromRow,
   clientLinkFromRow,

@@ -3,7 +3,10 @@ import { latestPerKey, unreachableFromRow } from '@spillway/core';
 import type { ReachabilityStorage, UnreachableRow } from '@spillway/core';
 import { rows, run } from './pg-util.ts';
 
-/** The reachability memory's table; appended to the storage's migrations. */
+/**
+ * The reachability memory's table, and the index that finds the owners of an alpha-name (incoming
+ * messages from drivers name only the address they were sent to); appended to the migrations.
+ */
 export const REACHABILITY_MIGRATION = `
   CREATE TABLE unreachable_numbers (
     account_id   BIGINT NOT NULL REFERENCES accounts(id),
@@ -17,6 +20,7 @@ export const REACHABILITY_MIGRATION = `
     PRIMARY KEY (account_id, phone_number, channel)
   );
   CREATE INDEX unreachable_numbers_expiry ON unreachable_numbers(expires_at);
+  CREATE INDEX alpha_names_name ON alpha_names(name);
 `;
 
 /** The reachability memory on PostgreSQL, in the tables of `x` (the schema prefix). */

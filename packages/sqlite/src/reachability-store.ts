@@ -2,7 +2,10 @@ import type Database from 'better-sqlite3';
 import { latestPerKey, unreachableFromRow } from '@spillway/core';
 import type { ReachabilityStorage, UnreachableRow } from '@spillway/core';
 
-/** The reachability memory's table; appended to the storage's migrations. */
+/**
+ * The reachability memory's table, and the index that finds the owners of an alpha-name (incoming
+ * messages from drivers name only the address they were sent to); appended to the migrations.
+ */
 export const REACHABILITY_MIGRATION = `
   CREATE TABLE unreachable_numbers (
     account_id   INTEGER NOT NULL REFERENCES accounts(id),
@@ -16,6 +19,7 @@ export const REACHABILITY_MIGRATION = `
     PRIMARY KEY (account_id, phone_number, channel)
   ) WITHOUT ROWID;
   CREATE INDEX unreachable_numbers_expiry ON unreachable_numbers(expires_at);
+  CREATE INDEX alpha_names_name ON alpha_names(name);
 `;
 
 /** Keys looked up per statement (3 parameters each, well under SQLite's limit). */

@@ -1,6 +1,6 @@
 import { systemClock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
-import type { ChannelDriver, Receipt } from '../ports/channel.ts';
+import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import { defaultRateCard } from '../pricing/rate-card.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { MessageKind } from '../types/message.ts';
@@ -13,6 +13,7 @@ import { createMessagingService, messageKindHandler } from './messaging-service.
 import { receiptEvent } from './pending-event.ts';
 import { createWorker } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
+import { createInboundRouter } from '../inbound/inbound-router.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -47,6 +48,10 @@ export function createEngine(options: EngineOptions): Engine {
     message: messageKindHandler(),
     cascade: cascades.handler,
   };
+  const routeInbound = createInboundRouter({ storage, clock, ...(options.onInboundQueued ? { onQueued: options.onInboundQueued } : {}) });
+  const receiveInbound = async (report: InboundReport) => {
+    await routeInbound(report);
+  };
   const reachability = createReachabilityMemory({ storage, clock, ttlSeconds: options.reachabilityTtlSeconds, onError });
   const worker = createWorker({
     storage,
@@ -56,6 +61,7 @@ export function createEngine(options: EngineOptions): Engine {
     kinds,
     defaultTtlSeconds,
     ...(reachability.service.enabled ? { unreachable: reachability.unreachable, onApplied: reachability.observe } : {}),
+    onInbound: receiveInbound,
     onCommit: (commit) => {
       cascades.poke();
       options.onCommit?.(commit);
@@ -106,6 +112,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     stop: (graceMs) => worker.stop(graceMs),
     receive,
+    receiveInbound,
     wake: () => worker.notify(),
     drain: () => worker.drain(),
   };

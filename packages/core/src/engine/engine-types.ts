@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { ChannelDriver, Receipt } from '../ports/channel.ts';
+import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import type { Commit } from '../ports/work-storage.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
@@ -44,6 +44,8 @@ export interface EngineOptions {
   sendTimeoutMs?: number;
   /** Currency of new accounts. @default 'EUR' */
   currency?: string;
+  /** Called after an incoming message from a driver queued its webhook (wake the delivery worker). */
+  onInboundQueued?: () => void;
   /** Observes every committed worker round (metrics, audit). Must not throw. */
   onCommit?: (commit: Commit) => void;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
@@ -131,6 +133,14 @@ export interface Engine {
    * `driver` that accepted the attempt.
    */
   receive(receipt: Receipt, options?: { driver?: string }): Promise<void>;
+  /**
+   * Takes an incoming message a driver reported (an MO SMS, a chat reply) to the account owning
+   * the address it was sent to (or the one it names), records it and queues its webhook to the
+   * alpha-name's callback (section 6) in one transaction; resolves once it is durable. Rejects
+   * (`not_found`, `conflict`, `validation_failed`) when it cannot be routed: the driver then
+   * refuses it, so the provider keeps it.
+   */
+  receiveInbound(report: InboundReport): Promise<void>;
   /** New work was stored elsewhere (another thread or process): look for it now, not at the next poll. */
   wake(): void;
   /**

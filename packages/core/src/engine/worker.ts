@@ -415,7 +415,15 @@ export function createWorker(deps: WorkerDeps) {
     notify,
     tick: rounds.tick,
     pending: () => queue.length + byProviderId.length + inFlight.size,
-    start: rounds.start,
+    /** Starts the rounds, and the drivers at once: a bind also brings incoming messages, before any send. */
+    start(): void {
+      for (const driver of new Set(drivers.values())) {
+        if (!driver.start || started.has(driver)) continue;
+        started.add(driver);
+        driver.start(ctx(driver)).catch(deps.onError);
+      }
+      rounds.start();
+    },
     drain,
     /**
      * Stops cleanly: claims nothing new, waits up to `graceMs` for the sends in flight, applies

@@ -86,6 +86,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     start() {},
     stop: async () => {},
     receive: async () => {},
+    receiveInbound: async () => {},
     wake: () => {},
     drain: async () => {},
     calls,
