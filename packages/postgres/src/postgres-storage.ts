@@ -26,7 +26,10 @@ export interface PostgresStorageOptions {
 }
 
 /** The PostgreSQL storage, with its pool and schema for tools and tests. */
-export type PostgresStorage = Storage & ClientStorage & ReachabilityStorage & AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string };
+export type PostgresStorage = Storage &
+  ClientStorage &
+  ReachabilityStorage &
+  AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string };
 
 /**
  * Storage on PostgreSQL: several engine processes share one database; the outbox is claimed
