@@ -7,7 +7,7 @@ import type { TestSmsc } from '../testing/smsc-server.ts';
 import { createSmppDriver } from './smpp.ts';
 import type { SmppOptions } from './smpp.ts';
 import { splitSms } from './smpp-encoding.ts';
-import { parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
 let smsc: TestSmsc;
 beforeAll(async () => {
@@ -229,6 +229,41 @@ describe('smpp driver', () => {
     }
   });
 
+  it('maps a hex submit_sm_resp id to the decimal id of the receipt (msgIdType 1), also after a restart', async () => {
+    const hexSmsc = await startTestSmsc({ systemId: 'spillway', password: 'secret', ids: 'hex-then-decimal', receiptDelayMs: 300 });
+    const reports: Receipt[] = [];
+    const ctx: ChannelContext = { clock: createFakeClock(), report: async (r) => void reports.push(r) };
+    const make = (msgIdType?: 1) => createSmppDriver(options({ port: hexSmsc.port, ...(msgIdType ? { msgIdType } : {}) }));
+    try {
+      // As the SMSC writes them, the two forms never match: the receipt names another id.
+      const plain = make();
+      await plain.start!(ctx);
+      const sent = await plain.send(attempt('4915100000130', 'hi'), ctx);
+      expect(sent).toMatchObject({ outcome: 'accepted', providerMessageId: expect.stringMatching(/^[0-9A-F]+$/) });
+      await until(() => reports.length > 0);
+      expect(reports[0]).toMatchObject({ outcome: 'delivered' });
+      expect((reports[0] as { providerMessageId: string }).providerMessageId).not.toBe(
+        (sent as { providerMessageId: string }).providerMessageId,
+      );
+      await plain.close!();
+
+      // With msgIdType 1 both are kept as one form; the receipt comes to a new driver (a restart).
+      reports.length = 0;
+      const first = make(1);
+      await first.start!(ctx);
+      const accepted = (await first.send(attempt('4915100000131', 'hi'), ctx)) as { providerMessageId: string };
+      expect(accepted.providerMessageId).toBe(canonicalSmscId(hexSmsc.submitted.at(-1)!.messageId, true));
+      await first.close!();
+      const second = make(1);
+      await second.recover!([], ctx);
+      await until(() => reports.length > 0);
+      expect(reports).toEqual([{ providerMessageId: accepted.providerMessageId, outcome: 'delivered' }]);
+      await second.close!();
+    } finally {
+      await hexSmsc.close();
+    }
+  });
+
   it('check() binds and pings, or says why it cannot', async () => {
     const ok = createSmppDriver(options());
     const bad = createSmppDriver(options({ password: 'wrong', responseTimeoutMs: 300 }));
@@ -247,6 +282,14 @@ describe('smpp mappings', () => {
     expect(smppFailure(0x08).failure).toBe('temporary');
     expect(smppFailure(0x0401).failure).toBe('permanent');
     expect(smppFailure(0x0401, { 0x0401: 'not_on_channel' }).failure).toBe('not_on_channel');
+  });
+
+  it('writes SMSC ids in one form: the decimal digits of their value', () => {
+    expect(canonicalSmscId('A0001', true)).toBe('655361');
+    expect(canonicalSmscId('0655361', false)).toBe('655361');
+    expect(canonicalSmscId('ffffffffffffffff', true)).toBe('18446744073709551615');
+    expect(canonicalSmscId('smsc-7', true)).toBe('smsc-7');
+    expect(canonicalSmscId('12AB', false)).toBe('12AB');
   });
 
   it('reads receipt states from the text or the message_state TLV', () => {

@@ -13,7 +13,7 @@ import type {
 } from '@spillway/core';
 import { systemClock } from '@spillway/core';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
-import { parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
 export interface SmppOptions {
   /** @default 'smpp' */
@@ -48,6 +48,14 @@ export interface SmppOptions {
   errorClasses?: Readonly<Record<number, FailureClass>>;
   /** @default ['sms'] */
   channels?: readonly ChannelId[];
+  /**
+   * How the SMSC writes its message ids, as Kannel's `msg-id-type`: bit 0 set, `submit_sm_resp`
+   * (and the `receipted_message_id` TLV) in hex; bit 1 set, the `id:` of the receipt text in hex;
+   * a clear bit means decimal. When given, both are kept as the decimal digits of their value, so
+   * a receipt finds its attempt (also after a restart) whichever form the SMSC used.
+   * @default undefined: ids are compared as the SMSC wrote them
+   */
+  msgIdType?: 0 | 1 | 2 | 3;
 }
 
 interface Outstanding {
@@ -94,6 +102,9 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
   const groups = new Map<string, PartGroup>();
   let concatRef = Math.floor(Math.random() * 256);
   let tokens = options.segmentsPerSecond ?? 0;
+  /** An id in the driver's one form (see `msgIdType`): from `submit_sm_resp`/the TLV, or from the receipt text. */
+  const idOf = (id: string, from: 'submit' | 'text') =>
+    options.msgIdType === undefined ? id : canonicalSmscId(id, (options.msgIdType & (from === 'submit' ? 1 : 2)) !== 0);
   let refilledAt = 0;
 
   function wakeBound(): void {
@@ -271,7 +282,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     try {
       if ((esm & ESM_RECEIPT_MASK) === 0x04 || receiptId) {
         const parsed = parseReceiptText(text);
-        const id = receiptId ?? parsed.id;
+        const id = receiptId !== undefined ? idOf(receiptId, 'submit') : parsed.id !== undefined ? idOf(parsed.id, 'text') : undefined;
         const stateTlv = typeof pdu['message_state'] === 'number' ? pdu['message_state'] : undefined;
         const state = receiptState(stateTlv ?? parsed.stat ?? '');
         if (id && state) {
@@ -361,7 +372,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
         const result = await submit(s, fields);
         if ('outcome' in result)
           return ids.length ? { ...result, error: `${result.error} (after ${ids.length} of ${parts.length} parts)` } : result;
-        ids.push(result.messageId);
+        ids.push(idOf(result.messageId, 'submit'));
       }
       const first = ids[0]!;
       if (ids.length > 1) {

@@ -40,7 +40,17 @@ interface PendingReceipt {
   on: Session | null;
 }
 
-export async function startTestSmsc(options: { systemId: string; password: string; receiptDelayMs?: number }): Promise<TestSmsc> {
+export async function startTestSmsc(options: {
+  systemId: string;
+  password: string;
+  receiptDelayMs?: number;
+  /**
+   * `hex-then-decimal`: `submit_sm_resp` answers a hex id and the receipt names it in decimal in its
+   * text only (no `receipted_message_id`), as SMSCs of Kannel's `msg-id-type` 0x01 do.
+   * @default 'text': `smsc-N` ids, the same in both and in the TLV
+   */
+  ids?: 'text' | 'hex-then-decimal';
+}): Promise<TestSmsc> {
   const delay = options.receiptDelayMs ?? 50;
   const bound = new Set<Session>();
   const queue: PendingReceipt[] = [];
@@ -79,7 +89,9 @@ export async function startTestSmsc(options: { systemId: string; password: strin
       }),
   };
 
-  const receipt = (id: string, submitted: Submitted, stat: 'DELIVRD' | 'UNDELIV') => {
+  const hexIds = options.ids === 'hex-then-decimal';
+  const receipt = (submitId: string, submitted: Submitted, stat: 'DELIVRD' | 'UNDELIV') => {
+    const id = hexIds ? BigInt(`0x${submitId}`).toString(10) : submitId;
     const text = `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2601010000 done date:2601010000 stat:${stat} err:${stat === 'DELIVRD' ? '000' : '001'} text:`;
     queue.push({
       fields: {
@@ -87,7 +99,7 @@ export async function startTestSmsc(options: { systemId: string; password: strin
         destination_addr: submitted.from,
         esm_class: 0x04,
         short_message: text,
-        receipted_message_id: id,
+        ...(hexIds ? {} : { receipted_message_id: id }),
         message_state: stat === 'DELIVRD' ? 2 : 5,
       },
       on: null,
@@ -121,7 +133,7 @@ export async function startTestSmsc(options: { systemId: string; password: strin
         session.send(pdu.response({ command_status: smpp.errors[refusal] }));
         return;
       }
-      const messageId = `smsc-${nextId++}`;
+      const messageId = hexIds ? (0xa0000 + nextId++).toString(16).toUpperCase() : `smsc-${nextId++}`;
       const sm = (pdu['message_payload'] ?? pdu['short_message']) as { message?: string | Buffer; udh?: Buffer[] } | undefined;
       const submitted: Submitted = {
         messageId,
