@@ -18,7 +18,8 @@ export interface Submitted {
  * An SMSC for tests, on the `smpp` package's server: binds transceivers, answers `submit_sm` and
  * sends delivery receipts as `deliver_sm`, retried on the next bind until acknowledged (as an SMSC
  * does). What happens depends on the recipient's last two digits: `58` ESME_RTHROTTLED, `14`
- * ESME_RMSGQFUL, `11` ESME_RINVDSTADR, `02` an UNDELIV receipt, `04` no receipt; anything else is
+ * ESME_RMSGQFUL, `11` ESME_RINVDSTADR, `02` an UNDELIV receipt, `04` no receipt, `12` DELIVRD for
+ * the first part of a long message and UNDELIV for the others; anything else is
  * DELIVRD after `receiptDelayMs`.
  */
 export interface TestSmsc {
@@ -151,7 +152,10 @@ export async function startTestSmsc(options: {
       state.submitted.push(submitted);
       session.send(pdu.response({ message_id: messageId }));
       const outcome = to.slice(-2);
-      if (outcome !== '04') setTimeout(() => receipt(messageId, submitted, outcome === '02' ? 'UNDELIV' : 'DELIVRD'), delay);
+      // 12: the first part of a long message is delivered, the later parts are not.
+      const laterPart = (submitted.udh?.[4] ?? submitted.sar?.seq ?? 1) > 1;
+      const undelivered = outcome === '02' || (outcome === '12' && laterPart);
+      if (outcome !== '04') setTimeout(() => receipt(messageId, submitted, undelivered ? 'UNDELIV' : 'DELIVRD'), delay);
     });
     session.on('close', () => {
       bound.delete(session);

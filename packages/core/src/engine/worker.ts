@@ -90,6 +90,8 @@ export function createWorker(deps: WorkerDeps) {
   const inFlight = new Map<number, InFlight>();
   let seq = 0;
   let claiming = true;
+  /** Set by `start()`: the next round starts the drivers. */
+  let startDrivers = false;
   // The state this worker last committed of messages still running: a receipt for one is applied
   // over it without a read. A stale copy (another process changed the message) only makes the
   // commit conflict, and the message is then read afresh.
@@ -234,6 +236,14 @@ export function createWorker(deps: WorkerDeps) {
   async function round(): Promise<number> {
     const now = clock.now();
     await recovery.maintain(now);
+    if (startDrivers) {
+      startDrivers = false;
+      for (const driver of new Set(drivers.values())) {
+        if (!driver.start || started.has(driver)) continue;
+        started.add(driver);
+        driver.start(ctx(driver)).catch(deps.onError);
+      }
+    }
     await resolveProviderIds();
     const events = queue.splice(0);
     const inbox = claiming ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
@@ -415,13 +425,13 @@ export function createWorker(deps: WorkerDeps) {
     notify,
     tick: rounds.tick,
     pending: () => queue.length + byProviderId.length + inFlight.size,
-    /** Starts the rounds, and the drivers at once: a bind also brings incoming messages, before any send. */
+    /**
+     * Starts the rounds, and the drivers in the first one, right after the recovery of what a
+     * previous process left: a bind also brings incoming messages and held receipts, before any
+     * send, and the drivers have been told which attempts to expect.
+     */
     start(): void {
-      for (const driver of new Set(drivers.values())) {
-        if (!driver.start || started.has(driver)) continue;
-        started.add(driver);
-        driver.start(ctx(driver)).catch(deps.onError);
-      }
+      startDrivers = true;
       rounds.start();
     },
     drain,
