@@ -5,6 +5,7 @@ import {
   runCascadeStorageContract,
   runClientStorageContract,
   runReachabilityStorageContract,
+  runAlphaNameDirectoryContract,
   runChatHubStorageContract,
   runInboundStorageContract,
   runStorageContract,
@@ -41,6 +42,7 @@ describe.skipIf(!url)('postgres storage', () => {
   runInboundStorageContract({ create, dispose });
   runClientStorageContract({ create, dispose });
   runReachabilityStorageContract({ create, dispose });
+  runAlphaNameDirectoryContract({ create, dispose });
 
   const message = (dueAt: number): NewMessage => ({
     kind: 'message',
