@@ -6,11 +6,12 @@ type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
 
-const { sendOne, statusOf, trail, balance } = cascadeHelpers(() => f);
+const { sendOne, statusOf, trail, balance, bindChat } = cascadeHelpers(() => f);
 
 describe('cascade engine: test numbers through the default route', () => {
   it('00 is delivered on the first channel tried, the messenger bot, and only that step is charged', async () => {
     f = await engineFixture();
+    await bindChat('99900000000', '4242');
     const before = await balance();
     const { messageId, trackinId } = await sendOne([cascade('99900000000', { id: 'order-1' })], bots);
     expect(trackinId).toBe('order-1');
@@ -20,12 +21,18 @@ describe('cascade engine: test numbers through the default route', () => {
     expect(status).toMatchObject({ messageId, status: 'delivered', channel: 'messenger', route: 'default@1', cost: 0.01 });
     expect(status.steps.map((s) => s.status)).toEqual(['delivered', null, null, null, null]);
     expect(await trail(messageId)).toEqual(['Sent:messenger', 'Delivered:messenger']);
-    expect(f.simulator.sent[0]).toMatchObject({ channel: 'messenger', credentials: { botToken: 'tg-key' } });
+    // The messenger reaches the number through the chat bound to it.
+    expect(f.simulator.sent[0]).toMatchObject({
+      channel: 'messenger',
+      credentials: { botToken: 'tg-key' },
+      messageData: { chatId: '4242' },
+    });
     expect(before - (await balance())).toBeCloseTo(0.01);
   });
 
   it('01 falls through every chat channel and SMS delivers; each step tried is charged', async () => {
     f = await engineFixture();
+    await bindChat('99900000001');
     const before = await balance();
     const { messageId } = await sendOne([cascade('99900000001')], bots);
     for (let i = 0; i < 5; i++) await f.advance(200);
@@ -57,6 +64,7 @@ describe('cascade engine: test numbers through the default route', () => {
 
   it('05 is delivered then read on the first channel', async () => {
     f = await engineFixture();
+    await bindChat('99900000005');
     const { messageId } = await sendOne([cascade('99900000005')], bots);
     await f.advance(200);
     await f.advance(201);
@@ -79,8 +87,38 @@ describe('cascade engine: test numbers through the default route', () => {
     expect(before - (await balance())).toBeCloseTo(0.03);
   });
 
+  it('skips the messenger step of a number with no chat bound, recording why; a chat id in the request needs no binding', async () => {
+    f = await engineFixture();
+    const before = await balance();
+    const { messageId } = await sendOne([cascade('99900000000')], bots);
+    await f.advance(200);
+    const status = await statusOf(messageId);
+    expect(status).toMatchObject({ status: 'delivered', channel: 'chatapp_bot' });
+    expect(status.steps[0]).toMatchObject({
+      channel: 'messenger',
+      status: 'skipped',
+      cost: 0,
+      error: 'no messenger chat is bound to 99900000000 (PUT /chat_bot/bot_receiver/phone)',
+    });
+    expect(f.simulator.sent.map((a) => a.channel)).toEqual(['chatapp_bot']);
+    expect(before - (await balance())).toBeCloseTo(0.01);
+
+    const given = await sendOne([cascade('99900000000', { messengerMessage: { text: 'Hi', chatId: 77 } })], bots);
+    await f.advance(200);
+    expect((await statusOf(given.messageId)).channel).toBe('messenger');
+    expect(f.simulator.sent.at(-1)).toMatchObject({ channel: 'messenger', messageData: { chatId: '77' } });
+
+    // A named bot's binding is its own.
+    await bindChat('99900000000', '501', 'support');
+    const named = await sendOne([cascade('99900000000', { messengerMessage: { text: 'Hi', botName: 'support' } })], bots);
+    await f.advance(200);
+    expect(f.simulator.sent.at(-1)).toMatchObject({ channel: 'messenger', messageData: { chatId: '501', botName: 'support' } });
+    expect((await statusOf(named.messageId)).channel).toBe('messenger');
+  });
+
   it('puts the messenger bot first on the messenger-chatapp endpoint, then chat-app business', async () => {
     f = await engineFixture();
+    await bindChat('99900000001');
     const { messageId } = await sendOne([cascade('99900000001')], { ...bots, endpoint: 'messenger-first' });
     await f.advance(200);
     await f.advance(200);
@@ -112,6 +150,7 @@ describe('cascade engine: time', () => {
 
   it('splits the ttl across the steps (deadline budget) and expires each step in its share (04)', async () => {
     f = await engineFixture();
+    await bindChat('99900000004');
     const { messageId } = await sendOne([cascade('99900000004', { ttl: 100 })], bots);
     const stored = await f.storage.getMessageByGuid(messageId);
     expect(stored?.steps.map((s) => s.ttl)).toEqual([20, 20, 20, 20, 20]);

@@ -91,6 +91,12 @@ describe('failover between SMS providers in the engine', () => {
 
     await step(200);
     for (const id of ids) expect((await engine.messages.status(f.account.id, id)).deliverystatus).toBe('delivered');
+    // The status record names the provider that carried each attempt, not the failover.
+    const carriers = await Promise.all(
+      ids.map(async (id) => (await engine.messages.status(f!.account.id, id)).extendedStatuses.find((s) => s.status === 'Sent')?.driver),
+    );
+    expect(carriers).toEqual(ids.map((id) => (primary.state.accepted.includes(id) ? 'primary' : 'backup')));
+    expect(carriers.filter((c) => c === 'backup')).toHaveLength(5);
     // Each message was carried by exactly one provider and charged once.
     expect([...primary.state.accepted, ...backup.state.accepted].sort()).toEqual([...ids].sort());
     const charges = (await engine.accounts.walletHistory(f.account.id, { kinds: ['charge'] })).items;

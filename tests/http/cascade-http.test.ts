@@ -5,6 +5,11 @@ import type { RunningFixture } from '../support/server-fixture.ts';
 let s: RunningFixture;
 beforeAll(async () => {
   s = await startServer();
+  // The messenger step reaches a number through the chat bound to it: bind the test numbers' chats.
+  for (const [i, phoneNumber] of ['99900000000', '99900000001', '99900000002', '99900000003', '99900000004', '99900000005'].entries()) {
+    const res = await s.call('/chat_bot/bot_receiver/phone', { method: 'PUT', json: { phoneNumber, chatId: 1000 + i } });
+    expect(res.status).toBe(200);
+  }
 });
 afterAll(() => s.close());
 
@@ -89,6 +94,22 @@ describe('cascade send endpoints drive every simulator outcome through the defau
     const mc = await post('/api/CascadeMessage/send_message/messenger-chatapp/async', [msg('99900000000')]);
     const [first] = (await mc.json()) as { messageId: string }[];
     expect(await settled(first!.messageId)).toMatchObject({ route: 'messenger-first@1', channel: 'messenger' });
+  });
+
+  it('skips the messenger step of a number whose chat is not bound, and sends the bound chat id to the messenger', async () => {
+    const [unbound] = await sendAsync([msg('99900000042')]);
+    const st = await settled(unbound!.messageId);
+    expect(st).toMatchObject({ status: 'delivered', channel: 'chatapp_bot' });
+    expect(st.steps[0]).toMatchObject({
+      channel: 'messenger',
+      status: 'skipped',
+      error: 'no messenger chat is bound to 99900000042 (PUT /chat_bot/bot_receiver/phone)',
+      cost: 0,
+    });
+    const [bound] = await sendAsync([msg('99900000000')]);
+    expect(await settled(bound!.messageId)).toMatchObject({ channel: 'messenger' });
+    const attempt = s.server.simulator.sent.findLast((a) => a.channel === 'messenger' && a.to === '99900000000');
+    expect(attempt?.messageData).toMatchObject({ chatId: '1000' });
   });
 
   it('keeps a cascade with a future sheduledSent scheduled', async () => {

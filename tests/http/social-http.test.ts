@@ -245,6 +245,53 @@ describe('OAuth code exchange and the stored token', () => {
   });
 });
 
+describe("POST /social/deauthorize with the platform's signed_request", () => {
+  /** What the platform posts: base64url(HMAC-SHA256(payload part, app secret)) + '.' + base64url(JSON). */
+  const signedRequest = (payload: Record<string, unknown>, secret = APP_SECRET) => {
+    const part = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${createHmac('sha256', secret).update(part).digest('base64url')}.${part}`;
+  };
+  const deauthorize = (signed: string) =>
+    s.call('/social/deauthorize', {
+      auth: 'none',
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ signed_request: signed }).toString(),
+    });
+
+  it("removes that user's token; a bad signature, algorithm or age is refused with 401 and removes nothing", async () => {
+    const auth = await json(await s.call('/social/authorize?alphaName=Acme&externalId=fb-user-77'));
+    expect((await s.call(`/social/add-token?code=good-code&state=${auth.state}`, { auth: 'none' })).status).toBe(200);
+    expect((await s.call('/social-graph/v19.0/me')).status).toBe(201);
+    const now = Math.floor(Date.now() / 1000);
+    const payload = { algorithm: 'HMAC-SHA256', issued_at: now, user_id: 'fb-user-77' };
+
+    for (const bad of [
+      signedRequest(payload, 'another-secret'),
+      signedRequest({ ...payload, algorithm: 'HMAC-SHA1' }),
+      signedRequest({ ...payload, issued_at: now - 7200 }),
+      signedRequest({ algorithm: 'HMAC-SHA256', issued_at: now }),
+      'not-a-signed-request',
+    ]) {
+      const res = await deauthorize(bad);
+      expect(res.status, bad).toBe(401);
+      expect(await json(res)).toMatchObject({
+        error: 'unauthorized',
+        status: 401,
+        message: expect.stringMatching(/^invalid signed_request/),
+      });
+    }
+    expect((await s.call('/social-graph/v19.0/me')).status).toBe(201);
+
+    const res = await deauthorize(signedRequest(payload));
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ userId: 'fb-user-77', removed: true });
+    expect((await s.call('/social-graph/v19.0/me')).status).toBe(404);
+    // Again: nothing left to remove, still a 200 for the platform.
+    expect(await json(await deauthorize(signedRequest(payload)))).toEqual({ userId: 'fb-user-77', removed: false });
+  });
+});
+
 describe('upstreams without private addresses allowed', () => {
   it('refuses a loopback token URL', async () => {
     const strict = await startServer({

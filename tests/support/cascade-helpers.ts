@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { SpillwayError } from '@spillway/core';
+import { SpillwayError, hasClientStorage } from '@spillway/core';
 import type { CascadeSendOptions } from '@spillway/core';
 import type { engineFixture } from './engine-fixture.ts';
 
@@ -32,5 +32,11 @@ export function cascadeHelpers(f: () => Fixture) {
     statusOf,
     trail: async (guid: string) => (await statusOf(guid)).history.map((h) => `${h.status}:${h.channel}`),
     balance: async () => (await f().engine.accounts.balance(f().account.id)).balance,
+    /** Binds the messenger chat of a number, as `PUT /chat_bot/bot_receiver/phone` does: the messenger step needs it. */
+    async bindChat(phoneNumber: string, chatId = `chat-${phoneNumber}`, botName = '') {
+      const storage = f().storage;
+      if (!hasClientStorage(storage)) throw new Error('the test storage keeps no bot bindings');
+      await storage.upsertBotReceiver({ accountId: f().account.id, botName, phoneNumber, chatId }, f().clock.now());
+    },
   };
 }

@@ -50,6 +50,8 @@ const USAGE = `spillway <command>
   tokens rotate                           sign new tokens with a new key (old tokens stay valid)
   tokens retire --kid K                   stop accepting tokens signed by key K
   drivers check                           bind or ping every driver of SPILLWAY_CONFIG; exit 1 if one fails
+  reachability show --login L --phone P   channels the number was recently found not to be on
+  reachability clear --login L --phone P [--channel C]   forget them (one channel, or all)
 
 Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
 
@@ -79,6 +81,8 @@ async function main(argv: string[]): Promise<void> {
       role: { type: 'string' },
       status: { type: 'string' },
       reason: { type: 'string' },
+      phone: { type: 'string' },
+      channel: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -207,6 +211,12 @@ async function main(argv: string[]): Promise<void> {
         );
         break;
       }
+      case 'reachability show':
+        print(await engine.reachability.show((await accountOf()).id, need(values.phone, 'phone')));
+        break;
+      case 'reachability clear':
+        print(await engine.reachability.clear((await accountOf()).id, need(values.phone, 'phone'), values.channel));
+        break;
       case 'tokens keys':
         print(await server.tokens.listKeys());
         break;

@@ -55,6 +55,8 @@ export const configSchema = z.object({
   SPILLWAY_RATE_MESSAGING: rate('100/150'),
   SPILLWAY_RATE_DATA: rate('50/75'),
   SPILLWAY_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(200),
+  /** How long the reachability memory remembers a not-on-this-channel answer, seconds; 0 turns it off. */
+  SPILLWAY_REACHABILITY_TTL: z.coerce.number().int().min(0).default(604_800),
   SPILLWAY_ALLOW_PRIVATE_URLS: bool,
   SPILLWAY_RATE_CARD: z.string().optional(),
   SPILLWAY_JWT_SECRET: z.string().optional(),

@@ -98,6 +98,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(threaded ? { onWork: () => thread?.postMessage('wake') } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       onError: (error) => logger.error({ err: error }, 'worker error'),
+      reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
     },
     http: {
       ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),

@@ -200,6 +200,18 @@ export type {
 } from './types/client.ts';
 export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from './ports/client-storage.ts';
 export { hasClientStorage } from './ports/client-storage.ts';
+
+// The reachability memory.
+export type { UnreachableEntry, ReachabilityKey } from './types/reachability.ts';
+export type { ReachabilityStorage } from './ports/reachability-storage.ts';
+export { hasReachabilityStorage } from './ports/reachability-storage.ts';
+export { unreachableFromRow, latestPerKey } from './reachability/reachability-rows.ts';
+export type { UnreachableRow } from './reachability/reachability-rows.ts';
+export { DEFAULT_REACHABILITY_TTL_SECONDS } from './reachability/reachability-memory.ts';
+export type { ReachabilityService } from './reachability/reachability-memory.ts';
+export type { AlphaNameDirectory } from './ports/alpha-name-directory.ts';
+export { hasAlphaNameDirectory } from './ports/alpha-name-directory.ts';
+export { createInboundRouter } from './inbound/inbound-router.ts';
 export {
   senderApplicationFromRow,
   clientLinkFromRow,

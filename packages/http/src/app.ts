@@ -27,6 +27,7 @@ import type { SocialOptions } from './social/social-options.ts';
 import { registerSocialRoutes } from './social/social-routes.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 import { registerGatewayCallback } from './routes/gateway-callback.ts';
+import { registerReachabilityRoutes } from './routes/reachability.ts';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpOptions {
@@ -182,6 +183,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerClientDataRoutes(app, clientData);
   registerClassicRoutes(app);
   registerSocialRoutes(app, options.social);
+  registerReachabilityRoutes(app);
   for (const register of options.extraRoutes ?? []) register(app);
 
   app.notFound(notFoundHandler);

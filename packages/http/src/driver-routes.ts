@@ -19,7 +19,12 @@ export function registerDriverRoutes(app: Hono<Env>, engine: Engine, drivers: re
     for (const m of members ?? [d]) if (!concrete.has(m.name)) concrete.set(m.name, { driver: m, carrier: members ? d.name : m.name });
   }
   for (const { driver, carrier } of concrete.values()) {
-    const context: ChannelContext = { clock: engine.clock, report: (receipt) => engine.receive(receipt, { driver: carrier }) };
+    const context: ChannelContext = {
+      clock: engine.clock,
+      report: (receipt) => engine.receive(receipt, { driver: carrier }),
+      // Incoming messages (MO) go to the account that owns the alpha-name, stored before the ack.
+      inbound: (message) => engine.receiveInbound(message),
+    };
     for (const route of driver.routes ?? []) {
       app.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, context));
     }

@@ -38,6 +38,9 @@ export const extendedStatusSchema = z.object({
   type: z.string(),
   dt: z.iso.datetime(),
   error: z.string().nullable(),
+  driver: z.string().nullable().meta({
+    description: 'Spillway addition: the driver that carried the attempt (with a failover, the provider) or reported it; null for skips',
+  }),
 });
 
 /** The status of one fallback. */

@@ -4,6 +4,8 @@ import type { NewMessage, StoredMessage } from '@spillway/core';
 import {
   runCascadeStorageContract,
   runClientStorageContract,
+  runReachabilityStorageContract,
+  runAlphaNameDirectoryContract,
   runChatHubStorageContract,
   runInboundStorageContract,
   runStorageContract,
@@ -39,6 +41,8 @@ describe.skipIf(!url)('postgres storage', () => {
   runCascadeStorageContract({ create, dispose });
   runInboundStorageContract({ create, dispose });
   runClientStorageContract({ create, dispose });
+  runReachabilityStorageContract({ create, dispose });
+  runAlphaNameDirectoryContract({ create, dispose });
 
   const message = (dueAt: number): NewMessage => ({
     kind: 'message',

@@ -1,10 +1,12 @@
 import pg from 'pg';
-import type { ClientStorage, Storage } from '@spillway/core';
+import type { AlphaNameDirectory, ClientStorage, ReachabilityStorage, Storage } from '@spillway/core';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';
 import { createClientStore } from './client-store.ts';
 import { createInboundStore } from './inbound-store.ts';
+import { createReachabilityStore } from './reachability-store.ts';
+import { createAlphaNameDirectory } from './alpha-name-directory.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
 import { schemaPrefix } from './pg-util.ts';
@@ -24,7 +26,10 @@ export interface PostgresStorageOptions {
 }
 
 /** The PostgreSQL storage, with its pool and schema for tools and tests. */
-export type PostgresStorage = Storage & ClientStorage & { readonly pool: pg.Pool; readonly schema: string };
+export type PostgresStorage = Storage &
+  ClientStorage &
+  ReachabilityStorage &
+  AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string };
 
 /**
  * Storage on PostgreSQL: several engine processes share one database; the outbox is claimed
@@ -62,6 +67,8 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
     ...createCascadeStore(pool, x),
     ...createInboundStore(pool, x),
     ...createClientStore(pool, x),
+    ...createReachabilityStore(pool, x),
+    ...createAlphaNameDirectory(pool, x),
     ...createAccountStore(pool, x),
     ...createMessageStore(pool, x),
     ...createWorkStore(pool, x),

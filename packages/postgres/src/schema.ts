@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
+import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
 
 /**
@@ -285,6 +286,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 6 and on: client-management records.
   ...CLIENT_MIGRATIONS,
+  // The reachability memory.
+  REACHABILITY_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */

@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { CASCADE_SCHEMA } from './cascade-store.ts';
 import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
+import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 
 /**
  * Schema versions of the accounts and messages tables, applied in order; `PRAGMA user_version`
@@ -190,6 +191,8 @@ const MIGRATIONS: readonly string[] = [
   );
   `,
   ...CLIENT_MIGRATIONS,
+  // The reachability memory.
+  REACHABILITY_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */

@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runClientStorageContract, runStorageContract } from '@spillway/core/testing';
+import {
+  runAlphaNameDirectoryContract,
+  runClientStorageContract,
+  runReachabilityStorageContract,
+  runStorageContract,
+} from '@spillway/core/testing';
 import { createSqliteStorage } from './sqlite-storage.ts';
 
 runStorageContract({
@@ -54,6 +59,24 @@ describe('sqlite storage on a file', () => {
 });
 
 runClientStorageContract({
+  create: async () => {
+    const storage = createSqliteStorage();
+    await storage.migrate();
+    return storage;
+  },
+  dispose: (storage) => storage.close(),
+});
+
+runReachabilityStorageContract({
+  create: async () => {
+    const storage = createSqliteStorage();
+    await storage.migrate();
+    return storage;
+  },
+  dispose: (storage) => storage.close(),
+});
+
+runAlphaNameDirectoryContract({
   create: async () => {
     const storage = createSqliteStorage();
     await storage.migrate();

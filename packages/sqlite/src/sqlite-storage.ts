@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ClientStorage, Storage } from '@spillway/core';
+import type { AlphaNameDirectory, ClientStorage, ReachabilityStorage, Storage } from '@spillway/core';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';
 import { createClientStore } from './client-store.ts';
 import { createInboundStore } from './inbound-store.ts';
+import { createReachabilityStore } from './reachability-store.ts';
+import { createAlphaNameDirectory } from './alpha-name-directory.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
 import { migrate } from './schema.ts';
@@ -37,7 +39,7 @@ function openDatabase(filename: string): Database.Database {
 }
 
 /** The SQLite storage, with its database handle for tools and tests. */
-export type SqliteStorage = Storage & ClientStorage & { readonly db: Database.Database };
+export type SqliteStorage = Storage & ClientStorage & ReachabilityStorage & AlphaNameDirectory & { readonly db: Database.Database };
 
 /**
  * The embedded default storage: one SQLite file in WAL mode, on better-sqlite3. Opening it
@@ -75,6 +77,8 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
     ...createCascadeStore(db),
     ...createInboundStore(db),
     ...createClientStore(db),
+    ...createReachabilityStore(db),
+    ...createAlphaNameDirectory(db),
     ...createAccountStore(db),
     ...createMessageStore(db),
     ...createWorkStore(db),

@@ -85,7 +85,7 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
           result = { outcome: 'failed', failure: 'temporary', error: `${driver.name} threw: ${String(error)}` };
         }
         if (result.outcome === 'accepted') return { ...result, driver: driver.name };
-        if (!providerTrouble(result)) return { ...result, error: `${driver.name}: ${result.error}` };
+        if (!providerTrouble(result)) return { ...result, error: `${driver.name}: ${result.error}`, driver: driver.name };
         failures.push({ ...result, error: `${driver.name}: ${result.error}` });
       }
       if (failures.length === 0) {

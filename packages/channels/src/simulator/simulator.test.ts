@@ -14,6 +14,9 @@ describe('simulator test numbers', () => {
     ['99900000004', 'sms', 'silent'],
     ['99900000005', 'messenger', 'read'],
     ['99900000005', 'sms', 'delivered'],
+    ['99900000006', 'messenger', 'not_on_channel'],
+    ['99900000006', 'chatapp', 'not_on_channel'],
+    ['99900000006', 'sms', 'delivered'],
     ['99900000042', 'sms', 'delivered'],
     ['4915112345602', 'sms', 'delivered'],
   ] as const)('%s on %s is %s', (to, channel, outcome) => {
@@ -44,6 +47,21 @@ describe('simulator test numbers', () => {
     ]);
     await clock.advance(300);
     expect(reports[2]).toEqual({ messageId: 2, step: 1, outcome: 'read' });
+  });
+
+  it('refuses a not-on-channel number (06) at once on chat channels, and reports nothing', async () => {
+    const clock = createFakeClock();
+    const reports: Receipt[] = [];
+    const sim = createSimulator({ latencyMs: 200 });
+    const ctx = { clock, report: async (r: Receipt) => void reports.push(r) };
+    const base = { from: 'Shop', text: 'hi', type: 'sms', ttl: 60, accountId: 1, try: 0, idempotencyKey: 'k', partsCount: 1 };
+    await expect(sim.send({ ...base, messageId: 1, step: 0, channel: 'messenger', to: '99900000006' }, ctx)).resolves.toEqual({
+      outcome: 'failed',
+      failure: 'not_on_channel',
+      error: 'the recipient is not on this channel (simulator)',
+    });
+    await clock.advance(1000);
+    expect(reports).toEqual([]);
   });
 
   it('recovers the reports of attempts accepted before a restart, at the times they were due', async () => {

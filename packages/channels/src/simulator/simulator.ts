@@ -12,7 +12,7 @@ export interface SimulatorOptions {
 }
 
 /** What a test number does on a channel; see the table in DESIGN.md and docs/simulator.md. */
-export type SimulatedOutcome = 'delivered' | 'undeliverable' | 'permanent' | 'silent' | 'read';
+export type SimulatedOutcome = 'delivered' | 'undeliverable' | 'permanent' | 'silent' | 'read' | 'not_on_channel';
 
 const CHAT_CHANNELS: ReadonlySet<ChannelId> = new Set(['messenger', 'chatapp_bot', 'chatapp', 'rcs']);
 
@@ -36,6 +36,8 @@ export function simulatedOutcome(to: string, channel: ChannelId): SimulatedOutco
       return 'silent';
     case '05':
       return CHAT_CHANNELS.has(channel) ? 'read' : 'delivered';
+    case '06':
+      return CHAT_CHANNELS.has(channel) ? 'not_on_channel' : 'delivered';
     default:
       return 'delivered';
   }
@@ -72,6 +74,7 @@ function reportsOf(attempt: Pick<OutboundAttempt, 'messageId' | 'step' | 'to' | 
       });
       break;
     case 'silent':
+    case 'not_on_channel':
       break;
   }
   return reports;
@@ -96,6 +99,10 @@ export function createSimulator(options: SimulatorOptions = {}): ChannelDriver &
     async send(attempt: OutboundAttempt, ctx: ChannelContext): Promise<SendResult> {
       sent.push(attempt);
       if (sent.length > 10_000) sent.splice(0, sent.length - 1000);
+      if (simulatedOutcome(attempt.to, attempt.channel) === 'not_on_channel') {
+        // Refused at once, as a Bot API answers 403 "bot was blocked by the user".
+        return { outcome: 'failed', failure: 'not_on_channel', error: 'the recipient is not on this channel (simulator)' };
+      }
       for (const { after, receipt } of reportsOf(attempt, latency)) later(ctx, after, receipt);
       return { outcome: 'accepted' };
     },

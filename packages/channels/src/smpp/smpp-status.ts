@@ -95,3 +95,16 @@ export function parseReceiptText(text: string): { id?: string; stat?: string; er
   }
   return out;
 }
+
+/**
+ * One form for an SMSC message id that the SMSC writes in hex in one place and in decimal in
+ * another (`submit_sm_resp` versus the receipt text, Kannel's `msg-id-type`): the decimal digits of
+ * its value. An id that is not a number in the stated base is kept as it is.
+ *
+ * @example canonicalSmscId('A0001', true) // '655361'
+ */
+export function canonicalSmscId(id: string, hex: boolean): string {
+  const clean = id.trim();
+  if (hex ? /^[0-9a-f]{1,32}$/i.test(clean) : /^\d{1,40}$/.test(clean)) return BigInt(hex ? `0x${clean}` : clean).toString(10);
+  return clean;
+}

@@ -7,7 +7,7 @@ import type { TestSmsc } from '../testing/smsc-server.ts';
 import { createSmppDriver } from './smpp.ts';
 import type { SmppOptions } from './smpp.ts';
 import { splitSms } from './smpp-encoding.ts';
-import { parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
 let smsc: TestSmsc;
 beforeAll(async () => {
@@ -112,12 +112,14 @@ describe('smpp driver', () => {
         [0x00, 0x03, ref, 2, 2],
       ]);
       expect(parts.map((p) => p.text).join('')).toBe(text);
+      // The attempt's provider id lists every part, so that they can be counted after a restart.
+      const key = parts.map((p) => p.messageId).join(' ');
       // Receipts of earlier tests' messages may come on this bind too (the SMSC retries them): only this message's count.
-      const mine = () => reports.filter((r) => 'providerMessageId' in r && parts.some((p) => p.messageId === r.providerMessageId));
+      const mine = () => reports.filter((r) => 'providerMessageId' in r && r.providerMessageId === key);
       await until(() => mine().length > 0);
       await new Promise((r) => setTimeout(r, 100));
-      expect(mine()).toEqual([{ providerMessageId: parts[0]!.messageId, outcome: 'delivered' }]);
-      expect(result).toEqual({ outcome: 'accepted', providerMessageId: parts[0]!.messageId });
+      expect(mine()).toEqual([{ providerMessageId: key, outcome: 'delivered' }]);
+      expect(result).toEqual({ outcome: 'accepted', providerMessageId: key });
     } finally {
       await driver.close!();
     }
@@ -129,15 +131,78 @@ describe('smpp driver', () => {
       const result = await driver.send(attempt('4915100000202', 'w'.repeat(300)), ctx);
       const parts = smsc.submitted.filter((s) => s.to === '4915100000202');
       expect(parts).toHaveLength(2);
-      const mine = () => reports.filter((r) => 'providerMessageId' in r && parts.some((p) => p.messageId === r.providerMessageId));
+      const key = parts.map((p) => p.messageId).join(' ');
+      const mine = () => reports.filter((r) => 'providerMessageId' in r && r.providerMessageId === key);
       await until(() => mine().length > 0);
       await new Promise((r) => setTimeout(r, 100));
-      expect(mine()).toEqual([
-        { providerMessageId: parts[0]!.messageId, outcome: 'failed', failure: 'undeliverable', error: 'UNDELIV (err:001)' },
-      ]);
-      expect(result).toMatchObject({ providerMessageId: parts[0]!.messageId });
+      expect(mine()).toEqual([{ providerMessageId: key, outcome: 'failed', failure: 'undeliverable', error: 'UNDELIV (err:001)' }]);
+      expect(result).toMatchObject({ providerMessageId: key });
     } finally {
       await driver.close!();
+    }
+  });
+
+  it('after a restart, counts every part of a multipart message again from the ids kept with the attempt', async () => {
+    const slow = await startTestSmsc({ systemId: 'spillway', password: 'secret', receiptDelayMs: 400 });
+    const reports: Receipt[] = [];
+    const ctx: ChannelContext = { clock: createFakeClock(), report: async (r) => void reports.push(r) };
+    const make = () => createSmppDriver(options({ port: slow.port }));
+    try {
+      const before = make();
+      await before.start!(ctx);
+      const sent = (await before.send(attempt('4915100000132', 'y'.repeat(300)), ctx)) as { providerMessageId: string };
+      const parts = slow.submitted.filter((s) => s.to === '4915100000132').map((p) => p.messageId);
+      expect(parts).toHaveLength(2);
+      expect(sent.providerMessageId).toBe(parts.join(' '));
+      // The process goes away before any receipt: they wait at the SMSC.
+      await before.close!();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(reports).toEqual([]);
+
+      // The engine hands the new driver the attempt with the ids it kept; the receipts come on the new bind.
+      const after = make();
+      const pending = {
+        ...attempt('4915100000132', 'y'.repeat(300)),
+        providerMessageId: sent.providerMessageId,
+        acceptedAt: 0,
+        delivered: false,
+      };
+      await after.recover!([pending], ctx);
+      await until(() => reports.length > 0);
+      // A receipt the first part deferred comes again on the next delivery: still one report.
+      slow.deliverMo('4915100000133', 'Shop', 'flush');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(reports).toEqual([{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }]);
+      await after.close!();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('defers a receipt it does not know for a while after starting, then reports it by its id', async () => {
+    const other = await startTestSmsc({ systemId: 'spillway', password: 'secret', receiptDelayMs: 400 });
+    const reports: Receipt[] = [];
+    const clock = createFakeClock();
+    const ctx: ChannelContext = { clock, report: async (r) => void reports.push(r) };
+    try {
+      const before = createSmppDriver(options({ port: other.port }));
+      await before.start!(ctx);
+      const sent = (await before.send(attempt('4915100000134', 'short'), ctx)) as { providerMessageId: string };
+      await before.close!();
+      await new Promise((r) => setTimeout(r, 500));
+      // A new driver that was not told about the attempt (recover not called yet): the receipt waits at the SMSC.
+      const after = createSmppDriver(options({ port: other.port, unknownReceiptGraceMs: 5_000 }));
+      await after.start!(ctx);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(reports).toEqual([]);
+      // Past the grace period it is reported by the SMSC's id (the engine finds the attempt in storage).
+      await clock.advance(5_000);
+      other.deliverMo('4915100000135', 'Shop', 'flush');
+      await until(() => reports.length > 0);
+      expect(reports).toEqual([{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }]);
+      await after.close!();
+    } finally {
+      await other.close();
     }
   });
 
@@ -229,6 +294,46 @@ describe('smpp driver', () => {
     }
   });
 
+  it('maps a hex submit_sm_resp id to the decimal id of the receipt (msgIdType 1), also after a restart', async () => {
+    const hexSmsc = await startTestSmsc({ systemId: 'spillway', password: 'secret', ids: 'hex-then-decimal', receiptDelayMs: 300 });
+    const reports: Receipt[] = [];
+    const ctx: ChannelContext = { clock: createFakeClock(), report: async (r) => void reports.push(r) };
+    // No grace: a receipt it does not know is reported at once, by the id it names.
+    const make = (msgIdType?: 1) =>
+      createSmppDriver(options({ port: hexSmsc.port, unknownReceiptGraceMs: 0, ...(msgIdType ? { msgIdType } : {}) }));
+    try {
+      // As the SMSC writes them, the two forms never match: the receipt names another id.
+      const plain = make();
+      await plain.start!(ctx);
+      const sent = await plain.send(attempt('4915100000130', 'hi'), ctx);
+      expect(sent).toMatchObject({ outcome: 'accepted', providerMessageId: expect.stringMatching(/^[0-9A-F]+$/) });
+      await until(() => reports.length > 0);
+      expect(reports[0]).toMatchObject({ outcome: 'delivered' });
+      expect((reports[0] as { providerMessageId: string }).providerMessageId).not.toBe(
+        (sent as { providerMessageId: string }).providerMessageId,
+      );
+      await plain.close!();
+
+      // With msgIdType 1 both are kept as one form; the receipt comes to a new driver (a restart).
+      reports.length = 0;
+      const first = make(1);
+      await first.start!(ctx);
+      const accepted = (await first.send(attempt('4915100000131', 'hi'), ctx)) as { providerMessageId: string };
+      expect(accepted.providerMessageId).toBe(canonicalSmscId(hexSmsc.submitted.at(-1)!.messageId, true));
+      await first.close!();
+      const second = make(1);
+      await second.recover!(
+        [{ ...attempt('4915100000131', 'hi'), providerMessageId: accepted.providerMessageId, acceptedAt: 0, delivered: false }],
+        ctx,
+      );
+      await until(() => reports.length > 0);
+      expect(reports).toEqual([{ providerMessageId: accepted.providerMessageId, outcome: 'delivered' }]);
+      await second.close!();
+    } finally {
+      await hexSmsc.close();
+    }
+  });
+
   it('check() binds and pings, or says why it cannot', async () => {
     const ok = createSmppDriver(options());
     const bad = createSmppDriver(options({ password: 'wrong', responseTimeoutMs: 300 }));
@@ -247,6 +352,14 @@ describe('smpp mappings', () => {
     expect(smppFailure(0x08).failure).toBe('temporary');
     expect(smppFailure(0x0401).failure).toBe('permanent');
     expect(smppFailure(0x0401, { 0x0401: 'not_on_channel' }).failure).toBe('not_on_channel');
+  });
+
+  it('writes SMSC ids in one form: the decimal digits of their value', () => {
+    expect(canonicalSmscId('A0001', true)).toBe('655361');
+    expect(canonicalSmscId('0655361', false)).toBe('655361');
+    expect(canonicalSmscId('ffffffffffffffff', true)).toBe('18446744073709551615');
+    expect(canonicalSmscId('smsc-7', true)).toBe('smsc-7');
+    expect(canonicalSmscId('12AB', false)).toBe('12AB');
   });
 
   it('reads receipt states from the text or the message_state TLV', () => {

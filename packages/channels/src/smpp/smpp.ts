@@ -13,7 +13,7 @@ import type {
 } from '@spillway/core';
 import { systemClock } from '@spillway/core';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
-import { parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
 export interface SmppOptions {
   /** @default 'smpp' */
@@ -48,6 +48,21 @@ export interface SmppOptions {
   errorClasses?: Readonly<Record<number, FailureClass>>;
   /** @default ['sms'] */
   channels?: readonly ChannelId[];
+  /**
+   * For this long after the driver starts, a receipt naming an id it does not know is deferred
+   * (the SMSC delivers it again later) instead of reported: the engine may still hand over, with
+   * `recover`, the attempts of a crashed process, among them multipart messages whose parts must
+   * be counted together. @default 10000
+   */
+  unknownReceiptGraceMs?: number;
+  /**
+   * How the SMSC writes its message ids, as Kannel's `msg-id-type`: bit 0 set, `submit_sm_resp`
+   * (and the `receipted_message_id` TLV) in hex; bit 1 set, the `id:` of the receipt text in hex;
+   * a clear bit means decimal. When given, both are kept as the decimal digits of their value, so
+   * a receipt finds its attempt (also after a restart) whichever form the SMSC used.
+   * @default undefined: ids are compared as the SMSC wrote them
+   */
+  msgIdType?: 0 | 1 | 2 | 3;
 }
 
 interface Outstanding {
@@ -56,10 +71,14 @@ interface Outstanding {
 
 /** Parts of a multipart message, by SMSC message id: the message is delivered when every part is. */
 interface PartGroup {
-  first: string;
+  /** The attempt's provider id: every part's id, space-separated. */
+  key: string;
   waiting: Set<string>;
   done: boolean;
 }
+
+/** The answer that asks the SMSC to deliver a `deliver_sm` again later (ESME_RX_T_APPN). */
+const TRY_LATER = 0x64;
 
 const ESM_RECEIPT_MASK = 0x3c;
 const ESM_UDHI = 0x40;
@@ -92,8 +111,15 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
   const outstanding = new Set<Outstanding>();
   const windowWaiters: (() => void)[] = [];
   const groups = new Map<string, PartGroup>();
+  /** Single-part ids this driver sent or was handed by `recover`: their receipts are never deferred. */
+  const known = new Set<string>();
+  const graceMs = options.unknownReceiptGraceMs ?? 10_000;
+  let startedAt: number | null = null;
   let concatRef = Math.floor(Math.random() * 256);
   let tokens = options.segmentsPerSecond ?? 0;
+  /** An id in the driver's one form (see `msgIdType`): from `submit_sm_resp`/the TLV, or from the receipt text. */
+  const idOf = (id: string, from: 'submit' | 'text') =>
+    options.msgIdType === undefined ? id : canonicalSmscId(id, (options.msgIdType & (from === 'submit' ? 1 : 2)) !== 0);
   let refilledAt = 0;
 
   function wakeBound(): void {
@@ -271,13 +297,14 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     try {
       if ((esm & ESM_RECEIPT_MASK) === 0x04 || receiptId) {
         const parsed = parseReceiptText(text);
-        const id = receiptId ?? parsed.id;
+        const id = receiptId !== undefined ? idOf(receiptId, 'submit') : parsed.id !== undefined ? idOf(parsed.id, 'text') : undefined;
         const stateTlv = typeof pdu['message_state'] === 'number' ? pdu['message_state'] : undefined;
         const state = receiptState(stateTlv ?? parsed.stat ?? '');
         if (id && state) {
           const error = state.outcome === 'failed' ? `${parsed.stat ?? 'failed'} (err:${parsed.err ?? '?'})` : undefined;
-          const receipt = receiptFor(id, { ...state, ...(error ? { error } : {}) });
-          if (receipt) await ctx?.report(receipt);
+          const decision = receiptFor(id, { ...state, ...(error ? { error } : {}) });
+          if (decision === 'later') status = TRY_LATER;
+          else if (decision) await ctx?.report(decision);
         }
       } else if (ctx?.inbound) {
         await ctx.inbound({
@@ -294,16 +321,48 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     if (session === s) s.send(pdu.response({ command_status: status }));
   }
 
-  /** The receipt of an SMSC message id: parts of a multipart message report as its first part, once. */
-  function receiptFor(id: string, state: Pick<Receipt, 'outcome' | 'failure' | 'error'>): Receipt | null {
+  /**
+   * What to do with the receipt of an SMSC message id: report it, acknowledge it silently (`null`),
+   * or have the SMSC deliver it again later (`'later'`). A multipart message reports once, under
+   * its attempt's id: failed at its first failed part, delivered at the last part delivered. Until
+   * then each part's receipt is deferred, not acknowledged, so that after a restart the SMSC
+   * delivers it again and the parts are counted anew (nothing about them is kept only in memory).
+   */
+  function receiptFor(id: string, state: Pick<Receipt, 'outcome' | 'failure' | 'error'>): Receipt | null | 'later' {
     const group = groups.get(id);
-    if (!group) return { providerMessageId: id, ...state };
-    groups.delete(id);
-    group.waiting.delete(id);
+    if (!group) {
+      const early = startedAt !== null && clock.now() - startedAt < graceMs;
+      return known.has(id) || !early ? { providerMessageId: id, ...state } : 'later';
+    }
     if (group.done) return null;
-    if (state.outcome === 'delivered' && group.waiting.size > 0) return null;
+    group.waiting.delete(id);
+    if (state.outcome === 'delivered' && group.waiting.size > 0) return 'later';
     group.done = true;
-    return { providerMessageId: group.first, ...state };
+    return { providerMessageId: group.key, ...state };
+  }
+
+  /** Remembers the parts of a multipart attempt (its provider id lists them). */
+  function groupOf(key: string): void {
+    const parts = key.split(' ');
+    if (parts.length < 2 || groups.has(parts[0]!)) return;
+    const group: PartGroup = { key, waiting: new Set(parts), done: false };
+    for (const part of parts) groups.set(part, group);
+    // Parts whose receipt never comes must not pile up: the oldest are forgotten first.
+    for (const k of groups.keys()) {
+      if (groups.size <= MAX_GROUPED_PARTS) break;
+      groups.delete(k);
+    }
+  }
+
+  function remember(id: string): void {
+    known.add(id);
+    if (known.size > MAX_GROUPED_PARTS) known.delete(known.values().next().value!);
+  }
+
+  function begin(c: ChannelContext): void {
+    ctx = c;
+    clock = c.clock;
+    startedAt ??= clock.now();
   }
 
   return {
@@ -313,21 +372,23 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
       return bound;
     },
     async start(c) {
-      ctx = c;
-      clock = c.clock;
+      begin(c);
       await whenBound();
     },
-    async recover(_pending, c) {
-      // Receipts name the SMSC message id kept with each attempt: the SMSC delivers them on the new bind.
-      ctx = c;
+    async recover(pending, c) {
+      // Receipts name the SMSC message ids kept with each attempt (every part's, for a multipart
+      // message): the SMSC delivers them on the new bind, and the parts are counted again.
+      begin(c);
+      for (const p of pending) {
+        if (!p.providerMessageId) continue;
+        if (p.providerMessageId.includes(' ')) groupOf(p.providerMessageId);
+        else remember(p.providerMessageId);
+      }
       await whenBound();
     },
     async send(attempt: OutboundAttempt, c: ChannelContext): Promise<SendResult> {
       if (closed) return { outcome: 'failed', failure: 'temporary', error: `${name} is closed` };
-      if (!ctx) {
-        ctx = c;
-        clock = c.clock;
-      }
+      if (!ctx) begin(c);
       const { dataCoding, parts } =
         options.concatenation === 'payload' ? { ...splitSms(attempt.text), parts: [attempt.text] } : splitSms(attempt.text);
       const segments = options.concatenation === 'payload' ? splitSms(attempt.text).parts.length : parts.length;
@@ -361,19 +422,13 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
         const result = await submit(s, fields);
         if ('outcome' in result)
           return ids.length ? { ...result, error: `${result.error} (after ${ids.length} of ${parts.length} parts)` } : result;
-        ids.push(result.messageId);
+        ids.push(idOf(result.messageId, 'submit'));
       }
-      const first = ids[0]!;
-      if (ids.length > 1) {
-        const group: PartGroup = { first, waiting: new Set(ids), done: false };
-        for (const id of ids) groups.set(id, group);
-        // Parts whose receipt never comes must not pile up: the oldest are forgotten first.
-        for (const key of groups.keys()) {
-          if (groups.size <= MAX_GROUPED_PARTS) break;
-          groups.delete(key);
-        }
-      }
-      return { outcome: 'accepted', providerMessageId: first };
+      // Every part's id is kept with the attempt, so the parts can be counted after a restart.
+      const key = ids.join(' ');
+      if (ids.length > 1) groupOf(key);
+      else remember(key);
+      return { outcome: 'accepted', providerMessageId: key };
     },
     async check() {
       const s = await whenBound();

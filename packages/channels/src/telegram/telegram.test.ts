@@ -17,9 +17,12 @@ afterAll(async () => {
 
 const driver = (over: TelegramOptions = {}) => createTelegramDriver({ apiUrl: api.url, botToken: 'T1', ...over });
 
+// The local Bot API's chats are named after the contract's recipients.
+const chatIsRecipient: TelegramOptions = { resolveChatId: (a) => a.to };
+
 runChannelDriverContract({
   name: 'telegram (a local Bot API)',
-  create: () => driver(),
+  create: () => driver(chatIsRecipient),
   deliverableRecipient: '123456',
   reportWithinMs: 10,
   failures: [
@@ -28,7 +31,7 @@ runChannelDriverContract({
     { name: 'the recipient never started the bot', failure: 'not_on_channel', create: () => driver({ resolveChatId: () => null }) },
     { name: '429 with retry_after', failure: 'throttled', recipient: '100429' },
     { name: '500', failure: 'temporary', recipient: '100500' },
-    { name: '401 (a bad token)', failure: 'permanent', create: () => driver({ botToken: 'bad' }) },
+    { name: '401 (a bad token)', failure: 'permanent', create: () => driver({ ...chatIsRecipient, botToken: 'bad' }) },
   ],
 });
 
@@ -87,11 +90,23 @@ describe('telegram driver', () => {
   });
 
   it('keeps retry_after of a 429', async () => {
-    expect(await driver().send(attempt({ to: '555429' }), { clock: createFakeClock(), report: async () => {} })).toMatchObject({
+    expect(
+      await driver().send(attempt({ messageData: { chatId: '555429' } }), { clock: createFakeClock(), report: async () => {} }),
+    ).toMatchObject({
       failure: 'throttled',
       retryAfter: 3,
       error: 'Bot API 429: Too Many Requests: retry after 3',
     });
+  });
+
+  it('never takes the phone number for a chat: without a bound chat the recipient is not on this channel', async () => {
+    const before = api.requests.length;
+    expect(await driver().send(attempt({ to: '4915112345678' }), { clock: createFakeClock(), report: async () => {} })).toEqual({
+      outcome: 'failed',
+      failure: 'not_on_channel',
+      error: 'the recipient never started the bot',
+    });
+    expect(api.requests.length).toBe(before);
   });
 
   it('check() calls getMe', async () => {

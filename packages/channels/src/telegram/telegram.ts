@@ -10,8 +10,10 @@ export interface TelegramOptions {
   /** A bot token for attempts that carry none (the client's own comes with the attempt, `X-Tg-Bot-Key`). */
   botToken?: string;
   /**
-   * The chat of a recipient: the bot-receiver binding. @default `messageData.chatId`, else `to`
-   * when it is numeric; `null` means the recipient never started the bot (not on this channel).
+   * The chat of a recipient. @default `messageData.chatId`, which the engine sets from the
+   * bot-receiver binding of the number (`PUT /chat_bot/bot_receiver/phone`) or the request's
+   * `messengerMessage.chatId`. A phone number is never taken for a chat id. `null` means the
+   * recipient never started the bot (not on this channel).
    */
   resolveChatId?: (attempt: OutboundAttempt) => Promise<string | null> | string | null;
   /** @default 10000 */
@@ -67,8 +69,7 @@ export function createTelegramDriver(options: TelegramOptions = {}): ChannelDriv
   async function chatOf(attempt: OutboundAttempt): Promise<string | null> {
     if (options.resolveChatId) return options.resolveChatId(attempt);
     const fromData = attempt.messageData?.['chatId'];
-    if (typeof fromData === 'number' || (typeof fromData === 'string' && fromData)) return String(fromData);
-    return /^-?\d+$/.test(attempt.to) ? attempt.to : null;
+    return typeof fromData === 'number' || (typeof fromData === 'string' && fromData) ? String(fromData) : null;
   }
 
   return {

@@ -18,7 +18,8 @@ export interface Submitted {
  * An SMSC for tests, on the `smpp` package's server: binds transceivers, answers `submit_sm` and
  * sends delivery receipts as `deliver_sm`, retried on the next bind until acknowledged (as an SMSC
  * does). What happens depends on the recipient's last two digits: `58` ESME_RTHROTTLED, `14`
- * ESME_RMSGQFUL, `11` ESME_RINVDSTADR, `02` an UNDELIV receipt, `04` no receipt; anything else is
+ * ESME_RMSGQFUL, `11` ESME_RINVDSTADR, `02` an UNDELIV receipt, `04` no receipt, `12` DELIVRD for
+ * the first part of a long message and UNDELIV for the others; anything else is
  * DELIVRD after `receiptDelayMs`.
  */
 export interface TestSmsc {
@@ -40,7 +41,17 @@ interface PendingReceipt {
   on: Session | null;
 }
 
-export async function startTestSmsc(options: { systemId: string; password: string; receiptDelayMs?: number }): Promise<TestSmsc> {
+export async function startTestSmsc(options: {
+  systemId: string;
+  password: string;
+  receiptDelayMs?: number;
+  /**
+   * `hex-then-decimal`: `submit_sm_resp` answers a hex id and the receipt names it in decimal in its
+   * text only (no `receipted_message_id`), as SMSCs of Kannel's `msg-id-type` 0x01 do.
+   * @default 'text': `smsc-N` ids, the same in both and in the TLV
+   */
+  ids?: 'text' | 'hex-then-decimal';
+}): Promise<TestSmsc> {
   const delay = options.receiptDelayMs ?? 50;
   const bound = new Set<Session>();
   const queue: PendingReceipt[] = [];
@@ -79,7 +90,9 @@ export async function startTestSmsc(options: { systemId: string; password: strin
       }),
   };
 
-  const receipt = (id: string, submitted: Submitted, stat: 'DELIVRD' | 'UNDELIV') => {
+  const hexIds = options.ids === 'hex-then-decimal';
+  const receipt = (submitId: string, submitted: Submitted, stat: 'DELIVRD' | 'UNDELIV') => {
+    const id = hexIds ? BigInt(`0x${submitId}`).toString(10) : submitId;
     const text = `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2601010000 done date:2601010000 stat:${stat} err:${stat === 'DELIVRD' ? '000' : '001'} text:`;
     queue.push({
       fields: {
@@ -87,7 +100,7 @@ export async function startTestSmsc(options: { systemId: string; password: strin
         destination_addr: submitted.from,
         esm_class: 0x04,
         short_message: text,
-        receipted_message_id: id,
+        ...(hexIds ? {} : { receipted_message_id: id }),
         message_state: stat === 'DELIVRD' ? 2 : 5,
       },
       on: null,
@@ -121,7 +134,7 @@ export async function startTestSmsc(options: { systemId: string; password: strin
         session.send(pdu.response({ command_status: smpp.errors[refusal] }));
         return;
       }
-      const messageId = `smsc-${nextId++}`;
+      const messageId = hexIds ? (0xa0000 + nextId++).toString(16).toUpperCase() : `smsc-${nextId++}`;
       const sm = (pdu['message_payload'] ?? pdu['short_message']) as { message?: string | Buffer; udh?: Buffer[] } | undefined;
       const submitted: Submitted = {
         messageId,
@@ -139,7 +152,10 @@ export async function startTestSmsc(options: { systemId: string; password: strin
       state.submitted.push(submitted);
       session.send(pdu.response({ message_id: messageId }));
       const outcome = to.slice(-2);
-      if (outcome !== '04') setTimeout(() => receipt(messageId, submitted, outcome === '02' ? 'UNDELIV' : 'DELIVRD'), delay);
+      // 12: the first part of a long message is delivered, the later parts are not.
+      const laterPart = (submitted.udh?.[4] ?? submitted.sar?.seq ?? 1) > 1;
+      const undelivered = outcome === '02' || (outcome === '12' && laterPart);
+      if (outcome !== '04') setTimeout(() => receipt(messageId, submitted, undelivered ? 'UNDELIV' : 'DELIVRD'), delay);
     });
     session.on('close', () => {
       bound.delete(session);

@@ -116,6 +116,30 @@ describe('viber driver', () => {
     expect(inbound).toEqual([{ channel: 'chatapp_bot', phoneNumber: 'u-9', alphaName: 'viber', text: 'hello' }]);
   });
 
+  it('acknowledges an incoming message the engine cannot route (no phone number), but fails the callback on a storage error', async () => {
+    const route = driver().routes![0]!;
+    const body = JSON.stringify({ event: 'message', sender: { id: 'u-9' }, message: { type: 'text', text: 'hi' }, message_token: 8 });
+    const post = (inbound: () => Promise<void>) =>
+      route.handle(
+        new Request('http://x/channels/viber/callback', {
+          method: 'POST',
+          body,
+          headers: { 'x-viber-content-signature': viberSignature('bot-token-1', body) },
+        }),
+        { clock: systemClock, report: async () => {}, inbound },
+      );
+    const unroutable = await post(async () => {
+      throw Object.assign(new Error('no account owns the address "viber"'), { code: 'not_found' });
+    });
+    expect(unroutable.status).toBe(200);
+    expect(await unroutable.json()).toEqual({ ignored: 'the message could not be routed to an account' });
+    await expect(
+      post(async () => {
+        throw new Error('database is locked');
+      }),
+    ).rejects.toThrow(/database is locked/);
+  });
+
   it('check() calls get_account_info', async () => {
     expect(await driver().check!()).toEqual({ ok: true, detail: 'bot Spillway Test Bot' });
     expect(await driver({ botToken: 'bad' }).check!()).toEqual({ ok: false, detail: 'get_account_info: invalidAuthToken' });

@@ -64,12 +64,21 @@ export function createViberDriver(options: ViberOptions = {}): ChannelDriver {
       const sender = event['sender'] as { id?: unknown; name?: unknown } | undefined;
       const message = event['message'] as { text?: unknown } | undefined;
       if (event['event'] === 'message' && ctx.inbound && typeof sender?.id === 'string') {
-        await ctx.inbound({
-          channel: 'chatapp_bot',
-          phoneNumber: sender.id,
-          alphaName: name,
-          text: typeof message?.text === 'string' ? message.text : '',
-        });
+        try {
+          await ctx.inbound({
+            channel: 'chatapp_bot',
+            phoneNumber: sender.id,
+            alphaName: name,
+            text: typeof message?.text === 'string' ? message.text : '',
+          });
+        } catch (error) {
+          // Viber gives bots a user id, never the phone number: a message the engine cannot route to
+          // an account is refused for good, so Viber must not be asked to retry it. Anything else
+          // (storage down) fails the callback and Viber retries.
+          const code = (error as { code?: unknown } | null)?.code;
+          if (code !== 'not_found' && code !== 'conflict' && code !== 'validation_failed') throw error;
+          return Response.json({ ignored: 'the message could not be routed to an account' }, { status: 200 });
+        }
       }
       return new Response(null, { status: 200 });
     },

@@ -185,6 +185,7 @@ function messageDataFor(step: RouteStep, c: ValidatedCascade): Record<string, un
     case 'messenger': {
       const m = c.messengerMessage;
       if (m?.chatId !== undefined) data.chatId = m.chatId;
+      if (typeof m?.['botName'] === 'string') data.botName = m['botName'];
       if (m?.photoUrl) data.photoUrl = m.photoUrl;
       const buttons = m?.buttons ?? (button ? [{ action: button.url, text: button.text }] : undefined);
       if (buttons) data.buttons = buttons;

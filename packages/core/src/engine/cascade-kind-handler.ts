@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { messengerChatOf } from '../cascade/messenger-chat.ts';
 import { newShortCode } from '../cascade/short-code.ts';
 import { findVariables, isLinkValue, resolveVariables } from '../cascade/variables.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
@@ -36,7 +37,8 @@ const skip = (step: number, reason: string): SendPreparation => ({ instead: { ty
  * How cascade messages run: the machine compiled from the route revision the message keeps
  * (`routeRef`), and the checks right before a step is sent, in order: time left before the
  * cascade's ttl, the alpha-name's approval on the channel, an open session where one is
- * required, the client's bot credentials on bot steps, content, variables (resolved, short links
+ * required, the client's bot credentials on bot steps, the chat bound to the number on messenger
+ * steps, content, variables (resolved, short links
  * made; link values must still be http(s)), the charge (SMS priced on the resolved text). A failed check skips the step (`SKIPPED`, recorded in history)
  * and the route moves on as if it were undeliverable.
  */
@@ -119,6 +121,13 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
         const header = spec.channel === 'messenger' ? 'X-Tg-Bot-Key' : 'X-Viber-Auth-Token';
         return skip(step, `no bot credentials (send ${header})`);
       }
+      // The messenger reaches a number through the chat bound to it.
+      let messageData = spec.messageData;
+      if (spec.channel === 'messenger') {
+        const chat = await messengerChatOf(storage, message.accountId, spec);
+        if ('skip' in chat) return skip(step, chat.skip);
+        messageData = { ...spec.messageData, chatId: chat.chatId };
+      }
       if (!spec.text && !spec.messageData?.['img'] && !spec.messageData?.['photoUrl']) {
         return skip(step, spec.channel === 'flashcall' ? 'no flash-call code (flashcallText)' : 'nothing to send on this channel');
       }
@@ -133,7 +142,7 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
       const description = `cascade ${message.guid ?? message.id} step ${step} (${spec.channel})`;
       return {
         ...(cost > 0 ? { charge: { amount: cost, description } } : {}),
-        attempt: { text, partsCount, ...(botToken ? { credentials: { botToken } } : {}) },
+        attempt: { text, partsCount, ...(messageData ? { messageData } : {}), ...(botToken ? { credentials: { botToken } } : {}) },
       };
     },
   };

@@ -51,6 +51,7 @@ export function buildCascadeStatus(
     const last = entries.filter((e) => e.status !== 'Clicked').pop();
     const errored = [...entries].reverse().find((e) => e.error !== null && e.status !== 'Clicked');
     const billed = entries.some((e) => e.status === 'Sent' || e.status === 'Failed');
+    const carried = entries.filter((e) => (e.status === 'Sent' || e.status === 'Failed') && e.driver).pop();
     return {
       step: i,
       id: route?.steps[i]?.id ?? spec.channel,
@@ -59,6 +60,7 @@ export function buildCascadeStatus(
       dt: last ? iso(last.at) : null,
       error: errored?.error ?? null,
       cost: billed ? fromMicros(spec.cost) : 0,
+      driver: carried?.driver ?? null,
     };
   });
   return {
@@ -78,6 +80,13 @@ export function buildCascadeStatus(
     cost: fromMicros(message.cost),
     currency,
     steps,
-    history: history.map((e) => ({ step: e.step, channel: e.channel, status: e.status, dt: iso(e.at), error: e.error })),
+    history: history.map((e) => ({
+      step: e.step,
+      channel: e.channel,
+      status: e.status,
+      dt: iso(e.at),
+      error: e.error,
+      driver: e.driver ?? null,
+    })),
   };
 }

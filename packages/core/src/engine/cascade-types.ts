@@ -53,6 +53,8 @@ export interface CascadeStepStatus {
   error: string | null;
   /** What the step was billed, currency units. */
   cost: number;
+  /** The driver that carried the step's last attempt (with a failover, the provider), null if never sent. */
+  driver: string | null;
 }
 
 /** One entry of a cascade's history. */
@@ -62,6 +64,8 @@ export interface CascadeHistoryEntry {
   status: HistoryStatus;
   dt: string;
   error: string | null;
+  /** The driver that carried the attempt or reported the outcome; null for the engine's own entries. */
+  driver: string | null;
 }
 
 /**

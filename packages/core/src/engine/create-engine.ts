@@ -1,6 +1,6 @@
 import { systemClock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
-import type { ChannelDriver, Receipt } from '../ports/channel.ts';
+import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import { defaultRateCard } from '../pricing/rate-card.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { MessageKind } from '../types/message.ts';
@@ -12,6 +12,8 @@ import { createCascadeService } from './cascade-service.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
 import { createWorker } from './worker.ts';
+import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
+import { createInboundRouter } from '../inbound/inbound-router.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -46,6 +48,11 @@ export function createEngine(options: EngineOptions): Engine {
     message: messageKindHandler(),
     cascade: cascades.handler,
   };
+  const routeInbound = createInboundRouter({ storage, clock, ...(options.onInboundQueued ? { onQueued: options.onInboundQueued } : {}) });
+  const receiveInbound = async (report: InboundReport) => {
+    await routeInbound(report);
+  };
+  const reachability = createReachabilityMemory({ storage, clock, ttlSeconds: options.reachabilityTtlSeconds, onError });
   const worker = createWorker({
     storage,
     clock,
@@ -53,6 +60,8 @@ export function createEngine(options: EngineOptions): Engine {
     advancer,
     kinds,
     defaultTtlSeconds,
+    ...(reachability.service.enabled ? { unreachable: reachability.unreachable, onApplied: reachability.observe } : {}),
+    onInbound: receiveInbound,
     onCommit: (commit) => {
       cascades.poke();
       options.onCommit?.(commit);
@@ -97,11 +106,13 @@ export function createEngine(options: EngineOptions): Engine {
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
     messages: createMessagingService({ storage, clock, rateCard, advancer, notify }),
     cascades: cascades.service,
+    reachability: reachability.service,
     start: () => {
       if (runsWorker) worker.start();
     },
     stop: (graceMs) => worker.stop(graceMs),
     receive,
+    receiveInbound,
     wake: () => worker.notify(),
     drain: () => worker.drain(),
   };

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { ChannelDriver, Receipt } from '../ports/channel.ts';
+import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import type { Commit } from '../ports/work-storage.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
@@ -8,6 +8,7 @@ import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../type
 import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { CascadeService } from './cascade-types.ts';
+import type { ReachabilityService } from '../reachability/reachability-memory.ts';
 
 export interface EngineOptions {
   storage: Storage;
@@ -43,10 +44,19 @@ export interface EngineOptions {
   sendTimeoutMs?: number;
   /** Currency of new accounts. @default 'EUR' */
   currency?: string;
+  /** Called after an incoming message from a driver queued its webhook (wake the delivery worker). */
+  onInboundQueued?: () => void;
   /** Observes every committed worker round (metrics, audit). Must not throw. */
   onCommit?: (commit: Commit) => void;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
   onError?: (error: unknown) => void;
+  /**
+   * How long the reachability memory remembers that a number is not on a channel (a driver's
+   * definitive `not_on_channel` answer), seconds; steps it covers are skipped meanwhile. 0 turns
+   * it off. `SPILLWAY_REACHABILITY_TTL` in the reference server.
+   * @default 604800 (7 days)
+   */
+  reachabilityTtlSeconds?: number;
   /** Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). @default 'http://127.0.0.1:8080' */
   publicBaseUrl?: string | (() => string);
 }
@@ -110,6 +120,8 @@ export interface Engine {
   readonly messages: MessagingService;
   /** The cascade API, routes, variables and short links. */
   readonly cascades: CascadeService;
+  /** The reachability memory: which channels a number was recently found not to be on. */
+  readonly reachability: ReachabilityService;
   /** Starts the workers (idempotent). */
   start(): void;
   /**
@@ -125,6 +137,14 @@ export interface Engine {
    * `driver` that accepted the attempt.
    */
   receive(receipt: Receipt, options?: { driver?: string }): Promise<void>;
+  /**
+   * Takes an incoming message a driver reported (an MO SMS, a chat reply) to the account owning
+   * the address it was sent to (or the one it names), records it and queues its webhook to the
+   * alpha-name's callback (section 6) in one transaction; resolves once it is durable. Rejects
+   * (`not_found`, `conflict`, `validation_failed`) when it cannot be routed: the driver then
+   * refuses it, so the provider keeps it.
+   */
+  receiveInbound(report: InboundReport): Promise<void>;
   /** New work was stored elsewhere (another thread or process): look for it now, not at the next poll. */
   wake(): void;
   /**

@@ -50,7 +50,9 @@ export function stepMessage(input: MessageStepInput): MessageUpdate {
   const entry = (step: number, status: HistoryEntry['status'], at: number, error: string | null, item?: PendingEvent) => {
     const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
     const h: Omit<HistoryEntry, 'messageId'> = { step, channel, status, at, error };
-    if (item?.driver) h.driver = item.driver;
+    // A failover's member names the attempt; receipts and provider ids stay filed under the failover.
+    const driver = item?.carrier ?? item?.driver;
+    if (driver) h.driver = driver;
     if (item?.providerMessageId) h.providerMessageId = item.providerMessageId;
     history.push(h);
   };

@@ -14,6 +14,8 @@ export interface PendingEvent {
   detail?: string | undefined;
   /** The driver that carried the attempt or reported the outcome. */
   driver?: string | undefined;
+  /** The member of a composite (failover) driver that carried the send, recorded in history instead of `driver`. */
+  carrier?: string | undefined;
   /** The provider's id answered with an acceptance. */
   providerMessageId?: string | undefined;
   /** 0 for a send's own result, which goes before receipts of the same moment; 1 otherwise. */

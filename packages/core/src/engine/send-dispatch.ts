@@ -28,6 +28,8 @@ export interface DispatchDeps {
   drivers: Map<ChannelId, ChannelDriver>;
   kinds: Record<StoredMessage['kind'], KindHandler>;
   defaultTtlSeconds: number;
+  /** The steps among a round's jobs that cannot succeed (the reachability memory), with the reason. */
+  unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
 }
 
 /** The attempt of `job` as a driver gets it, before the kind's overrides. */
@@ -61,11 +63,17 @@ export function attemptOf(message: StoredMessage, step: number, defaultTtlSecond
 export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: number): Promise<SendDecision[]> {
   const decisions: SendDecision[] = [];
   const charges: Array<{ index: number; charge: StepCharge }> = [];
+  const unreachable = deps.unreachable ? await deps.unreachable(jobs, now) : null;
   for (const job of jobs) {
     const { message, step } = job;
     const base = attemptOf(message, step, deps.defaultTtlSeconds);
     if (!base) {
       decisions.push({ job, instead: { event: { type: 'FAILED', step, failure: 'permanent' }, detail: 'no such step' } });
+      continue;
+    }
+    const remembered = unreachable?.get(message.id);
+    if (remembered !== undefined) {
+      decisions.push({ job, instead: { event: { type: 'SKIPPED', step, reason: remembered } } });
       continue;
     }
     const prep = (await deps.kinds[message.kind].prepareSend?.(message, step, now)) ?? {};
@@ -116,7 +124,7 @@ export async function sendWithTimeout(
   ctx: ChannelContext,
   clock: Clock,
   timeoutMs: number,
-): Promise<{ event: MachineEvent; detail?: string; providerMessageId?: string }> {
+): Promise<{ event: MachineEvent; detail?: string; providerMessageId?: string; carrier?: string }> {
   const step = attempt.step;
   let timer: ReturnType<Clock['setTimeout']> | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
@@ -127,8 +135,13 @@ export async function sendWithTimeout(
     if (result === 'timeout') {
       return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: `no answer from ${driver.name} within ${timeoutMs} ms` };
     }
+    const carrier = result.driver ? { carrier: result.driver } : {};
     if (result.outcome === 'accepted') {
-      return { event: { type: 'ACCEPTED', step }, ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}) };
+      return {
+        event: { type: 'ACCEPTED', step },
+        ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+        ...carrier,
+      };
     }
     const event: MachineEvent = {
       type: 'FAILED',
@@ -136,7 +149,7 @@ export async function sendWithTimeout(
       failure: result.failure,
       ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
     };
-    return { event, detail: result.error };
+    return { event, detail: result.error, ...carrier };
   } catch (error) {
     return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: String(error) };
   } finally {

@@ -13,6 +13,7 @@ function extended(message: StoredMessage, entries: HistoryEntry[]): ExtendedStat
     type: message.steps[e.step]?.type ?? '',
     dt: new Date(e.at).toISOString(),
     error: e.error,
+    driver: e.driver ?? null,
   }));
 }
 

@@ -43,6 +43,10 @@ export interface WorkerDeps {
   onCommit?: (commit: Commit) => void;
   /** Incoming messages reported by drivers. */
   onInbound?: (message: InboundReport) => Promise<void>;
+  /** The steps among a round's sends that cannot succeed (the reachability memory), with the reason. */
+  unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
+  /** Called after each commit with the events applied to each message (the reachability memory learns from them). */
+  onApplied?: (applied: Array<{ message: StoredMessage; events: PendingEvent[] }>) => Promise<void>;
 }
 
 /** A send handed to a driver whose result has not come back. */
@@ -86,6 +90,8 @@ export function createWorker(deps: WorkerDeps) {
   const inFlight = new Map<number, InFlight>();
   let seq = 0;
   let claiming = true;
+  /** Set by `start()`: the next round starts the drivers. */
+  let startDrivers = false;
   // The state this worker last committed of messages still running: a receipt for one is applied
   // over it without a read. A stale copy (another process changed the message) only makes the
   // commit conflict, and the message is then read afresh.
@@ -206,6 +212,7 @@ export function createWorker(deps: WorkerDeps) {
         detail: result.detail,
         driver: driver.name,
         providerMessageId: result.providerMessageId,
+        carrier: result.carrier,
         rank: 0,
         seq: seq++,
       });
@@ -229,6 +236,14 @@ export function createWorker(deps: WorkerDeps) {
   async function round(): Promise<number> {
     const now = clock.now();
     await recovery.maintain(now);
+    if (startDrivers) {
+      startDrivers = false;
+      for (const driver of new Set(drivers.values())) {
+        if (!driver.start || started.has(driver)) continue;
+        started.add(driver);
+        driver.start(ctx(driver)).catch(deps.onError);
+      }
+    }
     await resolveProviderIds();
     const events = queue.splice(0);
     const inbox = claiming ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
@@ -365,6 +380,8 @@ export function createWorker(deps: WorkerDeps) {
       else for (const e of list) e.ack?.();
     }
     queue.unshift(...held);
+    if (deps.onApplied)
+      await deps.onApplied([...applied].filter(([id]) => !lost.has(id)).map(([id, events]) => ({ message: stepped.get(id)!, events })));
     if (lost.size === 0) deps.onCommit?.(commit);
     else deps.onCommit?.({ ...commit, updates: commit.updates.filter((u) => !lost.has(u.id)) });
     return claimed.length + events.length;
@@ -408,7 +425,15 @@ export function createWorker(deps: WorkerDeps) {
     notify,
     tick: rounds.tick,
     pending: () => queue.length + byProviderId.length + inFlight.size,
-    start: rounds.start,
+    /**
+     * Starts the rounds, and the drivers in the first one, right after the recovery of what a
+     * previous process left: a bind also brings incoming messages and held receipts, before any
+     * send, and the drivers have been told which attempts to expect.
+     */
+    start(): void {
+      startDrivers = true;
+      rounds.start();
+    },
     drain,
     /**
      * Stops cleanly: claims nothing new, waits up to `graceMs` for the sends in flight, applies

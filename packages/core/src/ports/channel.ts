@@ -35,7 +35,14 @@ export type SendResult =
       /** The driver that carried the attempt, when a composite (failover) driver chose among several. */
       driver?: string;
     }
-  | { outcome: 'failed'; failure: FailureClass; error: string; retryAfter?: number };
+  | {
+      outcome: 'failed';
+      failure: FailureClass;
+      error: string;
+      retryAfter?: number;
+      /** The provider that answered, when a composite (failover) driver chose among several. */
+      driver?: string;
+    };
 
 /** Which attempt a receipt is about: its ids, or the provider's id answered at acceptance. */
 export type AttemptRef = { messageId: number; step: number } | { providerMessageId: string };

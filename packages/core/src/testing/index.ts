@@ -8,3 +8,5 @@ export { runInboundStorageContract, type InboundStorageContractOptions } from '.
 export { runChannelDriverContract } from './channel-driver-contract.ts';
 export type { ChannelDriverContractOptions, ContractFailureCase } from './channel-driver-contract.ts';
 export { runClientStorageContract, type ClientStorageContractOptions } from './client-storage-contract.ts';
+export { runReachabilityStorageContract, type ReachabilityStorageContractOptions } from './reachability-contract.ts';
+export { runAlphaNameDirectoryContract, type AlphaNameDirectoryContractOptions } from './alpha-name-directory-contract.ts';

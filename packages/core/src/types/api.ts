@@ -28,6 +28,12 @@ export interface ExtendedStatus {
   type: string;
   dt: string;
   error: string | null;
+  /**
+   * The driver that carried the attempt (`Sent`, a failure at the send) or reported the outcome;
+   * with a failover, the provider that took it. Null for what the engine decided itself (a skip).
+   * A Spillway addition to the interface's record.
+   */
+  driver: string | null;
 }
 
 /** The status of one fallback of a message. */

@@ -66,9 +66,22 @@ export const cascadeStatusSchema = z.object({
       dt: z.iso.datetime().nullable(),
       error: z.string().nullable(),
       cost: z.number(),
+      driver: z
+        .string()
+        .nullable()
+        .meta({ description: 'The driver that carried the step (with a failover, the provider); null if never sent' }),
     }),
   ),
-  history: z.array(z.object({ step: z.int(), channel, status: historyStatus, dt: z.iso.datetime(), error: z.string().nullable() })),
+  history: z.array(
+    z.object({
+      step: z.int(),
+      channel,
+      status: historyStatus,
+      dt: z.iso.datetime(),
+      error: z.string().nullable(),
+      driver: z.string().nullable().meta({ description: 'The driver that carried the attempt or reported the outcome' }),
+    }),
+  ),
 });
 
 /** BroadcastCreateDTO and its answer. */

@@ -9,6 +9,7 @@ import { readJson } from '../read-json.ts';
 import { clientStorageOf } from '../routes/client-services.ts';
 import { parseOrThrow } from '../validate.ts';
 import type { SocialOptions } from './social-options.ts';
+import { verifySignedRequest } from './signed-request.ts';
 import { createTokenCipher } from './token-cipher.ts';
 import type { TokenCipher } from './token-cipher.ts';
 import { UpstreamError, upstreamFetch } from './upstream-fetch.ts';
@@ -294,6 +295,20 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     );
   }
 
+  // The platform's own call: a form with its signed_request, no account credentials. Anything else
+  // goes on to the client's authenticated call below.
+  app.post('/social/deauthorize', async (c, next) => {
+    if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) return next();
+    const signed = new URLSearchParams(await c.req.text()).get('signed_request');
+    if (signed === null) return next();
+    if (!options.appSecret) throw new SpillwayError('unauthorized', 'signed requests are not accepted: no app secret is configured');
+    const { userId } = verifySignedRequest(signed, options.appSecret, c.var.engine.clock.now());
+    const storage = clientStorageOf(c.var.engine);
+    const connection = await storage.findSocialConnection(userId);
+    const removed = connection ? await storage.deleteSocialConnection(connection.accountId, connection.alphaName) : false;
+    return c.json({ userId, removed });
+  });
+
   defineRoute(
     app,
     {
@@ -301,6 +316,12 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       path: '/social/deauthorize',
       operationId: 'deauthorizeSocial',
       summary: 'Disconnect a platform number: the stored token is removed',
+      description:
+        'Two callers. The client, authenticated, with a JSON body `{ alphaName }` (404 when it has no connection). The ' +
+        'platform, without credentials, with a form body `signed_request=<signature>.<payload>` as it documents for its ' +
+        'deauthorize callback: base64url parts, the signature an HMAC-SHA256 of the payload part with the app secret ' +
+        '(`SPILLWAY_SOCIAL_APP_SECRET`), the payload JSON `{ algorithm: "HMAC-SHA256", user_id, issued_at }`. The connection ' +
+        'whose external id is that `user_id` is removed; the answer is `{ userId, removed }`. A bad signature answers 401.',
       tags: ['social'],
       auth: 'basic-or-key',
       body: deauthorizeBody,

@@ -82,9 +82,11 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     messages,
     // The cascade API is exercised on a real engine (tests/http/cascade-http.test.ts).
     cascades: {} as Engine['cascades'],
+    reachability: { enabled: false, ttlSeconds: 0, show: unimplemented('reachability.show'), clear: unimplemented('reachability.clear') },
     start() {},
     stop: async () => {},
     receive: async () => {},
+    receiveInbound: async () => {},
     wake: () => {},
     drain: async () => {},
     calls,
