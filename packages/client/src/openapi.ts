@@ -789,6 +789,30 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/api/reachability/{phoneNumber}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Channels a number was recently found not to be on (the reachability memory)
+     * @description A Spillway extension (not in the interface). When a channel answered that the number is not on it (no account on the chat app, the bot blocked or never started), the account remembers it for `ttlSeconds`: cascade steps and message fallbacks on that channel to that number are skipped at once meanwhile (history `Skipped` with the reason), so they cost nothing and nobody waits on them.
+     */
+    get: operations['getReachability'];
+    put?: never;
+    post?: never;
+    /**
+     * Forget what the reachability memory knows about a number
+     * @description A Spillway extension (not in the interface). The next cascade tries every channel of the number again (or `channel` only).
+     */
+    delete: operations['forgetReachability'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/routes': {
     parameters: {
       query?: never;
@@ -1299,7 +1323,10 @@ export type paths = {
     };
     get?: never;
     put?: never;
-    /** Disconnect a platform number: the stored token is removed */
+    /**
+     * Disconnect a platform number: the stored token is removed
+     * @description Two callers. The client, authenticated, with a JSON body `{ alphaName }` (404 when it has no connection). The platform, without credentials, with a form body `signed_request=<signature>.<payload>` as it documents for its deauthorize callback: base64url parts, the signature an HMAC-SHA256 of the payload part with the app secret (`SPILLWAY_SOCIAL_APP_SECRET`), the payload JSON `{ algorithm: "HMAC-SHA256", user_id, issued_at }`. The connection whose external id is that `user_id` is removed; the answer is `{ userId, removed }`. A bad signature answers 401.
+     */
     post: operations['deauthorizeSocial'];
     delete?: never;
     options?: never;
@@ -1485,6 +1512,8 @@ export type components = {
       history: {
         /** @enum {string} */
         channel: 'messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall';
+        /** @description The driver that carried the attempt or reported the outcome */
+        driver: string | null;
         /** Format: date-time */
         dt: string;
         error: string | null;
@@ -1506,6 +1535,8 @@ export type components = {
         /** @enum {string} */
         channel: 'messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall';
         cost: number;
+        /** @description The driver that carried the step (with a failover, the provider); null if never sent */
+        driver: string | null;
         dt: string | null;
         error: string | null;
         id: string;
@@ -1807,6 +1838,8 @@ export type components = {
       /** @description 0 the primary, 1.. the fallbacks */
       attempt: number;
       channel: string;
+      /** @description Spillway addition: the driver that carried the attempt (with a failover, the provider) or reported it; null for skips */
+      driver: string | null;
       /** Format: date-time */
       dt: string;
       error: string | null;
@@ -1883,6 +1916,10 @@ export type components = {
       /** @constant */
       type: 'flashcall';
     };
+    ForgetReachabilityResponse: {
+      cleared: number;
+      phoneNumber: string;
+    };
     GetBotCostsResponse: {
       currency: string;
       /** Format: date-time */
@@ -1950,6 +1987,27 @@ export type components = {
     GetOperatorTokenRequest: {
       expiresAt: string;
       id: number;
+    };
+    GetReachabilityResponse: {
+      phoneNumber: string;
+      /** @description How long an answer is remembered (SPILLWAY_REACHABILITY_TTL); 0 when the memory is off */
+      ttlSeconds: number;
+      unreachable: {
+        /** @enum {string} */
+        channel: 'messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall';
+        driver: string | null;
+        /** @description Internal id of the message whose attempt answered it */
+        messageId: number | null;
+        /** @description What the driver answered */
+        reason: string;
+        /** Format: date-time */
+        since: string;
+        /**
+         * Format: date-time
+         * @description When the memory forgets it
+         */
+        until: string;
+      }[];
     };
     GetRouteStatsResponse: {
       byStatus: {
@@ -4376,6 +4434,57 @@ export interface operations {
       429: components['responses']['TooManyRequests'];
     };
   };
+  getReachability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        phoneNumber: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What the account remembers about the number */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetReachabilityResponse'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+    };
+  };
+  forgetReachability: {
+    parameters: {
+      query?: {
+        /** @description Forget this channel only; without it, every channel of the number */
+        channel?: 'messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall';
+      };
+      header?: never;
+      path: {
+        phoneNumber: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description How many entries were forgotten */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ForgetReachabilityResponse'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+    };
+  };
   listRoutes: {
     parameters: {
       query?: never;
@@ -4729,7 +4838,8 @@ export interface operations {
            *               "attempt": 1,
            *               "type": "sms",
            *               "dt": "2026-11-23T10:00:02.000Z",
-           *               "error": null
+           *               "error": null,
+           *               "driver": "kannel"
            *             },
            *             {
            *               "status": "Delivered",
@@ -4737,7 +4847,8 @@ export interface operations {
            *               "attempt": 1,
            *               "type": "sms",
            *               "dt": "2026-11-23T10:00:03.000Z",
-           *               "error": null
+           *               "error": null,
+           *               "driver": "kannel"
            *             }
            *           ]
            *         }
@@ -4749,7 +4860,8 @@ export interface operations {
            *           "attempt": 0,
            *           "type": "chatapp_service",
            *           "dt": "2026-11-23T10:00:00.000Z",
-           *           "error": null
+           *           "error": null,
+           *           "driver": "chatapp"
            *         },
            *         {
            *           "status": "Failed",
@@ -4757,7 +4869,8 @@ export interface operations {
            *           "attempt": 0,
            *           "type": "chatapp_service",
            *           "dt": "2026-11-23T10:00:01.000Z",
-           *           "error": "undeliverable"
+           *           "error": "undeliverable",
+           *           "driver": "chatapp"
            *         },
            *         {
            *           "status": "Sent",
@@ -4765,7 +4878,8 @@ export interface operations {
            *           "attempt": 1,
            *           "type": "sms",
            *           "dt": "2026-11-23T10:00:02.000Z",
-           *           "error": null
+           *           "error": null,
+           *           "driver": "kannel"
            *         },
            *         {
            *           "status": "Delivered",
@@ -4773,7 +4887,8 @@ export interface operations {
            *           "attempt": 1,
            *           "type": "sms",
            *           "dt": "2026-11-23T10:00:03.000Z",
-           *           "error": null
+           *           "error": null,
+           *           "driver": "kannel"
            *         }
            *       ],
            *       "partsCount": 1,

@@ -46,6 +46,7 @@ export function registerReachabilityRoutes(app: Hono<Env>): void {
     {
       method: 'get',
       path: '/api/reachability/:phoneNumber',
+      operationId: 'getReachability',
       summary: 'Channels a number was recently found not to be on (the reachability memory)',
       description:
         EXTENSION +
@@ -73,6 +74,7 @@ export function registerReachabilityRoutes(app: Hono<Env>): void {
     {
       method: 'delete',
       path: '/api/reachability/:phoneNumber',
+      operationId: 'forgetReachability',
       summary: 'Forget what the reachability memory knows about a number',
       description: EXTENSION + 'The next cascade tries every channel of the number again (or `channel` only).',
       tags: ['reachability'],
