@@ -1,6 +1,7 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { CHANNELS, createSenderService, hasClientStorage } from '@spillway/core';
+import { CHANNELS, createSenderService } from '@spillway/core';
+import { hasClientStorage } from '@spillway/core/storage';
 import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';

@@ -9,33 +9,12 @@ export { DELIVERY_STATUSES, isFinalStatus } from './types/status.ts';
 export type { DeliveryStatus, HistoryStatus } from './types/status.ts';
 export type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from './types/account.ts';
 export type { StepSpec, StoredMessage, HistoryEntry, PersistedMachineState, MessageKind } from './types/message.ts';
-export type { WorkItem } from './types/work.ts';
-export { wakeAtOf } from './types/work.ts';
 export type { SendResponse, SentMessage, MessageStatusRecord, FallbackStatus, ExtendedStatus, BalanceResponse } from './types/api.ts';
 export type { MachineEvent, EngineAction, TimerName } from './machines/events.ts';
 export type { Storage } from './ports/storage.ts';
-export type { AccountStorage, NewAccount, NewWalletTransaction, WalletQuery } from './ports/account-storage.ts';
-export type {
-  MessageStorage,
-  NewMessage,
-  IngestBatch,
-  IngestResult,
-  ScheduledChange,
-  ScheduledChangeResult,
-  MessageQuery,
-} from './ports/message-storage.ts';
-export type {
-  WorkStorage,
-  Commit,
-  CommitResult,
-  MessageUpdate,
-  AttemptHolder,
-  ProviderIdRecord,
-  StepCharge,
-  StepChargeResult,
-  QueuedReceipt,
-  OrphanReceipt,
-} from './ports/work-storage.ts';
+export type { AccountStorage } from './ports/account-storage.ts';
+export type { MessageStorage } from './ports/message-storage.ts';
+export type { WorkStorage, Commit, CommitResult } from './ports/work-storage.ts';
 export type { ChatHubStorage, ChatHubOperator, SigningKey, RevokedToken } from './ports/chat-hub-storage.ts';
 export type { CascadeStorage } from './ports/cascade-storage.ts';
 export type {
@@ -130,14 +109,7 @@ export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-c
 export { priceAttempt } from './pricing/price-attempt.ts';
 export type { AttemptPrice } from './pricing/price-attempt.ts';
 export type { InboundStorage } from './ports/inbound-storage.ts';
-export type {
-  InboundMessage,
-  WebhookDelivery,
-  WebhookDeliveryStatus,
-  NewWebhookDelivery,
-  ClaimedDelivery,
-  DeliveryOutcome,
-} from './ports/inbound-storage.ts';
+export type { InboundMessage, WebhookDelivery, WebhookDeliveryStatus } from './ports/inbound-storage.ts';
 export { createInboundService } from './inbound/inbound-service.ts';
 export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from './inbound/inbound-service.ts';
 export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from './inbound/inbound-request.ts';
@@ -162,24 +134,7 @@ export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
 export { historyOf } from './engine/history.ts';
 export { createRoundLoop } from './engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
-export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';
-export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './storage/plan-ingest.ts';
-export { ingestRows, historyRowValues, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './storage/ingest-rows.ts';
-export type { IngestRows } from './storage/ingest-rows.ts';
-export { storedMessageFromRow, historyEntryFromRow } from './storage/message-rows.ts';
-export type { MessageRow, HistoryRow } from './storage/message-rows.ts';
-export { queuedReceiptFromRow, receiptOfOrphan } from './storage/receipt-rows.ts';
-export type { ReceiptRow } from './storage/receipt-rows.ts';
-export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './storage/account-rows.ts';
-export type { AccountRow, ApiKeyRow, AlphaNameRow, WalletTransactionRow } from './storage/account-rows.ts';
-export { inboundMessageFromRow, webhookDeliveryFromRow, claimedDeliveryFromRow, WEBHOOK_DELIVERY_COLUMNS } from './storage/inbound-rows.ts';
-export type { InboundMessageRow, WebhookDeliveryRow, ClaimedDeliveryRow } from './storage/inbound-rows.ts';
-export { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from './storage/chat-hub-rows.ts';
-export type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from './storage/chat-hub-rows.ts';
-export { storedRouteFromRow, shortLinkFromRow, routeDefinitionJson, routeBindingKey, routeBindingFromRow } from './storage/cascade-rows.ts';
-export type { RouteRow, ShortLinkRow, RouteBindingRow } from './storage/cascade-rows.ts';
-export type { RouteStatsStorage, RouteTraffic, RouteTrafficQuery } from './ports/route-stats.ts';
-export { aggregateRouteStats } from './routes/route-stats.ts';
+export type { RouteStatsStorage } from './ports/route-stats.ts';
 export type { RouteStats, StepStats, EdgeStats } from './routes/route-stats.ts';
 
 // Client-management API: sender applications, client links, organizations.
@@ -198,29 +153,7 @@ export type {
   SocialConnection,
   OAuthState,
 } from './types/client.ts';
-export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from './ports/client-storage.ts';
-export { hasClientStorage } from './ports/client-storage.ts';
-export {
-  senderApplicationFromRow,
-  clientLinkFromRow,
-  organizationFromRow,
-  stepActivitiesOf,
-  botReceiverFromRow,
-  phoneDataFromRow,
-  emailFromRow,
-  socialConnectionFromRow,
-  oauthStateFromRow,
-} from './clients/client-rows.ts';
-export type {
-  SenderApplicationRow,
-  ClientLinkRow,
-  OrganizationRow,
-  BotReceiverRow,
-  PhoneDataRow,
-  EmailRow,
-  SocialConnectionRow,
-  OAuthStateRow,
-} from './clients/client-rows.ts';
+export type { ClientStorage } from './ports/client-storage.ts';
 export * from './clients/client-requests.ts';
 export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';
 export type { AlphaNameStatistics } from './clients/alpha-name-statistics.ts';

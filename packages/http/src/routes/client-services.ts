@@ -1,4 +1,5 @@
-import { SpillwayError, createClientService, createSenderService, hasClientStorage } from '@spillway/core';
+import { SpillwayError, createClientService, createSenderService } from '@spillway/core';
+import { hasClientStorage } from '@spillway/core/storage';
 import type { ClientService, ClientStorage, Engine, SenderApplication, SenderService, Storage } from '@spillway/core';
 
 /** The engine's storage as client storage; a 500 for an adapter that keeps no client records. */
