@@ -17,7 +17,8 @@ export default defineConfig({
       'examples/*/test/**/*.test.ts',
       'tests/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**'],
+    // The packaging test builds, packs and installs the packages: a step of its own (`pnpm test:packaging`).
+    exclude: ['**/node_modules/**', 'tests/packaging/pack.test.ts'],
     testTimeout: 20000,
     hookTimeout: 30000,
     pool: 'forks',

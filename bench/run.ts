@@ -27,7 +27,7 @@ function request(batch: number, salt: string) {
       from: 'Bench',
       to: `4915${String(10_000_000 + i).padStart(8, '0')}`,
       text: `Your code is ${salt}-${i}`,
-      type: 'sms',
+      type: 'sms' as const,
     })),
   };
 }
@@ -43,8 +43,8 @@ async function engineIngest(storage: Storage, label: string): Promise<void> {
   const account = await engine.accounts.create({ login: 'bench', password: 'bench-password', balance: 1_000_000 });
   await engine.accounts.approveAlphaName(account.id, 'Bench');
   const bodies = Array.from({ length: 12 }, (_, r) => request(BATCH, `r${r}`));
-  await engine.messages.send(account.id, bodies[0]); // warm-up
-  await engine.messages.send(account.id, bodies[1]);
+  await engine.messages.send(account.id, bodies[0]!); // warm-up
+  await engine.messages.send(account.id, bodies[1]!);
   const times: number[] = [];
   for (const body of bodies.slice(2)) {
     const t = performance.now();

@@ -31,6 +31,20 @@ export type {
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
 export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput } from './engine/engine-types.ts';
+export type {
+  SendMessagesInput,
+  SendMessageItemInput,
+  UpdateMessageInput,
+  CascadeSendInput,
+  CascadeMessageInput,
+  CascadeOverviewInput,
+  CascadeOverviewMessageInput,
+  BroadcastInput,
+  BroadcastRecipientInput,
+  RouteInput,
+  UploadVariablesInput,
+  VariableInput,
+} from './engine/inputs.ts';
 export { createRateLimiter } from './rate-limit/token-bucket.ts';
 export type { RateLimiter, RateLimiterOptions, RateDecision } from './rate-limit/token-bucket.ts';
 export { createEngine } from './engine/create-engine.ts';

@@ -8,6 +8,7 @@ import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../type
 import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { CascadeService } from './cascade-types.ts';
+import type { SendMessagesInput, UpdateMessageInput } from './inputs.ts';
 
 export interface EngineOptions {
   storage: Storage;
@@ -89,13 +90,18 @@ export interface AccountService {
   ): Promise<{ items: WalletTransaction[]; total: number }>;
 }
 
-/** The messaging API (`/bat/...`). Inputs are raw request bodies: the engine validates them. */
+/**
+ * The messaging API (`/bat/...`). The bodies are typed from the zod schemas that validate them
+ * (`z.input`), and validated again at run time: a body parsed from a request may be passed as is
+ * (cast), and a bad one rejects the whole call with a `validation_failed` `SpillwayError`
+ * listing every bad path.
+ */
 export interface MessagingService {
   /** Validates and accepts a whole send request, or rejects it whole. */
-  send(accountId: number, body: unknown): Promise<SendResponse>;
+  send(accountId: number, body: SendMessagesInput): Promise<SendResponse>;
   status(accountId: number, messageId: number): Promise<MessageStatusRecord>;
   /** Changes or cancels a message while it is `scheduled`; 409 after. */
-  update(accountId: number, messageId: number, body: unknown): Promise<MessageStatusRecord>;
+  update(accountId: number, messageId: number, body: UpdateMessageInput): Promise<MessageStatusRecord>;
 }
 
 /** The running engine: services plus the worker loop that advances machines. */

@@ -17,6 +17,8 @@ import {
 import { parseOrThrow } from '../validate.ts';
 import { UrlRefusedError, checkCallbackUrl } from '../webhooks/guarded-post.ts';
 import { clientStorageOf } from './client-services.ts';
+// Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
+import type { SendMessagesInput, UpdateMessageInput } from '@spillway/core';
 
 const messageIdParam = z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer');
 
@@ -74,7 +76,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const body = await readJson(c);
-      return c.json(await c.var.engine.messages.send(c.var.account.id, body));
+      return c.json(await c.var.engine.messages.send(c.var.account.id, body as SendMessagesInput));
     },
   );
 
@@ -114,7 +116,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     async (c) => {
       const id = messageIdOf(c.req.param('messageId'));
       const body = await readJson(c);
-      return c.json(await c.var.engine.messages.update(c.var.account.id, id, body));
+      return c.json(await c.var.engine.messages.update(c.var.account.id, id, body as UpdateMessageInput));
     },
   );
 
