@@ -61,7 +61,10 @@ beforeAll(() => {
   const oursVersion = (JSON.parse(readFileSync(join(ours, 'package.json'), 'utf8')) as { version: string }).version;
   if (installed.version === oursVersion && existsSync(join(ours, 'build/Release/better_sqlite3.node'))) {
     mkdirSync(join(app, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
-    copyFileSync(join(ours, 'build/Release/better_sqlite3.node'), join(app, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'));
+    copyFileSync(
+      join(ours, 'build/Release/better_sqlite3.node'),
+      join(app, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+    );
   } else {
     run(npm, ['rebuild', 'better-sqlite3', '--build-from-source'], app);
   }

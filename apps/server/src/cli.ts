@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { CHANNELS, createSenderService } from '@spillway/core';
+import { CHANNELS } from '@spillway/core';
+import { createSenderService } from '@spillway/core/adapter';
 import { hasClientStorage } from '@spillway/core/storage';
 import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';

@@ -1,4 +1,12 @@
-// Public API of @spillway/core. Each area appends its exports here.
+/**
+ * `@spillway/core`: what an embedder needs. {@link createEngine} and the {@link Engine} it
+ * answers, the typed request bodies (`SendMessagesInput`, `CascadeSendInput`, `RouteInput`, ...)
+ * and results, errors, clocks, cascade routes, and the `Storage` and `ChannelDriver` ports.
+ * Adapter internals are in `@spillway/core/storage`, `@spillway/core/adapter` and
+ * `@spillway/core/testing`.
+ *
+ * @module @spillway/core
+ */
 export { SpillwayError, isSpillwayError } from './errors.ts';
 export type { ErrorDetail, SpillwayErrorCode } from './errors.ts';
 export { systemClock, createFakeClock } from './clock.ts';
@@ -45,15 +53,8 @@ export type {
   UploadVariablesInput,
   VariableInput,
 } from './engine/inputs.ts';
-export { createRateLimiter } from './rate-limit/token-bucket.ts';
-export type { RateLimiter, RateLimiterOptions, RateDecision } from './rate-limit/token-bucket.ts';
 export { createEngine } from './engine/create-engine.ts';
-export type { KindHandler, SendPreparation } from './engine/kind-handler.ts';
-export { MachineAdvancer, statusOf } from './engine/advance.ts';
-export type { Step as MachineStep } from './engine/advance.ts';
-export { messageMachine, MAX_RETRIES } from './machines/message-machine.ts';
 export { toMicros, fromMicros, MICROS } from './engine/money.ts';
-export { buildStatusRecord, attemptStatus } from './engine/status-record.ts';
 export { messagePatchSchema } from './engine/message-patch.ts';
 export { routeSchema, routeStepSchema, routeEdgeSchema, ROUTE_OUTCOMES, MAX_ROUTE_STEPS } from './types/route.ts';
 export type { Route, RouteStep, RouteEdge, RouteOutcome } from './types/route.ts';
@@ -78,8 +79,6 @@ export type {
   ChatappMessage,
   MessengerMessage,
 } from './cascade/cascade-request.ts';
-export { planCascade } from './cascade/plan-cascade.ts';
-export type { CascadePlan, CascadeStepDraft, PlanCascadeOptions } from './cascade/plan-cascade.ts';
 export {
   findVariables,
   resolveVariables,
@@ -90,10 +89,6 @@ export {
   MAX_VARIABLE_ITEMS,
 } from './cascade/variables.ts';
 export type { Variable, VariableKind, VariableRef } from './cascade/variables.ts';
-export { cascadeVariableRefs, checkCascadeVariables, variableValue } from './cascade/cascade-variables.ts';
-export type { CascadeVariableRef } from './cascade/cascade-variables.ts';
-export { newShortCode } from './cascade/short-code.ts';
-export { formatPath, issuesToDetails } from './validation/issue-details.ts';
 export type { RouteDefinition, StoredRoute, RouteBinding, ShortLink, NewShortLink } from './ports/cascade-storage.ts';
 export { countSegments } from './sms/segments.ts';
 export type { SegmentCount } from './sms/segments.ts';
@@ -124,13 +119,6 @@ export { priceAttempt } from './pricing/price-attempt.ts';
 export type { AttemptPrice } from './pricing/price-attempt.ts';
 export type { InboundStorage } from './ports/inbound-storage.ts';
 export type { InboundMessage, WebhookDelivery, WebhookDeliveryStatus } from './ports/inbound-storage.ts';
-export { createInboundService } from './inbound/inbound-service.ts';
-export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from './inbound/inbound-service.ts';
-export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from './inbound/inbound-request.ts';
-export type { InboundRequest } from './inbound/inbound-request.ts';
-export { inboundPayloadOf } from './inbound/webhook-payload.ts';
-export type { InboundPayload } from './inbound/webhook-payload.ts';
-export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } from './inbound/webhook-backoff.ts';
 export type {
   CascadeService,
   CascadeSendOptions,
@@ -144,10 +132,6 @@ export type {
   RouteView,
 } from './engine/cascade-types.ts';
 export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broadcast.ts';
-export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
-export { historyOf } from './engine/history.ts';
-export { createRoundLoop } from './engine/round-loop.ts';
-export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
 export type { RouteStatsStorage } from './ports/route-stats.ts';
 export type { RouteStats, StepStats, EdgeStats } from './routes/route-stats.ts';
 
@@ -168,18 +152,3 @@ export type {
   OAuthState,
 } from './types/client.ts';
 export type { ClientStorage } from './ports/client-storage.ts';
-export * from './clients/client-requests.ts';
-export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';
-export type { AlphaNameStatistics } from './clients/alpha-name-statistics.ts';
-export { createSenderService, MAX_STATISTICS_DAYS } from './clients/sender-service.ts';
-export type { SenderService, SenderServiceDeps, SenderState } from './clients/sender-service.ts';
-export { createClientService } from './clients/client-service.ts';
-export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from './clients/client-service.ts';
-export { botCosts } from './clients/bot-costs.ts';
-export type { BotCostRow } from './clients/bot-costs.ts';
-export { applyPhoneVariables } from './clients/phone-variables.ts';
-export type { EmailTransport, OutgoingEmail } from './ports/email-transport.ts';
-export { createClientDataService } from './clients/client-data-service.ts';
-export type { ClientDataService, ClientDataServiceDeps } from './clients/client-data-service.ts';
-export { sendBotChatMessage } from './clients/bot-chat.ts';
-export { sendSingleMessage, sendIp2sms, parseIp2smsParams, ip2smsParamsSchema } from './clients/classic-send.ts';

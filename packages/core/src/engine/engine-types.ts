@@ -10,6 +10,7 @@ import type { RateCard } from '../pricing/rate-card.ts';
 import type { CascadeService } from './cascade-types.ts';
 import type { SendMessagesInput, UpdateMessageInput } from './inputs.ts';
 
+/** Options of {@link createEngine}: the storage, the channel drivers and a password hasher are required. */
 export interface EngineOptions {
   storage: Storage;
   /** Drivers by channel; a channel without a driver fails its attempts as `not_on_channel`. */
@@ -52,6 +53,7 @@ export interface EngineOptions {
   publicBaseUrl?: string | (() => string);
 }
 
+/** A new account for {@link AccountService.create} and {@link AccountService.ensure}. */
 export interface CreateAccountInput {
   login: string;
   password: string;

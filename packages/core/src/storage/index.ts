@@ -6,7 +6,7 @@
  * Embedders do not need this entry; it follows the adapters, not semantic versioning of the
  * engine's API.
  *
- * @packageDocumentation
+ * @module @spillway/core/storage
  */
 export type { Storage } from '../ports/storage.ts';
 export type { AccountStorage, NewAccount, NewWalletTransaction, WalletQuery } from '../ports/account-storage.ts';

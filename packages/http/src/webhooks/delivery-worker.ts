@@ -1,4 +1,4 @@
-import { createRoundLoop, inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core';
+import { createRoundLoop, inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core/adapter';
 import type { AccountStorage, Clock, InboundStorage } from '@spillway/core';
 import type { ClaimedDelivery, DeliveryOutcome } from '@spillway/core/storage';
 import type { LookupAddress } from 'node:dns';
