@@ -1,6 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+// The workspace packages resolve to their TypeScript sources through the `@spillway/source`
+// export condition (docs/decisions.md): tests never need a build first.
+const SOURCE = '@spillway/source';
+// Vite's own defaults (defaultServerConditions of 'vite', which is not a root dependency) after it.
+const NODE_CONDITIONS = [SOURCE, 'module', 'node', 'development|production'];
+
 export default defineConfig({
+  resolve: { conditions: NODE_CONDITIONS },
+  ssr: { resolve: { conditions: NODE_CONDITIONS, externalConditions: [SOURCE] } },
   test: {
     include: [
       'packages/*/src/**/*.test.ts',
@@ -9,7 +17,8 @@ export default defineConfig({
       'examples/*/test/**/*.test.ts',
       'tests/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**'],
+    // The packaging test builds, packs and installs the packages: a step of its own (`pnpm test:packaging`).
+    exclude: ['**/node_modules/**', 'tests/packaging/pack.test.ts'],
     testTimeout: 20000,
     hookTimeout: 30000,
     pool: 'forks',

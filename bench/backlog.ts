@@ -30,25 +30,29 @@ function percentile(sorted: number[], p: number): number {
 export async function backlog(total = 100_000): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-backlog-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: '',
-      SPILLWAY_DB: join(dir, 'backlog.db'),
-      PORT: String(port),
-      SPILLWAY_LOG_LEVEL: 'silent',
-      SPILLWAY_SIMULATOR_LATENCY_MS: '0',
-      SPILLWAY_RATE_MESSAGING: '1000000/1000000',
-      SPILLWAY_RATE_DATA: '1000000/1000000',
-      SPILLWAY_BOOTSTRAP_LOGIN: 'bench',
-      SPILLWAY_BOOTSTRAP_PASSWORD: 'bench-password',
-      SPILLWAY_BOOTSTRAP_API_KEY: KEY,
-      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
-      SPILLWAY_BOOTSTRAP_BALANCE: '100000',
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        SPILLWAY_DB: join(dir, 'backlog.db'),
+        PORT: String(port),
+        SPILLWAY_LOG_LEVEL: 'silent',
+        SPILLWAY_SIMULATOR_LATENCY_MS: '0',
+        SPILLWAY_RATE_MESSAGING: '1000000/1000000',
+        SPILLWAY_RATE_DATA: '1000000/1000000',
+        SPILLWAY_BOOTSTRAP_LOGIN: 'bench',
+        SPILLWAY_BOOTSTRAP_PASSWORD: 'bench-password',
+        SPILLWAY_BOOTSTRAP_API_KEY: KEY,
+        SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
+        SPILLWAY_BOOTSTRAP_BALANCE: '100000',
+      },
+      stdio: 'ignore',
     },
-    stdio: 'ignore',
-  });
+  );
   const base = `http://127.0.0.1:${port}`;
   try {
     for (let i = 0; ; i++) {

@@ -1,9 +1,11 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 // Served by the reference server under /designer/ (apps/server/src/designer-files.ts).
 export default defineConfig({
   base: '/designer/',
+  // @spillway/core from its TypeScript sources, no build first (docs/decisions.md).
+  resolve: { conditions: ['@spillway/source', ...defaultClientConditions] },
   plugins: [react()],
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 1500 },
   server: {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineFixture } from '../support/engine-fixture.ts';
 import { bots, cascade, cascadeHelpers, rejection } from '../support/cascade-helpers.ts';
+import type { RouteInput } from '@spillway/core';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
@@ -330,7 +331,7 @@ describe('cascade engine: checks at send', () => {
 
   it('manages routes with revisions: 409 on a stale revision, built-ins read-only', async () => {
     f = await engineFixture();
-    const body = { name: 'SMS only', start: 'sms', steps: [{ id: 'sms', channel: 'sms' }], edges: [] };
+    const body: RouteInput = { name: 'SMS only', start: 'sms', steps: [{ id: 'sms', channel: 'sms' }], edges: [] };
     const route = await f.engine.cascades.createRoute(f.account.id, body);
     expect(route).toMatchObject({ revision: 1, builtin: false });
     const updated = await f.engine.cascades.updateRoute(f.account.id, route.id, { ...body, name: 'SMS', revision: 1 });

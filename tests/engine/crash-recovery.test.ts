@@ -8,6 +8,7 @@ import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
+import type { SendMessagesInput } from '@spillway/core';
 
 // An engine "crashes" by being abandoned mid-work: its worker never runs again, its in-memory
 // send results and simulator reports are lost, its leases and heartbeat stay in the database.
@@ -84,7 +85,7 @@ function mortal(storage: Storage): { storage: Storage; die: (after?: number) => 
 type CrashPoint = (a: Engine, clock: FakeClock, ids: number[], die: (after?: number) => void) => Promise<void>;
 
 /** Delivered, undeliverable with a delivered fallback, silent, undeliverable: one of each. */
-const REQUEST = {
+const REQUEST: SendMessagesInput = {
   messages: [
     { from: 'Shop', to: '99900000000', type: 'sms', text: 'a' },
     { from: 'Shop', to: '99900000002', type: 'sms', text: 'b', fallbacks: [{ from: 'Shop', to: '99900000100', type: 'sms', text: 'b2' }] },

@@ -29,7 +29,7 @@ describe('ingest then status', () => {
   it('round-trips every valid SMS message', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(message, { minLength: 1, maxLength: 5 }), async (items) => {
-        const messages = items.map((m) => ({ from: 'Shop', type: 'sms', ...m }));
+        const messages = items.map((m) => ({ from: 'Shop', type: 'sms' as const, ...m }));
         const sent = await f.engine.messages.send(f.account.id, { messages });
         expect(sent.messages).toHaveLength(messages.length);
         for (const [i, accepted] of sent.messages.entries()) {

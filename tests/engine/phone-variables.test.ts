@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasClientStorage } from '@spillway/core';
+import { hasClientStorage } from '@spillway/core/storage';
 import { engineFixture } from '../support/engine-fixture.ts';
 import { bots, cascade } from '../support/cascade-helpers.ts';
 

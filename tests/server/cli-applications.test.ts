@@ -12,9 +12,13 @@ const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-apps-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(db: string, ...args: string[]): Promise<any> {
-  const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'apps/server/src/cli.ts'), ...args], {
-    env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
-  });
+  const { stdout } = await run(
+    join(root, 'node_modules/.bin/tsx'),
+    ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args],
+    {
+      env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
+    },
+  );
   return JSON.parse(stdout);
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasReachabilityStorage } from '@spillway/core';
+import { hasReachabilityStorage } from '@spillway/core/storage';
 import { createServer, readConfig } from '@spillway/server';
 
 const run = promisify(execFile);
@@ -13,9 +13,13 @@ const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-reach-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(db: string, ...args: string[]): Promise<any> {
-  const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'apps/server/src/cli.ts'), ...args], {
-    env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
-  });
+  const { stdout } = await run(
+    join(root, 'node_modules/.bin/tsx'),
+    ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args],
+    {
+      env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
+    },
+  );
   return JSON.parse(stdout);
 }
 

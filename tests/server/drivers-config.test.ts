@@ -144,9 +144,13 @@ describe('spillway drivers check', () => {
       }),
     );
     try {
-      const result = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'apps/server/src/cli.ts'), 'drivers', 'check'], {
-        env: { ...process.env, SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' },
-      }).catch((error: { code: number; stdout: string }) => error);
+      const result = await run(
+        join(root, 'node_modules/.bin/tsx'),
+        ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), 'drivers', 'check'],
+        {
+          env: { ...process.env, SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' },
+        },
+      ).catch((error: { code: number; stdout: string }) => error);
       expect('code' in result ? result.code : 0).toBe(1);
       expect(result.stdout).toMatch(/^ok +smsc \(sms\): bound to 127\.0\.0\.1:\d+ as spillway; enquire_link answered$/m);
       expect(result.stdout).toMatch(/^FAILED gateway \(sms\): http:\/\/127\.0\.0\.1:9\/send is unreachable/m);

@@ -1,7 +1,9 @@
 import { expect } from 'vitest';
-import { SpillwayError, hasClientStorage } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { hasClientStorage } from '@spillway/core/storage';
 import type { CascadeSendOptions } from '@spillway/core';
 import type { engineFixture } from './engine-fixture.ts';
+import type { CascadeSendInput } from '@spillway/core';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 
@@ -26,7 +28,7 @@ export function cascadeHelpers(f: () => Fixture) {
   const statusOf = (guid: string) => f().engine.cascades.statusByGuid(f().account.id, guid);
   return {
     async sendOne(body: unknown, options?: CascadeSendOptions) {
-      const [accepted] = await f().engine.cascades.send(f().account.id, body, options);
+      const [accepted] = await f().engine.cascades.send(f().account.id, body as CascadeSendInput, options);
       return accepted!;
     },
     statusOf,

@@ -19,25 +19,29 @@ export async function freePort(): Promise<number> {
 
 /** Starts `spillway serve` with `env` (the database) on `port`; resolves once it answers /health. */
 export async function startProcess(env: Record<string, string>, port: number, children: ChildProcess[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: '',
-      PORT: String(port),
-      SPILLWAY_LOG_LEVEL: 'silent',
-      SPILLWAY_SIMULATOR_LATENCY_MS: '300',
-      SPILLWAY_RATE_MESSAGING: '100000/100000',
-      SPILLWAY_RATE_DATA: '100000/100000',
-      SPILLWAY_BOOTSTRAP_LOGIN: 'crash',
-      SPILLWAY_BOOTSTRAP_PASSWORD: 'crash-password',
-      SPILLWAY_BOOTSTRAP_API_KEY: CRASH_KEY,
-      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Shop',
-      SPILLWAY_BOOTSTRAP_BALANCE: '1000',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        PORT: String(port),
+        SPILLWAY_LOG_LEVEL: 'silent',
+        SPILLWAY_SIMULATOR_LATENCY_MS: '300',
+        SPILLWAY_RATE_MESSAGING: '100000/100000',
+        SPILLWAY_RATE_DATA: '100000/100000',
+        SPILLWAY_BOOTSTRAP_LOGIN: 'crash',
+        SPILLWAY_BOOTSTRAP_PASSWORD: 'crash-password',
+        SPILLWAY_BOOTSTRAP_API_KEY: CRASH_KEY,
+        SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Shop',
+        SPILLWAY_BOOTSTRAP_BALANCE: '1000',
+        ...env,
+      },
+      stdio: 'ignore',
     },
-    stdio: 'ignore',
-  });
+  );
   children.push(child);
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);

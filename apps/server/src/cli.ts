@@ -1,6 +1,8 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { CHANNELS, createSenderService, hasClientStorage } from '@spillway/core';
+import { CHANNELS } from '@spillway/core';
+import { createSenderService } from '@spillway/core/adapter';
+import { hasClientStorage } from '@spillway/core/storage';
 import type { ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';

@@ -180,12 +180,19 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 
 /** Starts the workers' thread and resolves once it runs. */
 async function startWorkerThread(config: ServerConfig, logger: Logger): Promise<Worker> {
-  const entry = new URL('./worker-thread.ts', import.meta.url).href;
-  // Source run under tsx: the thread registers tsx's loader itself (loader hooks of the main
-  // thread do not reach worker threads), then loads the entry.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
-  const thread = new Worker(code, { eval: true, workerData: config });
+  // Built (dist/*.js) the thread runs worker-thread.js as it is. From source under tsx, the thread
+  // registers tsx's loader itself (loader hooks of the main thread do not reach worker threads),
+  // then loads the entry; it inherits `--conditions=@spillway/source` with the process's execArgv.
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(fromSource ? './worker-thread.ts' : './worker-thread.js', import.meta.url);
+  let thread: Worker;
+  if (fromSource) {
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
+    thread = new Worker(code, { eval: true, workerData: config });
+  } else {
+    thread = new Worker(entry, { workerData: config });
+  }
   await new Promise<void>((resolve, reject) => {
     thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`worker thread said ${String(message)}`))));
     thread.once('error', reject);

@@ -1,3 +1,9 @@
+/**
+ * `@spillway/channels`: channel drivers implementing core's `ChannelDriver` port: the simulator,
+ * Kannel, SMPP, a signed webhook, Telegram and Viber bots, and failover between providers.
+ *
+ * @module @spillway/channels
+ */
 export { createSimulator, simulatedOutcome } from './simulator/simulator.ts';
 export type { SimulatorOptions, SimulatedOutcome } from './simulator/simulator.ts';
 export { createKannelDriver, kannelMoUrl } from './kannel/kannel.ts';

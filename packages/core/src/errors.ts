@@ -60,6 +60,7 @@ export class SpillwayError extends Error {
   }
 }
 
+/** Whether `value` is a {@link SpillwayError}: its `status`, `code` and `details` are then there to answer with. */
 export function isSpillwayError(value: unknown): value is SpillwayError {
   return value instanceof SpillwayError;
 }

@@ -1,4 +1,12 @@
-// Public API of @spillway/core. Each area appends its exports here.
+/**
+ * `@spillway/core`: what an embedder needs. {@link createEngine} and the {@link Engine} it
+ * answers, the typed request bodies (`SendMessagesInput`, `CascadeSendInput`, `RouteInput`, ...)
+ * and results, errors, clocks, cascade routes, and the `Storage` and `ChannelDriver` ports.
+ * Adapter internals are in `@spillway/core/storage`, `@spillway/core/adapter` and
+ * `@spillway/core/testing`.
+ *
+ * @module @spillway/core
+ */
 export { SpillwayError, isSpillwayError } from './errors.ts';
 export type { ErrorDetail, SpillwayErrorCode } from './errors.ts';
 export { systemClock, createFakeClock } from './clock.ts';
@@ -9,33 +17,12 @@ export { DELIVERY_STATUSES, isFinalStatus } from './types/status.ts';
 export type { DeliveryStatus, HistoryStatus } from './types/status.ts';
 export type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from './types/account.ts';
 export type { StepSpec, StoredMessage, HistoryEntry, PersistedMachineState, MessageKind } from './types/message.ts';
-export type { WorkItem } from './types/work.ts';
-export { wakeAtOf } from './types/work.ts';
 export type { SendResponse, SentMessage, MessageStatusRecord, FallbackStatus, ExtendedStatus, BalanceResponse } from './types/api.ts';
 export type { MachineEvent, EngineAction, TimerName } from './machines/events.ts';
 export type { Storage } from './ports/storage.ts';
-export type { AccountStorage, NewAccount, NewWalletTransaction, WalletQuery } from './ports/account-storage.ts';
-export type {
-  MessageStorage,
-  NewMessage,
-  IngestBatch,
-  IngestResult,
-  ScheduledChange,
-  ScheduledChangeResult,
-  MessageQuery,
-} from './ports/message-storage.ts';
-export type {
-  WorkStorage,
-  Commit,
-  CommitResult,
-  MessageUpdate,
-  AttemptHolder,
-  ProviderIdRecord,
-  StepCharge,
-  StepChargeResult,
-  QueuedReceipt,
-  OrphanReceipt,
-} from './ports/work-storage.ts';
+export type { AccountStorage } from './ports/account-storage.ts';
+export type { MessageStorage } from './ports/message-storage.ts';
+export type { WorkStorage, Commit, CommitResult } from './ports/work-storage.ts';
 export type { ChatHubStorage, ChatHubOperator, SigningKey, RevokedToken } from './ports/chat-hub-storage.ts';
 export type { CascadeStorage } from './ports/cascade-storage.ts';
 export type {
@@ -52,15 +39,22 @@ export type {
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
 export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput } from './engine/engine-types.ts';
-export { createRateLimiter } from './rate-limit/token-bucket.ts';
-export type { RateLimiter, RateLimiterOptions, RateDecision } from './rate-limit/token-bucket.ts';
+export type {
+  SendMessagesInput,
+  SendMessageItemInput,
+  UpdateMessageInput,
+  CascadeSendInput,
+  CascadeMessageInput,
+  CascadeOverviewInput,
+  CascadeOverviewMessageInput,
+  BroadcastInput,
+  BroadcastRecipientInput,
+  RouteInput,
+  UploadVariablesInput,
+  VariableInput,
+} from './engine/inputs.ts';
 export { createEngine } from './engine/create-engine.ts';
-export type { KindHandler, SendPreparation } from './engine/kind-handler.ts';
-export { MachineAdvancer, statusOf } from './engine/advance.ts';
-export type { Step as MachineStep } from './engine/advance.ts';
-export { messageMachine, MAX_RETRIES } from './machines/message-machine.ts';
 export { toMicros, fromMicros, MICROS } from './engine/money.ts';
-export { buildStatusRecord, attemptStatus } from './engine/status-record.ts';
 export { messagePatchSchema } from './engine/message-patch.ts';
 export { routeSchema, routeStepSchema, routeEdgeSchema, ROUTE_OUTCOMES, MAX_ROUTE_STEPS } from './types/route.ts';
 export type { Route, RouteStep, RouteEdge, RouteOutcome } from './types/route.ts';
@@ -85,8 +79,6 @@ export type {
   ChatappMessage,
   MessengerMessage,
 } from './cascade/cascade-request.ts';
-export { planCascade } from './cascade/plan-cascade.ts';
-export type { CascadePlan, CascadeStepDraft, PlanCascadeOptions } from './cascade/plan-cascade.ts';
 export {
   findVariables,
   resolveVariables,
@@ -97,10 +89,6 @@ export {
   MAX_VARIABLE_ITEMS,
 } from './cascade/variables.ts';
 export type { Variable, VariableKind, VariableRef } from './cascade/variables.ts';
-export { cascadeVariableRefs, checkCascadeVariables, variableValue } from './cascade/cascade-variables.ts';
-export type { CascadeVariableRef } from './cascade/cascade-variables.ts';
-export { newShortCode } from './cascade/short-code.ts';
-export { formatPath, issuesToDetails } from './validation/issue-details.ts';
 export type { RouteDefinition, StoredRoute, RouteBinding, ShortLink, NewShortLink } from './ports/cascade-storage.ts';
 export { countSegments } from './sms/segments.ts';
 export type { SegmentCount } from './sms/segments.ts';
@@ -130,21 +118,7 @@ export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-c
 export { priceAttempt } from './pricing/price-attempt.ts';
 export type { AttemptPrice } from './pricing/price-attempt.ts';
 export type { InboundStorage } from './ports/inbound-storage.ts';
-export type {
-  InboundMessage,
-  WebhookDelivery,
-  WebhookDeliveryStatus,
-  NewWebhookDelivery,
-  ClaimedDelivery,
-  DeliveryOutcome,
-} from './ports/inbound-storage.ts';
-export { createInboundService } from './inbound/inbound-service.ts';
-export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from './inbound/inbound-service.ts';
-export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from './inbound/inbound-request.ts';
-export type { InboundRequest } from './inbound/inbound-request.ts';
-export { inboundPayloadOf } from './inbound/webhook-payload.ts';
-export type { InboundPayload } from './inbound/webhook-payload.ts';
-export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } from './inbound/webhook-backoff.ts';
+export type { InboundMessage, WebhookDelivery, WebhookDeliveryStatus } from './ports/inbound-storage.ts';
 export type {
   CascadeService,
   CascadeSendOptions,
@@ -158,28 +132,7 @@ export type {
   RouteView,
 } from './engine/cascade-types.ts';
 export { broadcastSchema, broadcastRecipientSchema } from './engine/cascade-broadcast.ts';
-export { SESSION_WINDOW_MS } from './engine/cascade-kind-handler.ts';
-export { historyOf } from './engine/history.ts';
-export { createRoundLoop } from './engine/round-loop.ts';
-export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
-export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';
-export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './storage/plan-ingest.ts';
-export { ingestRows, historyRowValues, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './storage/ingest-rows.ts';
-export type { IngestRows } from './storage/ingest-rows.ts';
-export { storedMessageFromRow, historyEntryFromRow } from './storage/message-rows.ts';
-export type { MessageRow, HistoryRow } from './storage/message-rows.ts';
-export { queuedReceiptFromRow, receiptOfOrphan } from './storage/receipt-rows.ts';
-export type { ReceiptRow } from './storage/receipt-rows.ts';
-export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './storage/account-rows.ts';
-export type { AccountRow, ApiKeyRow, AlphaNameRow, WalletTransactionRow } from './storage/account-rows.ts';
-export { inboundMessageFromRow, webhookDeliveryFromRow, claimedDeliveryFromRow, WEBHOOK_DELIVERY_COLUMNS } from './storage/inbound-rows.ts';
-export type { InboundMessageRow, WebhookDeliveryRow, ClaimedDeliveryRow } from './storage/inbound-rows.ts';
-export { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from './storage/chat-hub-rows.ts';
-export type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from './storage/chat-hub-rows.ts';
-export { storedRouteFromRow, shortLinkFromRow, routeDefinitionJson, routeBindingKey, routeBindingFromRow } from './storage/cascade-rows.ts';
-export type { RouteRow, ShortLinkRow, RouteBindingRow } from './storage/cascade-rows.ts';
-export type { RouteStatsStorage, RouteTraffic, RouteTrafficQuery } from './ports/route-stats.ts';
-export { aggregateRouteStats } from './routes/route-stats.ts';
+export type { RouteStatsStorage } from './ports/route-stats.ts';
 export type { RouteStats, StepStats, EdgeStats } from './routes/route-stats.ts';
 
 // Client-management API: sender applications, client links, organizations.
@@ -198,53 +151,9 @@ export type {
   SocialConnection,
   OAuthState,
 } from './types/client.ts';
-export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from './ports/client-storage.ts';
-export { hasClientStorage } from './ports/client-storage.ts';
+export type { ClientStorage } from './ports/client-storage.ts';
 
-// The reachability memory.
+// The reachability memory: channels a number was recently found not to be on.
 export type { UnreachableEntry, ReachabilityKey } from './types/reachability.ts';
-export type { ReachabilityStorage } from './ports/reachability-storage.ts';
-export { hasReachabilityStorage } from './ports/reachability-storage.ts';
-export { unreachableFromRow, latestPerKey } from './reachability/reachability-rows.ts';
-export type { UnreachableRow } from './reachability/reachability-rows.ts';
 export { DEFAULT_REACHABILITY_TTL_SECONDS } from './reachability/reachability-memory.ts';
 export type { ReachabilityService } from './reachability/reachability-memory.ts';
-export type { AlphaNameDirectory } from './ports/alpha-name-directory.ts';
-export { hasAlphaNameDirectory } from './ports/alpha-name-directory.ts';
-export { createInboundRouter } from './inbound/inbound-router.ts';
-export {
-  senderApplicationFromRow,
-  clientLinkFromRow,
-  organizationFromRow,
-  stepActivitiesOf,
-  botReceiverFromRow,
-  phoneDataFromRow,
-  emailFromRow,
-  socialConnectionFromRow,
-  oauthStateFromRow,
-} from './clients/client-rows.ts';
-export type {
-  SenderApplicationRow,
-  ClientLinkRow,
-  OrganizationRow,
-  BotReceiverRow,
-  PhoneDataRow,
-  EmailRow,
-  SocialConnectionRow,
-  OAuthStateRow,
-} from './clients/client-rows.ts';
-export * from './clients/client-requests.ts';
-export { alphaNameStatistics } from './clients/alpha-name-statistics.ts';
-export type { AlphaNameStatistics } from './clients/alpha-name-statistics.ts';
-export { createSenderService, MAX_STATISTICS_DAYS } from './clients/sender-service.ts';
-export type { SenderService, SenderServiceDeps, SenderState } from './clients/sender-service.ts';
-export { createClientService } from './clients/client-service.ts';
-export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from './clients/client-service.ts';
-export { botCosts } from './clients/bot-costs.ts';
-export type { BotCostRow } from './clients/bot-costs.ts';
-export { applyPhoneVariables } from './clients/phone-variables.ts';
-export type { EmailTransport, OutgoingEmail } from './ports/email-transport.ts';
-export { createClientDataService } from './clients/client-data-service.ts';
-export type { ClientDataService, ClientDataServiceDeps } from './clients/client-data-service.ts';
-export { sendBotChatMessage } from './clients/bot-chat.ts';
-export { sendSingleMessage, sendIp2sms, parseIp2smsParams, ip2smsParamsSchema } from './clients/classic-send.ts';

@@ -1,5 +1,6 @@
-import { createRateLimiter } from '@spillway/core';
-import type { EmailTransport, Engine, RateLimit } from '@spillway/core';
+import { createRateLimiter } from '@spillway/core/adapter';
+import type { Engine, RateLimit } from '@spillway/core';
+import type { EmailTransport } from '@spillway/core/adapter';
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -109,6 +110,7 @@ export interface HttpOptions {
   social?: SocialOptions;
 }
 
+/** Rate limits of an account that has none of its own: a sustained rate per second and a burst, per category. */
 export const DEFAULT_RATE_LIMITS = {
   messaging: { perSecond: 100, burst: 150 },
   data: { perSecond: 50, burst: 75 },

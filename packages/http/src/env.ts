@@ -1,4 +1,5 @@
-import type { Account, Engine, RateLimiter } from '@spillway/core';
+import type { Account, Engine } from '@spillway/core';
+import type { RateLimiter } from '@spillway/core/adapter';
 import type { AuthCache } from './auth-cache.ts';
 import type { LoginGuard } from './login-guard.ts';
 import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';

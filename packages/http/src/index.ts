@@ -1,4 +1,10 @@
-// Public API of @spillway/http.
+/**
+ * `@spillway/http`: the HTTP API of the engine as a Hono app ({@link createHttpApp}) and a
+ * web-standard fetch handler, a Node server ({@link serve}) and request listener, and the
+ * webhook delivery worker.
+ *
+ * @module @spillway/http
+ */
 export { createHttpApp, createFetchHandler, DEFAULT_RATE_LIMITS, DEFAULT_MAX_BODY_BYTES } from './app.ts';
 export type { HttpOptions } from './app.ts';
 export type { Env, HttpLogger } from './env.ts';
@@ -13,6 +19,7 @@ export type { RouteSpec, RouteAuth, RouteMethod, RouteResponse, OpenApiInfo } fr
 export type { OpenApiBuildOptions, RouteRecord } from './openapi.ts';
 export { component, openApiComponents } from './openapi-components.ts';
 export { parseOrThrow } from './validate.ts';
+/** Zod schemas of the messaging API's responses (the OpenAPI document's). */
 export * as schemas from './schemas.ts';
 export { answerClientErrors, createNodeListener, DEFAULT_MAX_HEADER_BYTES, serve } from './node.ts';
 export type { FetchHandler, ServeOptions, RunningServer } from './node.ts';

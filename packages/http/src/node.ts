@@ -14,6 +14,7 @@ export function createNodeListener(handler: FetchHandler): (req: IncomingMessage
   return getRequestListener((req, env) => handler(req, env));
 }
 
+/** Options of {@link serve}. */
 export interface ServeOptions {
   fetch: FetchHandler;
   /** 0 picks a free port, answered in the result. @default 8080 */

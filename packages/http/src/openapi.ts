@@ -13,6 +13,7 @@ import { rateLimit } from './rate-limit.ts';
  */
 export type RouteAuth = 'basic-or-key' | 'company-token' | 'operator-token' | 'client-token' | 'admin-key' | 'none';
 
+/** The HTTP method of a route definition. */
 export type RouteMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One documented response of a route. */

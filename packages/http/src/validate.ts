@@ -1,4 +1,5 @@
-import { SpillwayError, issuesToDetails } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { issuesToDetails } from '@spillway/core/adapter';
 import type { z } from 'zod';
 
 /**

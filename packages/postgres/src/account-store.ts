@@ -1,14 +1,8 @@
 import type pg from 'pg';
-import { SpillwayError, accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core';
-import type {
-  AccountRow,
-  AccountStorage,
-  AlphaNameRow,
-  ApiKeyRow,
-  NewWalletTransaction,
-  WalletTransaction,
-  WalletTransactionRow,
-} from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
+import type { AccountStorage, WalletTransaction } from '@spillway/core';
+import type { AccountRow, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { CREDENTIAL_REVISION_KEY, bumpRevisionCte } from './credential-revision.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { alphaNameFromRow } from '@spillway/core';
-import type { AlphaNameDirectory, AlphaNameRow } from '@spillway/core';
+import { alphaNameFromRow } from '@spillway/core/storage';
+import type { AlphaNameDirectory, AlphaNameRow } from '@spillway/core/storage';
 import { rows } from './pg-util.ts';
 
 /** Who owns an alpha-name, for incoming messages (uses `alpha_names_name`). */

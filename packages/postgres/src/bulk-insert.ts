@@ -1,4 +1,4 @@
-import { HISTORY_ROW_COLUMNS } from '@spillway/core';
+import { HISTORY_ROW_COLUMNS } from '@spillway/core/storage';
 import type { Queryable } from './pg-util.ts';
 import { run } from './pg-util.ts';
 

@@ -1,13 +1,8 @@
 import type pg from 'pg';
-import {
-  SpillwayError,
-  routeBindingFromRow,
-  routeBindingKey,
-  routeDefinitionJson,
-  shortLinkFromRow,
-  storedRouteFromRow,
-} from '@spillway/core';
-import type { CascadeStorage, RouteBinding, RouteBindingRow, RouteRow, ShortLink, ShortLinkRow, Variable } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { routeBindingFromRow, routeBindingKey, routeDefinitionJson, shortLinkFromRow, storedRouteFromRow } from '@spillway/core/storage';
+import type { CascadeStorage, RouteBinding, ShortLink, Variable } from '@spillway/core';
+import type { RouteBindingRow, RouteRow, ShortLinkRow } from '@spillway/core/storage';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /**

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { bumpRevisionCte } from './credential-revision.ts';
-import { SpillwayError, chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core';
-import type { ChatHubOperatorRow, ChatHubStorage, RevokedTokenRow, SigningKeyRow } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core/storage';
+import type { ChatHubStorage } from '@spillway/core';
+import type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from '@spillway/core/storage';
 import { row, rows, run } from './pg-util.ts';
 
 const KEY_FIELDS = 'kid, secret, created_at, retired_at';

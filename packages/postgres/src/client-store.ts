@@ -1,6 +1,6 @@
 import type pg from 'pg';
+import { SpillwayError } from '@spillway/core';
 import {
-  SpillwayError,
   botReceiverFromRow,
   clientLinkFromRow,
   emailFromRow,
@@ -11,20 +11,19 @@ import {
   senderApplicationFromRow,
   stepActivitiesOf,
   walletTransactionFromRow,
-} from '@spillway/core';
+} from '@spillway/core/storage';
+import type { ClientStorage, StepSpec } from '@spillway/core';
 import type {
   BotReceiverRow,
   ClientLinkRow,
-  ClientStorage,
   EmailRow,
   OAuthStateRow,
   SocialConnectionRow,
   OrganizationRow,
   PhoneDataRow,
   SenderApplicationRow,
-  StepSpec,
   WalletTransactionRow,
-} from '@spillway/core';
+} from '@spillway/core/storage';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /**

@@ -1,12 +1,8 @@
 import type pg from 'pg';
-import {
-  SpillwayError,
-  WEBHOOK_DELIVERY_COLUMNS,
-  claimedDeliveryFromRow,
-  inboundMessageFromRow,
-  webhookDeliveryFromRow,
-} from '@spillway/core';
-import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessageRow, InboundStorage, WebhookDeliveryRow } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { WEBHOOK_DELIVERY_COLUMNS, claimedDeliveryFromRow, inboundMessageFromRow, webhookDeliveryFromRow } from '@spillway/core/storage';
+import type { InboundStorage } from '@spillway/core';
+import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessageRow, WebhookDeliveryRow } from '@spillway/core/storage';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /** The inbound part of the PostgreSQL storage, in the tables of `x` (the schema prefix). */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core';
-import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core';
+import { MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core/storage';
+import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS, typedColumns } from './bulk-insert.ts';
 import { row, rows, run, transaction } from './pg-util.ts';
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { historyEntryFromRow, historyRowValues, storedMessageFromRow, wakeAtOf } from '@spillway/core';
-import type { HistoryRow, MessageRow, MessageStorage, ScheduledChangeResult } from '@spillway/core';
+import { historyEntryFromRow, historyRowValues, storedMessageFromRow, wakeAtOf } from '@spillway/core/storage';
+import type { MessageStorage } from '@spillway/core';
+import type { HistoryRow, MessageRow, ScheduledChangeResult } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { createIngest } from './ingest.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';

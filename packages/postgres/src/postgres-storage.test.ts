@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewMessage, StoredMessage } from '@spillway/core';
+import type { StoredMessage } from '@spillway/core';
+import type { NewMessage } from '@spillway/core/storage';
 import {
   runCascadeStorageContract,
   runClientStorageContract,

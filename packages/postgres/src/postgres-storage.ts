@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { AlphaNameDirectory, ClientStorage, ReachabilityStorage, Storage } from '@spillway/core';
+import type { ClientStorage, Storage } from '@spillway/core';
+import type { AlphaNameDirectory, ReachabilityStorage } from '@spillway/core/storage';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { latestPerKey, unreachableFromRow } from '@spillway/core';
-import type { ReachabilityStorage, UnreachableRow } from '@spillway/core';
+import { latestPerKey, unreachableFromRow } from '@spillway/core/storage';
+import type { ReachabilityStorage, UnreachableRow } from '@spillway/core/storage';
 import { rows, run } from './pg-util.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { DeliveryStatus, HistoryStatus, RouteStatsStorage, RouteTraffic } from '@spillway/core';
+import type { DeliveryStatus, HistoryStatus, RouteStatsStorage } from '@spillway/core';
+import type { RouteTraffic } from '@spillway/core/storage';
 import { rows, schemaPrefix } from './pg-util.ts';
 
 /** Route stats over the messages and history of the PostgreSQL storage (`storage.pool`, `storage.schema`). */

@@ -1,16 +1,7 @@
 import type pg from 'pg';
-import { historyRowValues, queuedReceiptFromRow, receiptOfOrphan, storedMessageFromRow, wakeAtOf } from '@spillway/core';
-import type {
-  Commit,
-  CommitResult,
-  MessageRow,
-  MessageUpdate,
-  OrphanReceipt,
-  QueuedReceipt,
-  ReceiptRow,
-  StepChargeResult,
-  WorkStorage,
-} from '@spillway/core';
+import { historyRowValues, queuedReceiptFromRow, receiptOfOrphan, storedMessageFromRow, wakeAtOf } from '@spillway/core/storage';
+import type { Commit, CommitResult, WorkStorage } from '@spillway/core';
+import type { MessageRow, MessageUpdate, OrphanReceipt, QueuedReceipt, ReceiptRow, StepChargeResult } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { historyOf } from './message-store.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';

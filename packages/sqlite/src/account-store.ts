@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core';
-import type { AccountStorage, ApiKeyRow, NewWalletTransaction, RateLimit, WalletTransaction, WalletTransactionRow } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
+import type { AccountStorage, RateLimit, WalletTransaction } from '@spillway/core';
+import type { ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
 import { createCredentialRevision } from './credential-revision.ts';
 import { isUniqueViolation, lazy } from './sqlite-util.ts';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AlphaNameDirectory } from '@spillway/core';
+import type { AlphaNameDirectory } from '@spillway/core/storage';
 import { toAlphaName, type SqliteAlphaNameRow } from './rows.ts';
 
 /** Who owns an alpha-name, for incoming messages (uses `alpha_names_name`). */

@@ -1,23 +1,8 @@
 import type Database from 'better-sqlite3';
-import {
-  SpillwayError,
-  routeBindingFromRow,
-  routeBindingKey,
-  routeDefinitionJson,
-  shortLinkFromRow,
-  storedRouteFromRow,
-} from '@spillway/core';
-import type {
-  CascadeStorage,
-  RouteBinding,
-  RouteBindingRow,
-  RouteDefinition,
-  RouteRow,
-  ShortLink,
-  ShortLinkRow,
-  StoredRoute,
-  Variable,
-} from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { routeBindingFromRow, routeBindingKey, routeDefinitionJson, shortLinkFromRow, storedRouteFromRow } from '@spillway/core/storage';
+import type { CascadeStorage, RouteBinding, RouteDefinition, ShortLink, StoredRoute, Variable } from '@spillway/core';
+import type { RouteBindingRow, RouteRow, ShortLinkRow } from '@spillway/core/storage';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import { createCredentialRevision } from './credential-revision.ts';
-import { SpillwayError, chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core';
-import type { ChatHubOperatorRow, ChatHubStorage, RevokedTokenRow, SigningKeyRow } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core/storage';
+import type { ChatHubStorage } from '@spillway/core';
+import type { ChatHubOperatorRow, RevokedTokenRow, SigningKeyRow } from '@spillway/core/storage';
 
 /** Schema of the chat hub tables; run by the storage's migrate(). */
 export const CHAT_HUB_SCHEMA = `

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
+import { SpillwayError } from '@spillway/core';
 import {
-  SpillwayError,
   botReceiverFromRow,
   clientLinkFromRow,
   emailFromRow,
@@ -11,18 +11,17 @@ import {
   senderApplicationFromRow,
   stepActivitiesOf,
   walletTransactionFromRow,
-} from '@spillway/core';
+} from '@spillway/core/storage';
+import type { ClientStorage, StepSpec } from '@spillway/core';
 import type {
   BotReceiverRow,
   EmailRow,
   OAuthStateRow,
   SocialConnectionRow,
   ClientLinkRow,
-  ClientStorage,
   OrganizationRow,
-  StepSpec,
   WalletTransactionRow,
-} from '@spillway/core';
+} from '@spillway/core/storage';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**

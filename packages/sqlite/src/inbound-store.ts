@@ -1,19 +1,8 @@
 import type Database from 'better-sqlite3';
-import {
-  SpillwayError,
-  WEBHOOK_DELIVERY_COLUMNS,
-  claimedDeliveryFromRow,
-  inboundMessageFromRow,
-  webhookDeliveryFromRow,
-} from '@spillway/core';
-import type {
-  ClaimedDelivery,
-  ClaimedDeliveryRow,
-  InboundMessage,
-  InboundMessageRow,
-  InboundStorage,
-  WebhookDeliveryRow,
-} from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { WEBHOOK_DELIVERY_COLUMNS, claimedDeliveryFromRow, inboundMessageFromRow, webhookDeliveryFromRow } from '@spillway/core/storage';
+import type { InboundMessage, InboundStorage } from '@spillway/core';
+import type { ClaimedDelivery, ClaimedDeliveryRow, InboundMessageRow, WebhookDeliveryRow } from '@spillway/core/storage';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**

@@ -1,6 +1,13 @@
 import type Database from 'better-sqlite3';
-import { HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core';
-import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core';
+import {
+  HISTORY_ROW_COLUMNS,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  customerMessageIdsOf,
+  ingestRows,
+  planIngest,
+} from '@spillway/core/storage';
+import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 
 function prepare(db: Database.Database) {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { HistoryEntry, MessageStorage, ScheduledChange, ScheduledChangeResult } from '@spillway/core';
-import { HISTORY_ROW_COLUMNS, historyEntryFromRow, historyRowValues, wakeAtOf, type HistoryRow } from '@spillway/core';
+import type { HistoryEntry, MessageStorage } from '@spillway/core';
+import type { ScheduledChange, ScheduledChangeResult } from '@spillway/core/storage';
+import { HISTORY_ROW_COLUMNS, historyEntryFromRow, historyRowValues, wakeAtOf, type HistoryRow } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
 import { toStoredMessage, type SqliteMessageRow } from './rows.ts';

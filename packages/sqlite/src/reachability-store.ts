@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { latestPerKey, unreachableFromRow } from '@spillway/core';
-import type { ReachabilityStorage, UnreachableRow } from '@spillway/core';
+import { latestPerKey, unreachableFromRow } from '@spillway/core/storage';
+import type { ReachabilityStorage, UnreachableRow } from '@spillway/core/storage';
 
 /**
  * The reachability memory's table, and the index that finds the owners of an alpha-name (incoming

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { DeliveryStatus, HistoryStatus, RouteStatsStorage, RouteTraffic } from '@spillway/core';
+import type { DeliveryStatus, HistoryStatus, RouteStatsStorage } from '@spillway/core';
+import type { RouteTraffic } from '@spillway/core/storage';
 
 interface TrafficRow {
   id: number;

@@ -1,14 +1,12 @@
+import { type Account, type AlphaName, type StoredMessage } from '@spillway/core';
 import {
   accountFromRow,
   alphaNameFromRow,
   storedMessageFromRow,
-  type Account,
   type AccountRow,
-  type AlphaName,
   type AlphaNameRow,
   type MessageRow,
-  type StoredMessage,
-} from '@spillway/core';
+} from '@spillway/core/storage';
 
 // Row shapes as better-sqlite3 returns them: JSON columns are TEXT, parsed here before the
 // shared mappers of @spillway/core. Rows without JSON use the core shapes and mappers as they are.

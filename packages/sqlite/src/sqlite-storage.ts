@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AlphaNameDirectory, ClientStorage, ReachabilityStorage, Storage } from '@spillway/core';
+import type { ClientStorage, Storage } from '@spillway/core';
+import type { AlphaNameDirectory, ReachabilityStorage } from '@spillway/core/storage';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
 import { createChatHubStore } from './chat-hub-store.ts';

@@ -1,14 +1,6 @@
 import type Database from 'better-sqlite3';
-import type {
-  Commit,
-  CommitResult,
-  MachineEvent,
-  OrphanReceipt,
-  QueuedReceipt,
-  StepCharge,
-  StepChargeResult,
-  WorkStorage,
-} from '@spillway/core';
+import type { Commit, CommitResult, MachineEvent, WorkStorage } from '@spillway/core';
+import type { OrphanReceipt, QueuedReceipt, StepCharge, StepChargeResult } from '@spillway/core/storage';
 import {
   HISTORY_ROW_COLUMNS,
   historyEntryFromRow,
@@ -17,7 +9,7 @@ import {
   receiptOfOrphan,
   wakeAtOf,
   type HistoryRow,
-} from '@spillway/core';
+} from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { HISTORY_SELECT } from './message-store.ts';
 import { toStoredMessage, type SqliteMessageRow } from './rows.ts';

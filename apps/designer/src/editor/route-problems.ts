@@ -1,4 +1,5 @@
-import { issuesToDetails, routeSchema, validateRoute } from '@spillway/core';
+import { routeSchema, validateRoute } from '@spillway/core';
+import { issuesToDetails } from '@spillway/core/adapter';
 import type { Route } from '@spillway/core';
 
 /** What a problem points at: a step (by id), an edge (by index in `edges`) or the route itself. */

@@ -1,4 +1,5 @@
-import { attemptStatus, defaultRateCard, historyOf, parseCascadeRequest, planCascade, priceAttempt } from '@spillway/core';
+import { defaultRateCard, parseCascadeRequest, priceAttempt } from '@spillway/core';
+import { attemptStatus, historyOf, planCascade } from '@spillway/core/adapter';
 import type { ChannelId, DeliveryStatus, HistoryEntry, HistoryStatus, MachineEvent, Route, RouteOutcome } from '@spillway/core';
 import { transition } from 'xstate';
 import type { AnyStateMachine, StateValue } from 'xstate';

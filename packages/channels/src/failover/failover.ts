@@ -2,6 +2,7 @@ import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, h
 import type { CircuitBreakerPolicy } from 'cockatiel';
 import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, PendingAttempt, SendResult } from '@spillway/core';
 
+/** Options of {@link createFailoverDriver}: the providers, in order of preference, and the channels they serve. */
 export interface FailoverOptions {
   /** @default 'failover' */
   name?: string;

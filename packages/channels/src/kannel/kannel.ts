@@ -3,6 +3,7 @@ import { countSegments } from '@spillway/core';
 import { callbackToken, jsonError, verifyCallbackToken } from '../shared/callback-token.ts';
 import { DEFAULT_DLR_MASK, dlrOutcome, sendsmsOutcome } from './kannel-status.ts';
 
+/** Options of {@link createKannelDriver}: the Kannel `sendsms` endpoint, its credentials and the delivery-report URL. */
 export interface KannelOptions {
   /** Driver name, also the callback path `/channels/{name}/dlr`. @default 'kannel' */
   name?: string;

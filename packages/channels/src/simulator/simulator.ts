@@ -1,6 +1,7 @@
 import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, PendingAttempt, Receipt, SendResult } from '@spillway/core';
 import { CHANNELS } from '@spillway/core';
 
+/** Options of {@link createSimulator}. */
 export interface SimulatorOptions {
   /**
    * Delay before each delivery report, ms (and again before a read report).

@@ -15,6 +15,7 @@ import { systemClock } from '@spillway/core';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
 import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
+/** Options of {@link createSmppDriver}: the SMSC to bind to and the credentials. */
 export interface SmppOptions {
   /** @default 'smpp' */
   name?: string;

@@ -2,6 +2,7 @@ import type { ChannelContext, ChannelDriver, OutboundAttempt, SendResult } from 
 import { botApiOutcome } from './telegram-status.ts';
 import type { BotApiAnswer } from './telegram-status.ts';
 
+/** Options of {@link createTelegramDriver}. */
 export interface TelegramOptions {
   /** @default 'telegram' */
   name?: string;

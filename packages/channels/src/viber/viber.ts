@@ -3,6 +3,7 @@ import type { ChannelContext, ChannelDriver, DriverRoute, OutboundAttempt, SendR
 import { jsonError } from '../shared/callback-token.ts';
 import { viberReceipt, viberSendOutcome } from './viber-status.ts';
 
+/** Options of {@link createViberDriver}. */
 export interface ViberOptions {
   /** @default 'viber' */
   name?: string;

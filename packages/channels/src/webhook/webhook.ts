@@ -3,6 +3,7 @@ import type { ChannelContext, ChannelDriver, ChannelId, DriverRoute, OutboundAtt
 import { jsonError } from '../shared/callback-token.ts';
 import { parseWebhookReceipt, webhookSendOutcome } from './webhook-status.ts';
 
+/** Options of {@link createWebhookDriver}: the provider's endpoint and the secret that signs requests and receipts. */
 export interface WebhookDriverOptions {
   /** Driver name, also the callback path `/channels/{name}/receipts`. @default 'webhook' */
   name?: string;

@@ -7,6 +7,7 @@ import { issuesToDetails } from '../validation/issue-details.ts';
 
 /** `messageType` of a cascade message (interface 2.6). */
 export const CASCADE_MESSAGE_TYPES = ['transaction', 'promo', 'chatapp_survey', 'flashcall'] as const;
+/** One of {@link CASCADE_MESSAGE_TYPES}. */
 export type CascadeMessageType = (typeof CASCADE_MESSAGE_TYPES)[number];
 
 /** Most cascade messages in one request, as for `/bat/messagelist`. */
@@ -28,6 +29,7 @@ const tooLarge = (max: number) => ({ message: `must be at most ${max} characters
 /** Bounds of what a cascade message may carry. */
 export const CASCADE_LIMITS = { customerData: 4096, chatappMessage: 65_536, messengerMessage: 32_768 } as const;
 
+/** `chatappMessage` of a cascade message: the chat-app content (text, media, buttons, survey, template). */
 export const chatappMessageSchema = z
   .looseObject({
     receiver: z.string().max(100).optional(),
@@ -60,6 +62,7 @@ export const chatappMessageSchema = z
   })
   .refine(withinJson(CASCADE_LIMITS.chatappMessage), tooLarge(CASCADE_LIMITS.chatappMessage));
 
+/** `messengerMessage` of a cascade message: the messenger bot content (text, photo, buttons). */
 export const messengerMessageSchema = z
   .looseObject({
     text: z.string().max(4096).optional(),
@@ -118,8 +121,11 @@ export const cascadeItemSchema = z
     }
   });
 
+/** A cascade message as a client writes it (the input of {@link cascadeItemSchema}). */
 export type CascadeItem = z.input<typeof cascadeItemSchema>;
+/** A validated `chatappMessage` (see {@link chatappMessageSchema}). */
 export type ChatappMessage = z.infer<typeof chatappMessageSchema>;
+/** A validated `messengerMessage` (see {@link messengerMessageSchema}). */
 export type MessengerMessage = z.infer<typeof messengerMessageSchema>;
 
 /** Top-level members of the overview shape, the defaults of its messages. */
@@ -162,6 +168,7 @@ export interface ValidatedCascade {
   variables: Variable[];
 }
 
+/** Options of {@link parseCascadeRequest}. */
 export interface ParseCascadeOptions {
   /** Ms since the epoch: bounds `sheduledSent`. */
   now: number;

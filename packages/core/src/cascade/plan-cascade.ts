@@ -10,6 +10,7 @@ export type CascadeStepDraft = Omit<StepSpec, 'cost' | 'rate' | 'ttl'> & {
   ttl: number;
 };
 
+/** What {@link planCascade} answers: the drafts of a cascade's steps and when the first is due. */
 export interface CascadePlan {
   /** One per route step, in route order (indexes = the machine's step numbers). */
   steps: CascadeStepDraft[];
@@ -19,6 +20,7 @@ export interface CascadePlan {
   expiresAt: number | null;
 }
 
+/** Options of {@link planCascade}. */
 export interface PlanCascadeOptions {
   now: number;
   /** Timeout of a step when neither the step nor the cascade gives one, seconds. */

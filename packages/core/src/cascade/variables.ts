@@ -56,6 +56,7 @@ export const variableIdSchema = z
   .transform((v) => String(v))
   .pipe(z.string().regex(VARIABLE_ID, 'must be 1-64 letters, digits, "_", "." or "-"'));
 
+/** A variable as uploaded: `{ id, value }`, the id a string or an integer. */
 export const variableItemSchema = z.object({
   id: variableIdSchema,
   value: z.string().max(4096),

@@ -5,6 +5,8 @@ import type { ClientStorage } from '../ports/client-storage.ts';
 import type { SendResponse } from '../types/api.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
 import { applyPhoneVariables } from './phone-variables.ts';
+// Raw request parameters: the engine validates the messages built from them.
+import type { SendMessagesInput } from '../engine/inputs.ts';
 
 /** One message of the classic entry points, as the messaging API's item (interface 2.1). */
 type Item = Record<string, unknown> & { to?: unknown; text?: unknown };
@@ -83,7 +85,7 @@ export async function sendSingleMessage(
   }
   const [ready] = await withPhoneData(storage, accountId, [item]);
   try {
-    return await engine.messages.send(accountId, { messages: [ready] });
+    return await engine.messages.send(accountId, { messages: [ready] } as SendMessagesInput);
   } catch (error) {
     return asSingle(error);
   }
@@ -104,5 +106,5 @@ export async function sendIp2sms(
     type: p.type,
     ...(p.customerMessageId ? { customerMessageId: p.to.length > 1 ? `${p.customerMessageId}-${i + 1}` : p.customerMessageId } : {}),
   }));
-  return engine.messages.send(accountId, { messages: await withPhoneData(storage, accountId, items) });
+  return engine.messages.send(accountId, { messages: await withPhoneData(storage, accountId, items) } as SendMessagesInput);
 }

@@ -16,6 +16,7 @@ import {
   userBonusBulkSchema,
 } from './client-requests.ts';
 
+/** What {@link createClientDataService} needs: client storage, the clock and, for e-mail, a transport. */
 export interface ClientDataServiceDeps {
   storage: Storage & ClientStorage;
   clock: Clock;
@@ -58,6 +59,7 @@ function checkSize(data: Record<string, unknown>, path: string): void {
   }
 }
 
+/** The bot receivers, bot chat, per-phone data and e-mail endpoints of the client-management API. */
 export function createClientDataService(deps: ClientDataServiceDeps): ClientDataService {
   const { storage, clock } = deps;
   return {

@@ -90,11 +90,17 @@ export const organizationRequestSchema = z.strictObject({
     .optional(),
 });
 
+/** A validated alpha-name application (see {@link alphaNameApplicationSchema}). */
 export type AlphaNameApplicationRequest = z.infer<typeof alphaNameApplicationSchema>;
+/** A validated bot application (see {@link botApplicationSchema}). */
 export type BotApplicationRequest = z.infer<typeof botApplicationSchema>;
+/** A validated decision on an application (see {@link applicationDecisionSchema}). */
 export type ApplicationDecision = z.infer<typeof applicationDecisionSchema>;
+/** A validated sub-client to create (see {@link provisionClientSchema}). */
 export type ProvisionClientRequest = z.infer<typeof provisionClientSchema>;
+/** A validated referral client (see {@link referralClientSchema}). */
 export type ReferralClientRequest = z.infer<typeof referralClientSchema>;
+/** A validated organization (see {@link organizationRequestSchema}). */
 export type OrganizationRequest = z.infer<typeof organizationRequestSchema>;
 
 /** Parses a request body with `schema`, or throws `validation_failed` listing every bad path. */
@@ -159,6 +165,9 @@ export const sendEmailSchema = z
   })
   .refine((e) => e.text !== undefined || e.html !== undefined, { message: 'give text or html', path: ['text'] });
 
+/** A validated bot receiver binding (see {@link botReceiverRequestSchema}). */
 export type BotReceiverRequest = z.infer<typeof botReceiverRequestSchema>;
+/** A validated bot chat message (see {@link botChatMessageSchema}). */
 export type BotChatMessageRequest = z.infer<typeof botChatMessageSchema>;
+/** A validated e-mail to send (see {@link sendEmailSchema}). */
 export type SendEmailRequest = z.infer<typeof sendEmailSchema>;

@@ -32,6 +32,7 @@ export interface SenderApplicationRow {
   decided_at: number | null;
 }
 
+/** A sender application from its storage row. */
 export function senderApplicationFromRow(row: SenderApplicationRow): SenderApplication {
   return {
     id: row.id,
@@ -56,6 +57,7 @@ export interface ClientLinkRow {
   created_at: number;
 }
 
+/** A client link (sub-client or referral) from its storage row. */
 export function clientLinkFromRow(row: ClientLinkRow): ClientLink {
   return {
     childId: row.child_id,
@@ -78,6 +80,7 @@ export interface OrganizationRow {
   created_at: number;
 }
 
+/** An organization from its storage row. */
 export function organizationFromRow(row: OrganizationRow): Organization {
   return {
     id: row.id,
@@ -135,6 +138,7 @@ export interface BotReceiverRow {
   updated_at: number;
 }
 
+/** A bot receiver binding from its storage row. */
 export function botReceiverFromRow(row: BotReceiverRow): BotReceiver {
   return {
     accountId: row.account_id,
@@ -153,6 +157,7 @@ export interface PhoneDataRow {
   updated_at: number;
 }
 
+/** Per-phone data from its storage row. */
 export function phoneDataFromRow(row: PhoneDataRow): PhoneData {
   return { accountId: row.account_id, phoneNumber: row.phone_number, data: row.data, updatedAt: row.updated_at };
 }
@@ -171,6 +176,7 @@ export interface EmailRow {
   sent_at: number | null;
 }
 
+/** An e-mail record from its storage row. */
 export function emailFromRow(row: EmailRow): EmailRecord {
   return {
     id: row.id,
@@ -196,6 +202,7 @@ export interface SocialConnectionRow {
   updated_at: number;
 }
 
+/** A social platform connection from its storage row. */
 export function socialConnectionFromRow(row: SocialConnectionRow): SocialConnection {
   return {
     accountId: row.account_id,
@@ -216,6 +223,7 @@ export interface OAuthStateRow {
   expires_at: number;
 }
 
+/** A pending OAuth state from its storage row. */
 export function oauthStateFromRow(row: OAuthStateRow): OAuthState {
   return { state: row.state, accountId: row.account_id, alphaName: row.alpha_name, externalId: row.external_id, expiresAt: row.expires_at };
 }

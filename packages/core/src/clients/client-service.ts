@@ -25,6 +25,7 @@ export interface LinkedClient {
   balance: number;
 }
 
+/** What {@link createClientService} needs. */
 export interface ClientServiceDeps {
   storage: Storage & ClientStorage;
   accounts: AccountService;
@@ -41,6 +42,7 @@ export interface ClientService {
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
 }
 
+/** Sub-clients, referrals and organizations of the client-management API. */
 export function createClientService(deps: ClientServiceDeps): ClientService {
   const { storage, accounts, clock } = deps;
 

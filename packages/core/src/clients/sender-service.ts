@@ -25,6 +25,7 @@ export interface SenderState {
 export const MAX_STATISTICS_DAYS = 366;
 const DAY = 86_400_000;
 
+/** What {@link createSenderService} needs. */
 export interface SenderServiceDeps {
   storage: Storage & ClientStorage;
   accounts: AccountService;
@@ -44,6 +45,7 @@ export interface SenderService {
   statistics(accountId: number, range: { from: number; to: number; alphaName?: string }): Promise<AlphaNameStatistics[]>;
 }
 
+/** Sender applications (alpha-names and bots), their decisions and statistics, of the client-management API. */
 export function createSenderService(deps: SenderServiceDeps): SenderService {
   const { storage, accounts, clock } = deps;
   return {

@@ -25,6 +25,7 @@ import type { KindHandler } from './kind-handler.ts';
 import { fromMicros } from './money.ts';
 import { createRouteLoader } from './route-loader.ts';
 import { createRouteService } from './route-service.ts';
+import type { CascadeSendInput } from './inputs.ts';
 
 /** Longest wait of the synchronous legacy endpoints for the first step to be handed over. */
 const FIRST_STEP_TIMEOUT_MS = 10_000;
@@ -201,7 +202,7 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     async broadcast(accountId, body, options) {
       const items = expandBroadcast(body);
       try {
-        const accepted = await service.send(accountId, items, options);
+        const accepted = await service.send(accountId, items as CascadeSendInput, options);
         return {
           count: accepted.length,
           messages: accepted.map((a, i) => ({ ...a, toPhone: String((items[i] as { toPhone: unknown }).toPhone).replace(/^\+/, '') })),

@@ -1,6 +1,7 @@
 import type { RouteBinding, StoredRoute } from '../ports/cascade-storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { DeliveryStatus, HistoryStatus } from '../types/status.ts';
+import type { BroadcastInput, CascadeSendInput, RouteInput, UploadVariablesInput } from './inputs.ts';
 
 /** Which built-in route a send endpoint prefers. */
 export type CascadeEndpoint = 'default' | 'messenger-first';
@@ -112,27 +113,30 @@ export type RouteView = Omit<StoredRoute, 'accountId' | 'createdAt' | 'updatedAt
   updatedAt: string | null;
 };
 
-/** The cascade API, routes, variables and short links. Inputs are raw bodies: the engine validates them. */
+/**
+ * The cascade API, routes, variables and short links. The bodies are typed from the zod schemas
+ * that validate them (`z.input`) and validated again at run time, like those of `MessagingService`.
+ */
 export interface CascadeService {
   /** Validates and accepts a whole cascade request (either shape of interface 4.2), or rejects it whole. */
-  send(accountId: number, body: unknown, options?: CascadeSendOptions): Promise<CascadeAccepted[]>;
+  send(accountId: number, body: CascadeSendInput, options?: CascadeSendOptions): Promise<CascadeAccepted[]>;
   /** One cascade to many recipients; the body is a BroadcastCreateDTO (see `broadcastSchema`). */
-  broadcast(accountId: number, body: unknown, options?: CascadeSendOptions): Promise<BroadcastResult>;
+  broadcast(accountId: number, body: BroadcastInput, options?: CascadeSendOptions): Promise<BroadcastResult>;
   statusByGuid(accountId: number, guid: string): Promise<CascadeStatusRecord>;
   statusByTrackinId(accountId: number, trackinId: string): Promise<CascadeStatusRecord>;
 
   listRoutes(accountId: number): Promise<RouteView[]>;
   getRoute(accountId: number, id: string): Promise<RouteView>;
-  createRoute(accountId: number, body: unknown): Promise<RouteView>;
+  createRoute(accountId: number, body: RouteInput): Promise<RouteView>;
   /** Replaces a route; `body.revision` must be the latest revision (409 otherwise). */
-  updateRoute(accountId: number, id: string, body: unknown): Promise<RouteView>;
+  updateRoute(accountId: number, id: string, body: RouteInput): Promise<RouteView>;
   deleteRoute(accountId: number, id: string): Promise<void>;
   /** Binds a route to an alpha-name, or (alphaName null) makes it the account default. */
   bindRoute(accountId: number, id: string, alphaName: string | null): Promise<RouteBinding>;
   listBindings(accountId: number): Promise<RouteBinding[]>;
 
   /** `POST /api/items`: stores variables; answers how many. */
-  uploadVariables(accountId: number, body: unknown): Promise<{ stored: number }>;
+  uploadVariables(accountId: number, body: UploadVariablesInput): Promise<{ stored: number }>;
   /**
    * The target of a short link; 404 when unknown or not http(s). With `count` (default; GET
    * only, not HEAD) the click is counted and noted in history (at most once a minute per message).

@@ -9,7 +9,9 @@ import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { CascadeService } from './cascade-types.ts';
 import type { ReachabilityService } from '../reachability/reachability-memory.ts';
+import type { SendMessagesInput, UpdateMessageInput } from './inputs.ts';
 
+/** Options of {@link createEngine}: the storage, the channel drivers and a password hasher are required. */
 export interface EngineOptions {
   storage: Storage;
   /** Drivers by channel; a channel without a driver fails its attempts as `not_on_channel`. */
@@ -61,6 +63,7 @@ export interface EngineOptions {
   publicBaseUrl?: string | (() => string);
 }
 
+/** A new account for {@link AccountService.create} and {@link AccountService.ensure}. */
 export interface CreateAccountInput {
   login: string;
   password: string;
@@ -99,17 +102,22 @@ export interface AccountService {
   ): Promise<{ items: WalletTransaction[]; total: number }>;
 }
 
-/** The messaging API (`/bat/...`). Inputs are raw request bodies: the engine validates them. */
+/**
+ * The messaging API (`/bat/...`). The bodies are typed from the zod schemas that validate them
+ * (`z.input`), and validated again at run time: a body parsed from a request may be passed as is
+ * (cast), and a bad one rejects the whole call with a `validation_failed` `SpillwayError`
+ * listing every bad path.
+ */
 export interface MessagingService {
   /** Validates and accepts a whole send request, or rejects it whole. */
-  send(accountId: number, body: unknown): Promise<SendResponse>;
+  send(accountId: number, body: SendMessagesInput): Promise<SendResponse>;
   /**
    * The status record of a message of the account. `currency` is the account's (it never changes
    * after creation): a caller that holds the account, as the HTTP layer does, spares a read of it.
    */
   status(accountId: number, messageId: number, currency?: string): Promise<MessageStatusRecord>;
   /** Changes or cancels a message while it is `scheduled`; 409 after. */
-  update(accountId: number, messageId: number, body: unknown): Promise<MessageStatusRecord>;
+  update(accountId: number, messageId: number, body: UpdateMessageInput): Promise<MessageStatusRecord>;
 }
 
 /** The running engine: services plus the worker loop that advances machines. */

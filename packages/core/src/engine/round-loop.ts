@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 
+/** Options of {@link createRoundLoop}: the round to run, how long to pause after it, the clock and an error handler. */
 export interface RoundLoopOptions {
   clock: Clock;
   /** One round of work; answers how many items it handled. */

@@ -13,6 +13,7 @@ export const inboundRequestSchema = z.object({
   text: z.string().min(1).max(MAX_INBOUND_TEXT),
 });
 
+/** A validated incoming message (see {@link inboundRequestSchema}). */
 export type InboundRequest = z.infer<typeof inboundRequestSchema>;
 
 /**

@@ -18,6 +18,7 @@ export interface CascadeMachineContext {
   retries: number;
 }
 
+/** Options of {@link compileRoute}. */
 export interface CompileRouteOptions {
   /** Retries on the same step before a throttled/temporary failure counts as undeliverable. @default 3 */
   maxRetries?: number;

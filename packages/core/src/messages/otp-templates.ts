@@ -7,11 +7,13 @@
 /** TEXT: a non-empty string. NUMBER: a non-zero integer. */
 export type OtpParamType = 'TEXT' | 'NUMBER';
 
+/** A parameter of an {@link OtpTemplate}: its name and type. */
 export interface OtpParam {
   name: string;
   type: OtpParamType;
 }
 
+/** An OTP template of the chat-app channel: its id, purpose, parameters and English text. */
 export interface OtpTemplate {
   /** 1..9, the row of the interface's table. */
   no: number;
@@ -134,6 +136,7 @@ export const OTP_LANGUAGES = [
   'VI',
   'UK',
 ] as const;
+/** One of {@link OTP_LANGUAGES}: a language OTP templates are written in. */
 export type OtpLanguage = (typeof OTP_LANGUAGES)[number];
 
 const LANGUAGES = new Set<string>(OTP_LANGUAGES);

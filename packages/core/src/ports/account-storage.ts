@@ -1,14 +1,16 @@
 import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
 import type { ChannelId } from '../types/channel.ts';
 
+/** An account to store: its login, name, password hash and currency. */
 export interface NewAccount {
   login: string;
   name: string;
-  /** Password hash as produced by the configured {@link PasswordHasher}. */
+  /** Password hash as produced by the configured `PasswordHasher`. */
   passwordHash: string;
   currency: string;
 }
 
+/** A wallet transaction to store, in signed micro-units. */
 export interface NewWalletTransaction {
   accountId: number;
   kind: WalletTransactionKind;
@@ -18,6 +20,7 @@ export interface NewWalletTransaction {
   description: string;
 }
 
+/** A page of an account's wallet history, optionally of some kinds only. */
 export interface WalletQuery {
   kinds?: WalletTransactionKind[];
   /** 1-based. */

@@ -30,6 +30,7 @@ export interface ShortLink {
   createdAt: number;
 }
 
+/** A short link to store: its code, target and message, before any click. */
 export type NewShortLink = Omit<ShortLink, 'clicks' | 'createdAt'>;
 
 /**

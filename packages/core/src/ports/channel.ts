@@ -66,6 +66,7 @@ export interface InboundReport {
   accountId?: number;
 }
 
+/** What the engine hands a driver when it starts it (`ChannelDriver.start`): the way back for receipts and inbound messages. */
 export interface ChannelContext {
   clock: Clock;
   /**

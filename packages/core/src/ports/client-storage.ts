@@ -15,6 +15,7 @@ import type {
   StepActivity,
 } from '../types/client.ts';
 
+/** A sender application (alpha-name or bot) to store, pending a decision. */
 export interface NewSenderApplication {
   accountId: number;
   kind: SenderKind;
@@ -23,6 +24,7 @@ export interface NewSenderApplication {
   details: Record<string, unknown>;
 }
 
+/** An organization to store. */
 export interface NewOrganization {
   accountId: number;
   name: string;
@@ -119,6 +121,7 @@ export interface ClientStorage {
   deleteSocialConnection(accountId: number, alphaName: string): Promise<boolean>;
 }
 
+/** An e-mail to record before it is sent. */
 export interface NewEmail {
   accountId: number;
   from: string;

@@ -25,6 +25,7 @@ export interface NewMessage extends Pick<
   history: Omit<HistoryEntry, 'messageId'>[];
 }
 
+/** The messages of one accepted request, stored with their charge in one transaction. */
 export interface IngestBatch {
   accountId: number;
   at: number;
@@ -33,6 +34,7 @@ export interface IngestBatch {
   chargeDescription: string;
 }
 
+/** What storing an {@link IngestBatch} answers: accepted with the ids, or nothing stored (a conflict or too low a balance). */
 export type IngestResult =
   | {
       status: 'accepted';
@@ -68,6 +70,7 @@ export interface ScheduledChange {
 /** Why {@link MessageStorage.updateScheduled} changed nothing. */
 export type ScheduledChangeResult = 'changed' | 'not_scheduled' | 'insufficient_funds';
 
+/** Which messages of an account to list. */
 export interface MessageQuery {
   accountId: number;
   kind?: MessageKind;

@@ -13,6 +13,7 @@ export interface RouteTraffic {
   history: { step: number; status: HistoryStatus; at: number; error: string | null }[];
 }
 
+/** The traffic of one route revision of an account over a period. */
 export interface RouteTrafficQuery {
   accountId: number;
   /** `id@revision` of the route the cascades ran on. */

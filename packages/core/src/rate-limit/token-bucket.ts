@@ -14,6 +14,7 @@ export interface RateDecision {
   limit: number;
 }
 
+/** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {
   clock: Clock;
   /** Limits used by {@link RateLimiter.limitFor} when an account has no override. */

@@ -27,6 +27,7 @@ export interface EdgeStats {
   taken: number;
 }
 
+/** Traffic of a route over a period, per step and per edge (the designer's traffic view). */
 export interface RouteStats {
   route: string;
   since: string;

@@ -19,6 +19,7 @@ export interface ContractFailureCase {
   channel?: ChannelId;
 }
 
+/** Options of {@link runChannelDriverContract}: how to create and serve the driver, a deliverable recipient and the failures it must classify. */
 export interface ChannelDriverContractOptions {
   name: string;
   create: () => ChannelDriver | Promise<ChannelDriver>;

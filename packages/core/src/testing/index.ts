@@ -1,4 +1,9 @@
-// Conformance suites for adapters: `runStorageContract`, `runChannelDriverContract`.
+/**
+ * `@spillway/core/testing`: conformance suites for adapters (`runStorageContract`,
+ * `runChannelDriverContract`, ...). They declare vitest suites: call them from a test file.
+ *
+ * @module @spillway/core/testing
+ */
 export { runStorageContract } from './storage-contract.ts';
 export type { StorageContractOptions } from './storage-contract.ts';
 export { runChatHubStorageContract } from './chat-hub-contract.ts';

@@ -6,8 +6,10 @@ export interface RateLimit {
   burst: number;
 }
 
+/** The rate limit an endpoint counts against: `messaging` (sends) or `data` (reads). */
 export type RateCategory = 'messaging' | 'data';
 
+/** A client account: its login, name, wallet currency and its own rate limits. */
 export interface Account {
   id: number;
   login: string;
@@ -26,6 +28,7 @@ export interface AlphaName {
   callbackUrl: string | null;
 }
 
+/** An API key of an account as listed: its label and first characters, never the clear key. */
 export interface ApiKey {
   id: number;
   accountId: number;
@@ -38,6 +41,7 @@ export interface ApiKey {
 /** Amounts are integer micro-units of the account currency (1 EUR = 1_000_000). */
 export type WalletTransactionKind = 'topup' | 'charge' | 'refund' | 'adjustment';
 
+/** One movement of an account's wallet (top-up, charge, refund or adjustment), in currency units. */
 export interface WalletTransaction {
   id: number;
   accountId: number;

@@ -1,5 +1,6 @@
 /** The six channels a message can travel on. */
 export const CHANNELS = ['messenger', 'chatapp_bot', 'chatapp', 'rcs', 'sms', 'flashcall'] as const;
+/** One of {@link CHANNELS}: `messenger`, `chatapp_bot`, `chatapp`, `rcs`, `sms` or `flashcall`. */
 export type ChannelId = (typeof CHANNELS)[number];
 
 /** Message types of the messaging API (interface 2.1.1). */
@@ -16,6 +17,7 @@ export const MESSAGE_TYPES = [
   'flashcall',
   'rcs',
 ] as const;
+/** One of {@link MESSAGE_TYPES}: the `type` of a message of the messaging API (`sms`, `chatapp_service`, ...). */
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /** The channel that carries a messaging API type. */

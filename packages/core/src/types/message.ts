@@ -29,6 +29,7 @@ export interface PersistedMachineState {
   context: Record<string, unknown>;
 }
 
+/** Which machine runs a stored message: a `message` of the messaging API or a `cascade`. */
 export type MessageKind = 'message' | 'cascade';
 
 /** A message as stored: its steps, where its machine is, and what it has cost. */

@@ -3,6 +3,7 @@ import { CHANNELS } from './channel.ts';
 
 /** Outcomes of a step that an edge can be taken on. */
 export const ROUTE_OUTCOMES = ['undeliverable', 'permanenterror', 'expired', 'not_read'] as const;
+/** One of {@link ROUTE_OUTCOMES}: how a step can end without delivering. */
 export type RouteOutcome = (typeof ROUTE_OUTCOMES)[number];
 
 /** Most steps a route may have: a cascade is a handful of channels, never a workflow engine. */
@@ -14,6 +15,7 @@ export const MAX_ROUTE_STEPS = 32;
  */
 const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
+/** A step of a route: the channel it sends on, how long it waits for an outcome, and where the designer draws it. */
 export const routeStepSchema = z.object({
   id: stepId,
   channel: z.enum(CHANNELS),
@@ -31,6 +33,7 @@ export const routeStepSchema = z.object({
   position: z.object({ x: z.number(), y: z.number() }).optional(),
 });
 
+/** An edge of a route: the step taken next when a step ends on an outcome. */
 export const routeEdgeSchema = z.object({
   from: stepId,
   to: stepId,
@@ -57,6 +60,9 @@ export const routeSchema = z.object({
   edges: z.array(routeEdgeSchema).max(MAX_ROUTE_STEPS * ROUTE_OUTCOMES.length),
 });
 
+/** A step of a {@link Route} (see {@link routeStepSchema}). */
 export type RouteStep = z.infer<typeof routeStepSchema>;
+/** An edge of a {@link Route} (see {@link routeEdgeSchema}). */
 export type RouteEdge = z.infer<typeof routeEdgeSchema>;
+/** A cascade route as data, validated by {@link routeSchema}. */
 export type Route = z.infer<typeof routeSchema>;

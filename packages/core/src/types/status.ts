@@ -1,5 +1,6 @@
 /** `deliverystatus` of the interface (section 3), plus `cancelled` for a message withdrawn while scheduled. */
 export const DELIVERY_STATUSES = ['scheduled', 'processing', 'delivered', 'undeliverable', 'permanenterror', 'cancelled'] as const;
+/** One of {@link DELIVERY_STATUSES}: where a message or cascade stands. */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** Statuses that never change again. */

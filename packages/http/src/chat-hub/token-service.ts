@@ -69,6 +69,7 @@ export interface TokenService {
   listKeys(): Promise<SigningKeyInfo[]>;
 }
 
+/** Options of the chat hub's token service: its storage, the signing secret, token lifetimes and the clock. */
 export interface TokenServiceOptions {
   storage: ChatHubStorage;
   /** @default systemClock */

@@ -1,4 +1,4 @@
-import type { EmailTransport } from '@spillway/core';
+import type { EmailTransport } from '@spillway/core/adapter';
 import nodemailer from 'nodemailer';
 
 /** Options of {@link createSmtpTransport}. */

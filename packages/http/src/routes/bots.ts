@@ -1,4 +1,5 @@
-import { botChatMessageSchema, botReceiverRequestSchema, fromMicros, phoneNumberParamSchema, sendBotChatMessage } from '@spillway/core';
+import { fromMicros } from '@spillway/core';
+import { botChatMessageSchema, botReceiverRequestSchema, phoneNumberParamSchema, sendBotChatMessage } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';

@@ -6,6 +6,8 @@ import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import { routeRevision } from './route-stats-api.ts';
 import { bindingRequestSchema, bindingSchema, routeBodySchema, routeViewSchema } from './cascade-schemas.ts';
+// Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
+import type { RouteInput } from '@spillway/core';
 
 const tags = ['routes'];
 const revisionQuerySchema = z.object({ revision: z.coerce.number().int().positive().optional() });
@@ -79,7 +81,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       body: routeBodySchema,
       responses: { 201: { description: 'The stored route', schema: routeViewSchema } },
     },
-    async (c) => c.json(await c.var.engine.cascades.createRoute(c.var.account.id, await readJson(c)), 201),
+    async (c) => c.json(await c.var.engine.cascades.createRoute(c.var.account.id, (await readJson(c)) as RouteInput), 201),
   );
 
   defineRoute(
@@ -100,7 +102,8 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
         ...notFound,
       },
     },
-    async (c) => c.json(await c.var.engine.cascades.updateRoute(c.var.account.id, c.req.param('id') ?? '', await readJson(c))),
+    async (c) =>
+      c.json(await c.var.engine.cascades.updateRoute(c.var.account.id, c.req.param('id') ?? '', (await readJson(c)) as RouteInput)),
   );
 
   defineRoute(

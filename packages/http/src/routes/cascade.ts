@@ -16,6 +16,8 @@ import {
 } from './cascade-schemas.ts';
 import { registerCascadeRouteApi } from './cascade-routes-api.ts';
 import { registerVariableRoutes } from './variables.ts';
+// Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
+import type { BroadcastInput, CascadeSendInput } from '@spillway/core';
 
 const BASE = '/api/CascadeMessage';
 // Any one segment matches, so a malformed GUID is a 400 (not a 404); the fixed names of the
@@ -138,7 +140,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
       async (c) => {
         const options = optionsOf(c, v.endpoint, v.sync);
         const body = await readJson(c);
-        return c.json(await c.var.engine.cascades.send(c.var.account.id, body, options));
+        return c.json(await c.var.engine.cascades.send(c.var.account.id, body as CascadeSendInput, options));
       },
     );
   }
@@ -162,7 +164,7 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const body = await readJson(c);
-      return c.json(await c.var.engine.cascades.broadcast(c.var.account.id, body, optionsOf(c, 'default', false)));
+      return c.json(await c.var.engine.cascades.broadcast(c.var.account.id, body as BroadcastInput, optionsOf(c, 'default', false)));
     },
   );
 

@@ -1,4 +1,5 @@
-import { SpillwayError, ip2smsParamsSchema, messageItemSchema, sendIp2sms, sendSingleMessage } from '@spillway/core';
+import { SpillwayError, messageItemSchema } from '@spillway/core';
+import { ip2smsParamsSchema, sendIp2sms, sendSingleMessage } from '@spillway/core/adapter';
 import type { SendResponse } from '@spillway/core';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';

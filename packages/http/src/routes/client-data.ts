@@ -1,5 +1,6 @@
-import { createClientDataService, phoneDataObjectSchema, sendEmailSchema, userBonusBulkSchema } from '@spillway/core';
-import type { ClientDataService, EmailRecord, EmailTransport, Engine } from '@spillway/core';
+import { createClientDataService, phoneDataObjectSchema, sendEmailSchema, userBonusBulkSchema } from '@spillway/core/adapter';
+import type { EmailRecord, Engine } from '@spillway/core';
+import type { ClientDataService, EmailTransport } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';

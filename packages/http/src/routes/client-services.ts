@@ -1,5 +1,8 @@
-import { SpillwayError, createClientService, createSenderService, hasClientStorage } from '@spillway/core';
-import type { ClientService, ClientStorage, Engine, SenderApplication, SenderService, Storage } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { createClientService, createSenderService } from '@spillway/core/adapter';
+import { hasClientStorage } from '@spillway/core/storage';
+import type { ClientStorage, Engine, SenderApplication, Storage } from '@spillway/core';
+import type { ClientService, SenderService } from '@spillway/core/adapter';
 
 /** The engine's storage as client storage; a 500 for an adapter that keeps no client records. */
 export function clientStorageOf(engine: Engine): Storage & ClientStorage {

@@ -1,4 +1,4 @@
-import { organizationRequestSchema, provisionClientSchema, referralClientSchema } from '@spillway/core';
+import { organizationRequestSchema, provisionClientSchema, referralClientSchema } from '@spillway/core/adapter';
 import type { Account, ClientLink, Organization } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';

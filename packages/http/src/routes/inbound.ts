@@ -1,4 +1,4 @@
-import { createInboundService, inboundRequestSchema } from '@spillway/core';
+import { createInboundService, inboundRequestSchema } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';

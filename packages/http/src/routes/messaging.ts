@@ -18,6 +18,8 @@ import {
 import { parseOrThrow } from '../validate.ts';
 import { UrlRefusedError, checkCallbackUrl } from '../webhooks/guarded-post.ts';
 import { clientStorageOf } from './client-services.ts';
+// Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
+import type { SendMessagesInput, UpdateMessageInput } from '@spillway/core';
 
 const MESSAGE_ID = /^[1-9][0-9]{0,15}$/;
 // Built once: zod schemas cost tens of microseconds to build, on every status read they would show.
@@ -84,7 +86,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const body = await readJson(c);
-      return c.json(await c.get('engine').messages.send(c.get('account').id, body));
+      return c.json(await c.get('engine').messages.send(c.get('account').id, body as SendMessagesInput));
     },
   );
 
@@ -130,7 +132,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     async (c) => {
       const id = messageIdOf(c.req.param('messageId'));
       const body = await readJson(c);
-      return c.json(await c.get('engine').messages.update(c.get('account').id, id, body));
+      return c.json(await c.get('engine').messages.update(c.get('account').id, id, body as UpdateMessageInput));
     },
   );
 

@@ -1,4 +1,5 @@
-import { CHANNELS, phoneNumberParamSchema } from '@spillway/core';
+import { CHANNELS } from '@spillway/core';
+import { phoneNumberParamSchema } from '@spillway/core/adapter';
 import type { UnreachableEntry } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';

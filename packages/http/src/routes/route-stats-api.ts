@@ -1,4 +1,5 @@
-import { BUILTIN_ROUTES, SpillwayError, aggregateRouteStats } from '@spillway/core';
+import { BUILTIN_ROUTES, SpillwayError } from '@spillway/core';
+import { aggregateRouteStats } from '@spillway/core/storage';
 import type { Route, RouteStatsStorage } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';

@@ -1,4 +1,5 @@
-import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema, fromMicros } from '@spillway/core';
+import { fromMicros } from '@spillway/core';
+import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { adminAuth } from '../admin-auth.ts';

@@ -3,6 +3,8 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { variableUploadRequestSchema, variableUploadResponseSchema } from './cascade-schemas.ts';
+// Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
+import type { UploadVariablesInput } from '@spillway/core';
 
 /** Registers `POST /api/items` (cascade variables) and `GET /s/{code}` (short links). */
 export function registerVariableRoutes(app: Hono<Env>): void {
@@ -20,7 +22,7 @@ export function registerVariableRoutes(app: Hono<Env>): void {
       body: variableUploadRequestSchema,
       responses: { 200: { description: 'How many variables were stored', schema: variableUploadResponseSchema } },
     },
-    async (c) => c.json(await c.var.engine.cascades.uploadVariables(c.var.account.id, await readJson(c))),
+    async (c) => c.json(await c.var.engine.cascades.uploadVariables(c.var.account.id, (await readJson(c)) as UploadVariablesInput)),
   );
 
   defineRoute(

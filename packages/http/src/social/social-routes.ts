@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SpillwayError, createInboundService } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
+import { createInboundService } from '@spillway/core/adapter';
 import type { Engine } from '@spillway/core';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';

@@ -1,5 +1,6 @@
-import { createRoundLoop, inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core';
-import type { AccountStorage, ClaimedDelivery, Clock, DeliveryOutcome, InboundStorage } from '@spillway/core';
+import { createRoundLoop, inboundPayloadOf, nextWebhookRetryDelay } from '@spillway/core/adapter';
+import type { AccountStorage, Clock, InboundStorage } from '@spillway/core';
+import type { ClaimedDelivery, DeliveryOutcome } from '@spillway/core/storage';
 import type { LookupAddress } from 'node:dns';
 import { guardedPost, UrlRefusedError } from './guarded-post.ts';
 import { signWebhook } from './sign-webhook.ts';
