@@ -32,12 +32,29 @@ export function toAlphaName(row: SqliteAlphaNameRow): AlphaName {
   return alphaNameFromRow({ ...row, channels: JSON.parse(row.channels) as AlphaNameRow['channels'] });
 }
 
+/**
+ * Parsed snapshots by their text: a machine has few distinct states, so the messages of a round
+ * share a handful of them. Snapshots are never mutated (a step makes a new one).
+ */
+const snapshots = new Map<string, MessageRow['snapshot']>();
+const SNAPSHOTS_MAX = 1000;
+
+function parseSnapshot(text: string): MessageRow['snapshot'] {
+  let snapshot = snapshots.get(text);
+  if (snapshot === undefined) {
+    if (snapshots.size >= SNAPSHOTS_MAX) snapshots.clear();
+    snapshot = JSON.parse(text) as MessageRow['snapshot'];
+    snapshots.set(text, snapshot);
+  }
+  return snapshot;
+}
+
 /** Parses `steps`, `snapshot`, `meta` and `work`, then maps with core's storedMessageFromRow. */
 export function toStoredMessage(row: SqliteMessageRow): StoredMessage {
   return storedMessageFromRow({
     ...row,
     steps: JSON.parse(row.steps) as MessageRow['steps'],
-    snapshot: JSON.parse(row.snapshot) as MessageRow['snapshot'],
+    snapshot: parseSnapshot(row.snapshot),
     meta: parseOrNull<Record<string, unknown>>(row.meta),
     work: JSON.parse(row.work) as MessageRow['work'],
   });

@@ -80,7 +80,9 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       guid: null,
       trackinId: null,
       customerMessageId: v.customerMessageId,
-      content: v.content,
+      // The item's canonical JSON serves only replays (a customerMessageId) and changes (only a
+      // scheduled message changes): without either, the steps say it all and it is not stored twice.
+      content: v.customerMessageId !== null || dueAt > now ? v.content : '',
       steps,
       status: step.status,
       snapshot: step.state,

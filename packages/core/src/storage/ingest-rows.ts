@@ -34,7 +34,8 @@ export const WALLET_ROW_COLUMNS = ['account_id', 'kind', 'amount', 'balance_afte
 /** Columns of a `history` row as {@link historyRowValues} gives them, in value order. */
 export const HISTORY_ROW_COLUMNS = ['message_id', 'step', 'channel', 'status', 'at', 'error', 'driver', 'provider_message_id'] as const;
 
-function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
+/** Appends one `history` row ({@link HISTORY_ROW_COLUMNS}) to a row-major value list. */
+export function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
   values.push(messageId, h.step, h.channel, h.status, h.at, h.error, h.driver ?? null, h.providerMessageId ?? null);
 }
 
