@@ -31,9 +31,24 @@ import { request } from './engine-requests.ts';
 const BATCH = 5000;
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-engine-'));
 
+/** CPU time of this process (all its threads) since the last mark, µs. */
+let cpuMark = process.cpuUsage();
+function cpuSince(): number {
+  const used = process.cpuUsage(cpuMark);
+  cpuMark = process.cpuUsage();
+  return used.user + used.system;
+}
+
+/**
+ * Prints a figure. The machine may be shared: the CPU time a message took (this process, all
+ * threads, since the last figure's start) is printed beside the wall-clock rate.
+ */
 function line(name: string, messages: number, ms: number, extra = ''): number {
   const rate = Math.round((messages / ms) * 1000);
-  console.log(`${name.padEnd(48)} ${String(rate).padStart(9)} messages/s  (${messages} in ${ms.toFixed(0)} ms${extra})`);
+  const cpu = (cpuSince() / messages).toFixed(1);
+  console.log(
+    `${name.padEnd(48)} ${String(rate).padStart(9)} messages/s  (${messages} in ${ms.toFixed(0)} ms${extra}; CPU ${cpu} µs/message)`,
+  );
   return rate;
 }
 
@@ -56,7 +71,9 @@ function floor(): number {
   // The storage's own handle: the same better-sqlite3 build and pragmas (WAL, synchronous=NORMAL).
   const storage = createSqliteStorage({ filename: join(dir, 'floor.db') });
   const db = storage.db;
-  db.exec(`CREATE TABLE rows (id INTEGER PRIMARY KEY, sender TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL, type TEXT NOT NULL)`);
+  db.exec(
+    `CREATE TABLE rows (id INTEGER PRIMARY KEY, sender TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL, type TEXT NOT NULL)`,
+  );
   const insert = db.prepare<[string, string, string, string]>(`INSERT INTO rows (sender, recipient, text, type) VALUES (?, ?, ?, ?)`);
   type Item = { from: string; to: string; text: string; type: string };
   const run = db.transaction((items: Item[]) => {
@@ -64,6 +81,7 @@ function floor(): number {
   });
   const bodies = Array.from({ length: 22 }, (_, r) => JSON.stringify(request(BATCH, `f${r}`)));
   for (const body of bodies.slice(0, 2)) run.immediate((JSON.parse(body) as { messages: Item[] }).messages);
+  cpuSince();
   const t = performance.now();
   for (const body of bodies.slice(2)) run.immediate((JSON.parse(body) as { messages: Item[] }).messages);
   const rate = line('floor: JSON.parse + insert, one transaction', BATCH * 20, performance.now() - t);
@@ -77,6 +95,7 @@ async function ingest(storage: Storage, label: string, requests = 20): Promise<n
   await engine.messages.send(accountId, bodies[0]); // warm-up
   await engine.messages.send(accountId, bodies[1]);
   const times: number[] = [];
+  cpuSince();
   for (const body of bodies.slice(2)) {
     const t = performance.now();
     await engine.messages.send(accountId, body);
@@ -84,7 +103,12 @@ async function ingest(storage: Storage, label: string, requests = 20): Promise<n
   }
   times.sort((a, b) => a - b);
   const total = times.reduce((a, b) => a + b, 0);
-  const rate = line(`ingest, engine API (${label})`, BATCH * times.length, total, `; median request ${times[times.length >> 1]!.toFixed(1)} ms`);
+  const rate = line(
+    `ingest, engine API (${label})`,
+    BATCH * times.length,
+    total,
+    `; median request ${times[times.length >> 1]!.toFixed(1)} ms`,
+  );
   await storage.close();
   return rate;
 }
@@ -100,6 +124,7 @@ async function single(total = 20_000, concurrency = 32): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: 100 }, (_, i) => engine.messages.send(accountId, request(1, `w${i}`))));
+  cpuSince();
   const t = performance.now();
   await Promise.all(Array.from({ length: concurrency }, caller));
   line(`single sends, engine API, ${concurrency} callers`, total, performance.now() - t);
@@ -143,6 +168,7 @@ async function endToEnd(total = 200_000, threaded = true): Promise<void> {
   const account = await engine.accounts.create({ login: 'bench-e2e', password: 'bench-password', balance: 100_000_000 });
   await engine.accounts.approveAlphaName(account.id, 'Bench');
   const ids: number[] = [];
+  cpuSince();
   const t = performance.now();
   engine.start();
   for (let r = 0; r < total / BATCH; r++) {
@@ -183,7 +209,9 @@ async function scheduled(total = 1_000_000): Promise<void> {
   global.gc?.();
   const { rss, heapUsed } = process.memoryUsage();
   line('scheduled messages accepted', total, ms);
-  console.log(`${'scheduled messages held: resident memory'.padEnd(48)} ${(rss / 2 ** 20).toFixed(0).padStart(9)} MiB (heap ${(heapUsed / 2 ** 20).toFixed(0)} MiB)`);
+  console.log(
+    `${'scheduled messages held: resident memory'.padEnd(48)} ${(rss / 2 ** 20).toFixed(0).padStart(9)} MiB (heap ${(heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+  );
   await engine.stop();
   await storage.close();
 }

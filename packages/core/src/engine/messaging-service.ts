@@ -17,6 +17,7 @@ import { validateSendRequest } from './validate-send.ts';
 import { fromMicros } from './money.ts';
 import { applyMessagePatch } from './message-patch.ts';
 import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
+import { createIngestGroup } from './ingest-group.ts';
 
 const MACHINE_KEY = 'message';
 
@@ -59,6 +60,8 @@ function sentMessage(id: number, steps: StepSpec[], customerMessageId: string | 
 /** The messaging API: accept whole requests, read status, change or cancel scheduled messages. */
 export function createMessagingService(deps: MessagingDeps): MessagingService {
   const { storage, clock, rateCard, advancer } = deps;
+  // Requests accepted in the same turn share one transaction, and the workers one wake-up.
+  const group = createIngestGroup(storage, deps.notify);
 
   /**
    * The first machine steps of a message with `attempts` attempts: its initial state, and the step
@@ -125,7 +128,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
         if (!machine) machines.set(v.attempts.length, (machine = firstSteps(v.attempts.length)));
         return build(v, now, machine);
       });
-      const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
+      const result = await group.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
       if (result.status === 'conflict') {
         const details: ErrorDetail[] = result.indexes.map((i) => ({
           path: `messages[${i}].customerMessageId`,
@@ -136,7 +139,6 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       if (result.status === 'insufficient_funds') {
         throw new SpillwayError('payment_required', `balance ${fromMicros(result.balance)} does not cover ${fromMicros(result.required)}`);
       }
-      deps.notify();
       const replays = new Set(result.replays);
       const originals = replays.size
         ? new Map((await storage.getMessages(result.replays.map((i) => result.ids[i]!))).map((m) => [m.id, m]))
