@@ -72,9 +72,13 @@ export function ingestRows(
   listId: number,
   freshIds: readonly number[],
   balance: number,
+  /** Appends the rows to these lists (the rows of several requests in one insert) instead of new ones. */
+  into?: Pick<IngestRows, 'messages' | 'wallet' | 'history'>,
 ): IngestRows {
   const { accountId, at } = batch;
-  const out: IngestRows = { messages: [], wallet: [], history: [], balance };
+  const out: IngestRows = into
+    ? { messages: into.messages, wallet: into.wallet, history: into.history, balance }
+    : { messages: [], wallet: [], history: [], balance };
   // Messages of one request usually share the snapshot object: serialise it once.
   const snapshots = new Map<object, string>();
 
