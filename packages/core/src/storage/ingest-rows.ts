@@ -79,19 +79,19 @@ export function ingestRows(
   const out: IngestRows = into
     ? { messages: into.messages, wallet: into.wallet, history: into.history, balance }
     : { messages: [], wallet: [], history: [], balance };
-  // Messages of one request usually share the snapshot object: serialise it once.
-  const snapshots = new Map<object, string>();
+  // Messages of one request usually share the snapshot and work objects: serialise each once.
+  const texts = new Map<object, string>();
+  const textOf = (value: object) => {
+    let text = texts.get(value);
+    if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
+    return text;
+  };
 
   for (let k = 0; k < plan.fresh.length; k++) {
     const i = plan.fresh[k]!;
     const m = batch.messages[i]!;
     const id = freshIds[k]!;
     plan.ids[i] = id;
-    let snapshot = snapshots.get(m.snapshot);
-    if (snapshot === undefined) {
-      snapshot = JSON.stringify(m.snapshot);
-      snapshots.set(m.snapshot, snapshot);
-    }
     out.messages.push(
       id,
       listId,
@@ -103,7 +103,7 @@ export function ingestRows(
       m.content,
       JSON.stringify(m.steps),
       m.status,
-      snapshot,
+      textOf(m.snapshot),
       m.routeRef,
       at,
       at,
@@ -111,7 +111,7 @@ export function ingestRows(
       m.expiresAt,
       m.charge,
       m.meta === null ? null : JSON.stringify(m.meta),
-      JSON.stringify(m.work),
+      textOf(m.work),
       wakeAtOf(m.work),
       // The acceptance charge pays the first step: it is never charged again.
       m.charge > 0 ? 1 : 0,
