@@ -229,9 +229,11 @@ async function pgChild(url: string, schema: string, requests: number): Promise<v
   await engine.messages.send(accountId, request(BATCH, 'warm'));
   process.send?.('ready');
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const cpu = process.cpuUsage();
   const t = performance.now();
   for (const body of bodies) await engine.messages.send(accountId, body);
-  process.send?.({ ms: performance.now() - t, messages: BATCH * requests });
+  const used = process.cpuUsage(cpu);
+  process.send?.({ ms: performance.now() - t, messages: BATCH * requests, cpu: used.user + used.system });
   await storage.close();
 }
 
@@ -245,15 +247,18 @@ async function pg(url: string): Promise<void> {
     );
     await Promise.all(children.map((c) => new Promise((r) => c.once('message', r))));
     const t = performance.now();
-    const done = children.map((c) => new Promise<{ ms: number; messages: number }>((r) => c.once('message', r as never)));
+    const done = children.map((c) => new Promise<{ ms: number; messages: number; cpu: number }>((r) => c.once('message', r as never)));
     for (const c of children) c.send('go');
     const results = await Promise.all(done);
     const wall = performance.now() - t;
     await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
+    const messages = results.reduce((a, r) => a + r.messages, 0);
+    const cpu = results.reduce((a, r) => a + r.cpu, 0);
     return line(
       `ingest, engine API (PostgreSQL, ${processes} process${processes > 1 ? 'es' : ''})`,
-      results.reduce((a, r) => a + r.messages, 0),
+      messages,
       wall,
+      `; engine processes' CPU ${(cpu / messages).toFixed(1)} µs/message, PostgreSQL's not counted`,
     );
   };
   const one = await run(1, 10);
