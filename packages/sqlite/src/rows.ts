@@ -51,11 +51,11 @@ function parseSnapshot(text: string): MessageRow['snapshot'] {
 
 /** Parses `steps`, `snapshot`, `meta` and `work`, then maps with core's storedMessageFromRow. */
 export function toStoredMessage(row: SqliteMessageRow): StoredMessage {
-  return storedMessageFromRow({
-    ...row,
-    steps: JSON.parse(row.steps) as MessageRow['steps'],
-    snapshot: parseSnapshot(row.snapshot),
-    meta: parseOrNull<Record<string, unknown>>(row.meta),
-    work: JSON.parse(row.work) as MessageRow['work'],
-  });
+  // Parsed in place: one object less per message than spreading the row into a new one.
+  const parsed = row as unknown as MessageRow;
+  parsed.steps = JSON.parse(row.steps) as MessageRow['steps'];
+  parsed.snapshot = parseSnapshot(row.snapshot);
+  parsed.meta = parseOrNull<Record<string, unknown>>(row.meta);
+  parsed.work = JSON.parse(row.work) as MessageRow['work'];
+  return storedMessageFromRow(parsed);
 }
