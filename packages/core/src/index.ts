@@ -164,7 +164,14 @@ export { createRoundLoop } from './engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from './engine/round-loop.ts';
 export { planIngest, customerMessageIdsOf } from './storage/plan-ingest.ts';
 export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './storage/plan-ingest.ts';
-export { ingestRows, historyRowValues, pushHistoryRow, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './storage/ingest-rows.ts';
+export {
+  ingestRows,
+  historyRowValues,
+  pushHistoryRow,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  HISTORY_ROW_COLUMNS,
+} from './storage/ingest-rows.ts';
 export type { IngestRows } from './storage/ingest-rows.ts';
 export { storedMessageFromRow, historyEntryFromRow } from './storage/message-rows.ts';
 export type { MessageRow, HistoryRow } from './storage/message-rows.ts';
