@@ -153,6 +153,33 @@ describe.skipIf(!url)('postgres storage', () => {
       }
     });
 
+    it('keeps every character of texts and JSON through the bulk insert; a JSON null meta is SQL NULL', async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 'j', name: 'J', passwordHash: 'h', currency: 'EUR' }, 1);
+        const text = 'quote " backslash \\ tab \t newline \n emoji 😀 cjk 漢字 [1,2] {"a":null}';
+        const steps = [{ channel: 'sms', type: 'sms', from: 'S', to: '1', text, ttl: null, partsCount: 1, cost: 0, rate: 0 }] as const;
+        const result = await storage.ingest({
+          accountId: account.id,
+          at: 2,
+          chargeDescription: 'SMS',
+          messages: [
+            { ...message(5), content: text, customerMessageId: `c ${text}`, steps: [...steps], meta: { note: text, n: null } },
+            // A lone surrogate cannot travel as UTF-8: it arrives as U+FFFD, as with any other query.
+            { ...message(6), content: 'lone \ud800 surrogate' },
+          ],
+        });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const [first, second] = await storage.getMessages(result.ids);
+        expect(first).toMatchObject({ content: text, customerMessageId: `c ${text}`, steps, meta: { note: text, n: null } });
+        expect(second).toMatchObject({ content: 'lone \ufffd surrogate', meta: null });
+        const nulls = await storage.pool.query(`SELECT COUNT(*)::int AS n FROM "${storage.schema}".messages WHERE meta IS NULL`);
+        expect(nulls.rows[0]).toEqual({ n: 1 });
+      } finally {
+        await storage.close();
+      }
+    });
+
     it('ingests 5000 messages in one transaction (timed)', async () => {
       const storage = await db.storage();
       try {

@@ -6,6 +6,9 @@ import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { historyOf } from './message-store.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
 
+/** The wake-up time of a message from its work column: the earliest `dueAt`, NULL when none. */
+const WAKE_OF_WORK = `(SELECT MIN((w ->> 'dueAt')::bigint) FROM jsonb_array_elements(work) AS w)`;
+
 /** Applies `updates` (each message once) over the versions they read; answers the ids applied. */
 async function applyUpdates(client: Queryable, x: string, updates: MessageUpdate[], at: number, owner: string): Promise<Set<number>> {
   const applied = await rows<{ id: number }>(
@@ -43,10 +46,11 @@ async function commitIn(client: pg.PoolClient, x: string, commit: Commit): Promi
   }
   const lost = [...new Set(updates.filter((u) => !done.has(u.id)).map((u) => u.id))];
   if (lost.length > 0) {
-    await run(client, `UPDATE ${x}messages SET lease_until = 0, lease_owner = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = $2`, [
-      lost,
-      owner,
-    ]);
+    await run(
+      client,
+      `UPDATE ${x}messages SET lease_until = 0, lease_owner = NULL, wake_at = ${WAKE_OF_WORK} WHERE id = ANY($1::bigint[]) AND lease_owner = $2`,
+      [lost, owner],
+    );
   }
   const history = updates.filter((u) => done.has(u.id)).flatMap((u) => u.history.map((h) => ({ ...h, messageId: u.id })));
   if (history.length > 0) await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(history));
@@ -102,7 +106,10 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
       if (limit <= 0) return [];
       const claimed = await rows<MessageRow>(
         pool,
-        `UPDATE ${x}messages SET lease_until = $1, lease_owner = $2
+        // A claimed message wakes again when its lease runs out: the wake-up index then passes
+        // over the messages in flight instead of scanning them at every claim. A commit or a
+        // release sets the wake-up back from the message's work.
+        `UPDATE ${x}messages SET lease_until = $1, lease_owner = $2, wake_at = $1
          WHERE id IN (
            SELECT id FROM ${x}messages WHERE wake_at <= $3 AND lease_until <= $3
            ORDER BY wake_at LIMIT $4 FOR UPDATE SKIP LOCKED
@@ -233,7 +240,11 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
       if (owners.length === 0) return 0;
       return transaction(pool, async (client) => {
         await run(client, `UPDATE ${x}receipts SET lease_until = 0, lease_owner = NULL WHERE lease_owner = ANY($1::text[])`, [owners]);
-        return run(client, `UPDATE ${x}messages SET lease_until = 0, lease_owner = NULL WHERE lease_owner = ANY($1::text[])`, [owners]);
+        return run(
+          client,
+          `UPDATE ${x}messages SET lease_until = 0, lease_owner = NULL, wake_at = ${WAKE_OF_WORK} WHERE lease_owner = ANY($1::text[])`,
+          [owners],
+        );
       });
     },
     async adoptAttempts(from, to, limit) {

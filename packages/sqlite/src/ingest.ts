@@ -28,36 +28,84 @@ function prepare(db: Database.Database) {
 type Statements = ReturnType<typeof prepare>;
 
 /**
- * The ingest transaction body: runs inside an IMMEDIATE transaction, so that message ids can be
- * allocated from MAX(id) and the balance read and written without another writer in between.
- * The decision (replays, conflicts, funds) is core's planIngest.
+ * The rows of the requests of one transaction, gathered so that each table gets one multi-row
+ * insert for all of them (a group of single sends writes as few statements as one request), and
+ * what the transaction has decided so far, for the requests after it.
  */
-function ingestIn(s: Statements, batch: IngestBatch): IngestResult {
+interface Pending {
+  messages: unknown[];
+  wallet: unknown[];
+  history: unknown[];
+  nextId: number;
+  /** Balances as this transaction leaves them, by account. */
+  balances: Map<number, number>;
+  /** customerMessageIds written by earlier requests of this transaction, by account. */
+  customerIds: Map<number, Map<string, KnownCustomerMessage>>;
+}
+
+/**
+ * One request's decision inside the ingest transaction, which is IMMEDIATE, so that message ids
+ * can be allocated from MAX(id) and the balance read and written without another writer in
+ * between. The decision (replays, conflicts, funds) is core's planIngest; it sees the requests
+ * decided before it in the same transaction as if they were committed.
+ */
+function decide(s: Statements, pending: Pending, batch: IngestBatch): IngestResult {
   const { accountId, at } = batch;
   // One indexed point lookup per distinct customerMessageId (most batches carry none).
   const known = new Map<string, KnownCustomerMessage>();
+  const mine = pending.customerIds.get(accountId);
   for (const cmid of customerMessageIdsOf(batch.messages)) {
+    const earlier = mine?.get(cmid);
+    if (earlier) {
+      known.set(cmid, earlier);
+      continue;
+    }
     const found = s.byCustomerId.get(accountId, cmid);
     if (found) known.set(cmid, { id: found.id, listId: found.list_id, content: found.content });
   }
-  const balance = s.balance.get(accountId)?.balance ?? 0;
+  let balance = pending.balances.get(accountId);
+  if (balance === undefined) balance = s.balance.get(accountId)?.balance ?? 0;
   const plan = planIngest({ messages: batch.messages, known, balance });
   if (plan.action === 'answer') return plan.result;
 
   const listId = Number(s.insertList.run(accountId, at).lastInsertRowid);
-  const first = s.maxMessageId.get()!.id + 1;
+  const first = pending.nextId;
+  pending.nextId += plan.fresh.length;
   const rows = ingestRows(
     batch,
     plan,
     listId,
     Array.from(plan.fresh, (_, k) => first + k),
     balance,
+    pending,
   );
-  s.messages.insert(rows.messages);
-  if (plan.required !== 0) s.setBalance.run(rows.balance, accountId);
-  s.wallet.insert(rows.wallet);
-  s.history.insert(rows.history);
+  if (plan.required !== 0) pending.balances.set(accountId, rows.balance);
+  for (const i of plan.fresh) {
+    const m = batch.messages[i]!;
+    if (m.customerMessageId === null) continue;
+    let ids = pending.customerIds.get(accountId);
+    if (!ids) pending.customerIds.set(accountId, (ids = new Map()));
+    ids.set(m.customerMessageId, { id: plan.ids[i]!, listId, content: m.content });
+  }
   return { status: 'accepted', listId, ids: plan.ids, replays: plan.replays };
+}
+
+/** Decides every request in order, then writes all their rows. */
+function ingestIn(s: Statements, batches: readonly IngestBatch[]): IngestResult[] {
+  const pending: Pending = {
+    messages: [],
+    wallet: [],
+    history: [],
+    nextId: s.maxMessageId.get()!.id + 1,
+    balances: new Map(),
+    customerIds: new Map(),
+  };
+  const results = batches.map((batch) => decide(s, pending, batch));
+  s.messages.insert(pending.messages);
+  for (const [accountId, balance] of pending.balances) s.setBalance.run(balance, accountId);
+  s.wallet.insert(pending.wallet);
+  s.history.insert(pending.history);
+  return results;
 }
 
 /** Creates the `ingest` and `ingestMany` operations of the message store. */
@@ -66,8 +114,7 @@ export function createIngest(db: Database.Database): {
   ingestMany: (batches: IngestBatch[]) => IngestResult[];
 } {
   let statements: Statements | undefined;
-  const run = db.transaction((batch: IngestBatch) => ingestIn((statements ??= prepare(db)), batch));
-  // One transaction, one fsync, for requests that arrived together; each decided in order.
-  const runMany = db.transaction((batches: IngestBatch[]) => batches.map((b) => ingestIn((statements ??= prepare(db)), b)));
-  return { ingest: (batch) => run.immediate(batch), ingestMany: (batches) => runMany.immediate(batches) };
+  // One transaction, one commit, for requests that arrived together; each decided in order.
+  const run = db.transaction((batches: readonly IngestBatch[]) => ingestIn((statements ??= prepare(db)), batches));
+  return { ingest: (batch) => run.immediate([batch])[0]!, ingestMany: (batches) => run.immediate(batches) };
 }

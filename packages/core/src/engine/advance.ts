@@ -38,6 +38,11 @@ function toStep(snapshot: { value: unknown; context: unknown }, actions: { type:
  */
 export class MachineAdvancer {
   private readonly cache = new Map<string, Step>();
+  /**
+   * The key of each state object seen: states are shared (the steps cached here, parsed snapshots
+   * shared by the storage), so most are serialised once rather than at every event.
+   */
+  private readonly stateKeys = new WeakMap<PersistedMachineState, string>();
 
   /** The initial state of `machine` for `input`, memoized under `key`. */
   initial(key: string, machine: AnyStateMachine, input: unknown): Step {
@@ -50,7 +55,11 @@ export class MachineAdvancer {
 
   /** The step `event` causes from `state`, memoized under `key`. */
   next(key: string, machine: AnyStateMachine, state: PersistedMachineState, event: MachineEvent): Step {
-    const stateKey = JSON.stringify(state.value) + JSON.stringify(state.context);
+    let stateKey = this.stateKeys.get(state);
+    if (stateKey === undefined) {
+      stateKey = JSON.stringify(state.value) + JSON.stringify(state.context);
+      this.stateKeys.set(state, stateKey);
+    }
     const cacheKey = `${key}\u0000${stateKey}\u0000${JSON.stringify(event)}`;
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;

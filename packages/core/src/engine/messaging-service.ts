@@ -9,6 +9,7 @@ import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { SendResponse, SentMessage } from '../types/api.ts';
 import type { StepSpec, StoredMessage } from '../types/message.ts';
+import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
 import type { MessagingService } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
@@ -17,6 +18,7 @@ import { validateSendRequest } from './validate-send.ts';
 import { fromMicros } from './money.ts';
 import { applyMessagePatch } from './message-patch.ts';
 import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
+import { createIngestGroup } from './ingest-group.ts';
 
 const MACHINE_KEY = 'message';
 
@@ -59,6 +61,8 @@ function sentMessage(id: number, steps: StepSpec[], customerMessageId: string | 
 /** The messaging API: accept whole requests, read status, change or cancel scheduled messages. */
 export function createMessagingService(deps: MessagingDeps): MessagingService {
   const { storage, clock, rateCard, advancer } = deps;
+  // Requests accepted in the same turn share one transaction, and the workers one wake-up.
+  const group = createIngestGroup(storage, deps.notify);
 
   /**
    * The first machine steps of a message with `attempts` attempts: its initial state, and the step
@@ -69,8 +73,21 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     return { initial, due: advancer.next(MACHINE_KEY, messageMachine, initial.state, { type: 'DUE' }) };
   }
 
+  /**
+   * The first work of a message due at `dueAt`: one array per due time, shared by the messages
+   * of a request (never mutated: a step makes a new one), so that it is serialised once.
+   */
+  function firstWork(dueAt: number, now: number, shared: Map<number, WorkItem[]>): WorkItem[] {
+    let work = shared.get(dueAt);
+    if (!work) {
+      work = [dueAt > now ? { kind: 'event', event: { type: 'DUE' }, dueAt } : { kind: 'send', step: 0, dueAt: now }];
+      shared.set(dueAt, work);
+    }
+    return work;
+  }
+
   /** The stored form of a validated message: priced steps and its first machine steps. */
-  function build(v: ValidatedMessage, now: number, machine: ReturnType<typeof firstSteps>): NewMessage {
+  function build(v: ValidatedMessage, now: number, machine: ReturnType<typeof firstSteps>, works: Map<number, WorkItem[]>): NewMessage {
     const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(rateCard, a) }));
     const dueAt = v.scheduledAt !== null && v.scheduledAt > now ? v.scheduledAt : now;
     // Due now: take the first step at once so the send is in the outbox with the message.
@@ -80,7 +97,9 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       guid: null,
       trackinId: null,
       customerMessageId: v.customerMessageId,
-      content: v.content,
+      // The item's canonical JSON serves only replays (a customerMessageId) and changes (only a
+      // scheduled message changes): without either, the steps say it all and it is not stored twice.
+      content: v.customerMessageId !== null || dueAt > now ? v.content : '',
       steps,
       status: step.status,
       snapshot: step.state,
@@ -89,7 +108,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       expiresAt: v.ttl === null ? null : dueAt + v.ttl * 1000,
       charge: steps[0]!.cost,
       meta: null,
-      work: [dueAt > now ? { kind: 'event', event: { type: 'DUE' }, dueAt } : { kind: 'send', step: 0, dueAt: now }],
+      work: firstWork(dueAt, now, works),
       history: [],
     };
   }
@@ -118,12 +137,13 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       let next = 0;
       const validated = filled === attempts ? checked : checked.map((v) => ({ ...v, attempts: v.attempts.map(() => filled[next++]!) }));
       const machines = new Map<number, ReturnType<typeof firstSteps>>();
+      const works = new Map<number, WorkItem[]>();
       const batch = validated.map((v) => {
         let machine = machines.get(v.attempts.length);
         if (!machine) machines.set(v.attempts.length, (machine = firstSteps(v.attempts.length)));
-        return build(v, now, machine);
+        return build(v, now, machine, works);
       });
-      const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
+      const result = await group.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
       if (result.status === 'conflict') {
         const details: ErrorDetail[] = result.indexes.map((i) => ({
           path: `messages[${i}].customerMessageId`,
@@ -134,7 +154,6 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       if (result.status === 'insufficient_funds') {
         throw new SpillwayError('payment_required', `balance ${fromMicros(result.balance)} does not cover ${fromMicros(result.required)}`);
       }
-      deps.notify();
       const replays = new Set(result.replays);
       const originals = replays.size
         ? new Map((await storage.getMessages(result.replays.map((i) => result.ids[i]!))).map((m) => [m.id, m]))

@@ -92,6 +92,8 @@ export function createWorker(deps: WorkerDeps) {
   let claiming = true;
   /** Set by `start()`: the next round starts the drivers. */
   let startDrivers = false;
+  /** Whether the last round's commit failed (its events wait in the queue for the next). */
+  let lastRoundFailed = false;
   // The state this worker last committed of messages still running: a receipt for one is applied
   // over it without a read. A stale copy (another process changed the message) only makes the
   // commit conflict, and the message is then read afresh.
@@ -234,6 +236,7 @@ export function createWorker(deps: WorkerDeps) {
   }
 
   async function round(): Promise<number> {
+    lastRoundFailed = false;
     const now = clock.now();
     await recovery.maintain(now);
     if (startDrivers) {
@@ -288,6 +291,8 @@ export function createWorker(deps: WorkerDeps) {
     // batch never holds requests and timers up for long.
     await yieldToEventLoop();
     const held: PendingEvent[] = [];
+    /** Sends whose results this round applies: back in flight if its commit fails. */
+    const consumed: Array<[number, InFlight]> = [];
     const jobs: SendJob[] = [];
     const ready: Array<{ message: StoredMessage; events: PendingEvent[]; work: WorkItem[] }> = [];
     const timersOf = (messageId: number, items: Array<Extract<WorkItem, { kind: 'event' }>>) =>
@@ -304,6 +309,7 @@ export function createWorker(deps: WorkerDeps) {
       if (flying) {
         // The result consumes the send it answers.
         inFlight.delete(message.id);
+        consumed.push([message.id, flying]);
       } else if (due.sends.length > 0) {
         if (claimedIds.has(message.id)) {
           // Hand the step over first; due events and receipts wait for the send's result.
@@ -364,7 +370,20 @@ export function createWorker(deps: WorkerDeps) {
       }
     }
     await yieldToEventLoop();
-    const { conflicts } = commit.updates.length > 0 || commit.receipts.length > 0 ? await storage.commit(commit) : { conflicts: [] };
+    let conflicts: number[] = [];
+    try {
+      if (commit.updates.length > 0 || commit.receipts.length > 0) conflicts = (await storage.commit(commit)).conflicts;
+    } catch (error) {
+      // Nothing of the round was written (the database was locked too long, say): its sends'
+      // results and its drivers' receipts go back to wait for the next round, as they were, rather
+      // than waiting for the lease to run out. Inbox receipts stay leased in the inbox; timers and
+      // skipped sends come again from the message's work, which did not change.
+      for (const [id, flying] of consumed) inFlight.set(id, flying);
+      const again = [...applied.values()].flat().filter((e) => e.ack !== undefined || (e.rank === 0 && e.driver !== undefined));
+      queue.unshift(...again, ...held);
+      lastRoundFailed = true;
+      throw error;
+    }
     const lost = new Set(conflicts);
     for (const u of commit.updates) {
       const before = stepped.get(u.id)!;
@@ -406,10 +425,14 @@ export function createWorker(deps: WorkerDeps) {
     rounds.notify();
   }
 
-  /** Runs rounds until nothing is due, queued or in flight at the clock's current time. */
+  /**
+   * Runs rounds until nothing is due, queued or in flight at the clock's current time, or until
+   * a round's commit fails (what it applied waits in the queue; draining again retries it).
+   */
   async function drain(): Promise<void> {
     for (;;) {
       const found = await rounds.tick();
+      if (lastRoundFailed) return;
       if (inFlight.size > 0) {
         await Promise.all([...inFlight.values()].map((f) => f.done));
         continue;

@@ -51,7 +51,14 @@ export type { StepSpec, StoredMessage, HistoryEntry, PersistedMachineState, Mess
 export { aggregateRouteStats } from '../routes/route-stats.ts';
 export { planIngest, customerMessageIdsOf } from './plan-ingest.ts';
 export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './plan-ingest.ts';
-export { ingestRows, historyRowValues, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, HISTORY_ROW_COLUMNS } from './ingest-rows.ts';
+export {
+  ingestRows,
+  historyRowValues,
+  pushHistoryRow,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  HISTORY_ROW_COLUMNS,
+} from './ingest-rows.ts';
 export type { IngestRows } from './ingest-rows.ts';
 export { storedMessageFromRow, historyEntryFromRow } from './message-rows.ts';
 export type { MessageRow, HistoryRow } from './message-rows.ts';

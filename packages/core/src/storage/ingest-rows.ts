@@ -34,7 +34,8 @@ export const WALLET_ROW_COLUMNS = ['account_id', 'kind', 'amount', 'balance_afte
 /** Columns of a `history` row as {@link historyRowValues} gives them, in value order. */
 export const HISTORY_ROW_COLUMNS = ['message_id', 'step', 'channel', 'status', 'at', 'error', 'driver', 'provider_message_id'] as const;
 
-function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
+/** Appends one `history` row ({@link HISTORY_ROW_COLUMNS}) to a row-major value list. */
+export function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
   values.push(messageId, h.step, h.channel, h.status, h.at, h.error, h.driver ?? null, h.providerMessageId ?? null);
 }
 
@@ -71,22 +72,26 @@ export function ingestRows(
   listId: number,
   freshIds: readonly number[],
   balance: number,
+  /** Appends the rows to these lists (the rows of several requests in one insert) instead of new ones. */
+  into?: Pick<IngestRows, 'messages' | 'wallet' | 'history'>,
 ): IngestRows {
   const { accountId, at } = batch;
-  const out: IngestRows = { messages: [], wallet: [], history: [], balance };
-  // Messages of one request usually share the snapshot object: serialise it once.
-  const snapshots = new Map<object, string>();
+  const out: IngestRows = into
+    ? { messages: into.messages, wallet: into.wallet, history: into.history, balance }
+    : { messages: [], wallet: [], history: [], balance };
+  // Messages of one request usually share the snapshot and work objects: serialise each once.
+  const texts = new Map<object, string>();
+  const textOf = (value: object) => {
+    let text = texts.get(value);
+    if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
+    return text;
+  };
 
   for (let k = 0; k < plan.fresh.length; k++) {
     const i = plan.fresh[k]!;
     const m = batch.messages[i]!;
     const id = freshIds[k]!;
     plan.ids[i] = id;
-    let snapshot = snapshots.get(m.snapshot);
-    if (snapshot === undefined) {
-      snapshot = JSON.stringify(m.snapshot);
-      snapshots.set(m.snapshot, snapshot);
-    }
     out.messages.push(
       id,
       listId,
@@ -98,7 +103,7 @@ export function ingestRows(
       m.content,
       JSON.stringify(m.steps),
       m.status,
-      snapshot,
+      textOf(m.snapshot),
       m.routeRef,
       at,
       at,
@@ -106,7 +111,7 @@ export function ingestRows(
       m.expiresAt,
       m.charge,
       m.meta === null ? null : JSON.stringify(m.meta),
-      JSON.stringify(m.work),
+      textOf(m.work),
       wakeAtOf(m.work),
       // The acceptance charge pays the first step: it is never charged again.
       m.charge > 0 ? 1 : 0,

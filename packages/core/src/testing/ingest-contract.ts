@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
+import type { IngestResult } from '../ports/message-storage.ts';
 
 /** The `ingest` part of {@link runStorageContract}. */
 export function describeIngest(storage: StorageRef): void {
@@ -215,6 +216,31 @@ export function describeIngest(storage: StorageRef): void {
       expect(results[1]).toEqual({ status: 'insufficient_funds', balance: 20_000, required: 50_000 });
       expect(await storage().getBalance(account.id)).toBe(0);
       expect(await storage().ingestMany([])).toEqual([]);
+    });
+
+    it('ingestMany sees the customerMessageIds of the requests before it: a replay, a conflict, ids in order', async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const batch = (messages: ReturnType<typeof newMessage>[]) => ({
+        accountId: account.id,
+        at: 3_000,
+        chargeDescription: 'SMS',
+        messages,
+      });
+      const original = newMessage({ charge: 10_000, customerMessageId: 'order-7', content: 'same' });
+      const results = await storage().ingestMany([
+        batch([original, newMessage({ charge: 10_000 })]),
+        batch([{ ...original }]),
+        batch([newMessage({ charge: 10_000, customerMessageId: 'order-7', content: 'other' })]),
+        batch([newMessage({ charge: 10_000 })]),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['accepted', 'accepted', 'conflict', 'accepted']);
+      const [first, replay, , last] = results as Array<Extract<IngestResult, { status: 'accepted' }>>;
+      expect(replay!.ids).toEqual([first!.ids[0]]);
+      expect(replay!.replays).toEqual([0]);
+      expect(last!.ids[0]).toBe(first!.ids[1]! + 1);
+      expect(last!.listId).not.toBe(first!.listId);
+      expect(await storage().getBalance(account.id)).toBe(1_000_000 - 30_000);
+      expect((await storage().getMessage(last!.ids[0]!))?.listId).toBe(last!.listId);
     });
 
     it('ingests 5000 messages in one call', async () => {

@@ -43,7 +43,11 @@ export interface StoredMessage {
   /** Cascade messages: the client id answered as `trackinId`. */
   trackinId: string | null;
   customerMessageId: string | null;
-  /** Canonical JSON of the accepted request item, compared on `customerMessageId` replays. */
+  /**
+   * Canonical JSON of the accepted request item, compared on `customerMessageId` replays and
+   * merged with a change of a scheduled message. Empty for a messaging API message that has
+   * neither a `customerMessageId` nor a scheduled start (nothing reads it; the steps carry it).
+   */
   content: string;
   steps: StepSpec[];
   status: DeliveryStatus;

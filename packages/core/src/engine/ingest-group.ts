@@ -1,0 +1,87 @@
+import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
+import { yieldToEventLoop } from './round-loop.ts';
+
+/** Messages a group carries at most; a request alone may be larger (it is never cut). */
+const GROUP_MAX_MESSAGES = 20_000;
+
+interface Waiting {
+  batch: IngestBatch;
+  resolve: (result: IngestResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit of acceptances: requests that reach the storage in the same turn of the event
+ * loop are written in one transaction (`ingestMany`), each decided as if alone and in order, and
+ * each caller is answered with its own result once that transaction has committed. Single-message
+ * requests then share a transaction's fixed cost (BEGIN, COMMIT, the WAL write) instead of paying
+ * it one by one; a request alone in its turn is written exactly as before.
+ *
+ * When a group's transaction fails, nothing of it was written: its requests are then written one
+ * by one, so that one request's failure is never another's.
+ */
+export function createIngestGroup(storage: Pick<MessageStorage, 'ingest' | 'ingestMany'>, onAccepted: () => void) {
+  let waiting: Waiting[] = [];
+  let scheduled = false;
+
+  async function writeAlone(w: Waiting): Promise<boolean> {
+    try {
+      const result = await storage.ingest(w.batch);
+      w.resolve(result);
+      return result.status === 'accepted';
+    } catch (error) {
+      w.reject(error);
+      return false;
+    }
+  }
+
+  async function write(group: Waiting[]): Promise<void> {
+    let accepted = false;
+    if (group.length === 1) {
+      accepted = await writeAlone(group[0]!);
+    } else {
+      let results: IngestResult[] | null = null;
+      try {
+        results = await storage.ingestMany(group.map((w) => w.batch));
+      } catch {
+        results = null;
+      }
+      if (results) {
+        group.forEach((w, i) => w.resolve(results[i]!));
+        accepted = results.some((r) => r.status === 'accepted');
+      } else {
+        for (const w of group) accepted = (await writeAlone(w)) || accepted;
+      }
+    }
+    // One wake-up of the workers for the whole group.
+    if (accepted) onAccepted();
+  }
+
+  function flush(): void {
+    scheduled = false;
+    while (waiting.length > 0) {
+      // Cut into groups of at most GROUP_MAX_MESSAGES messages (a larger request goes alone).
+      let size = 0;
+      let n = 0;
+      while (n < waiting.length && (n === 0 || size + waiting[n]!.batch.messages.length <= GROUP_MAX_MESSAGES)) {
+        size += waiting[n]!.batch.messages.length;
+        n++;
+      }
+      void write(waiting.slice(0, n));
+      waiting = waiting.slice(n);
+    }
+  }
+
+  return {
+    /** Accepts a request with those that arrive in the same turn; resolves once it is committed. */
+    ingest(batch: IngestBatch): Promise<IngestResult> {
+      return new Promise<IngestResult>((resolve, reject) => {
+        waiting.push({ batch, resolve, reject });
+        if (scheduled) return;
+        scheduled = true;
+        // After the current turn's callbacks (other requests being validated) have run.
+        void yieldToEventLoop().then(flush);
+      });
+    },
+  };
+}
