@@ -5,7 +5,7 @@ export function request(batch: number, salt: string, extra: Record<string, unkno
       from: 'Bench',
       to: `4915${String(10_000_000 + i).padStart(8, '0')}`,
       text: `Your code is ${salt}-${i}`,
-      type: 'sms',
+      type: 'sms' as const,
       ...extra,
     })),
   };

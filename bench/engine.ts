@@ -92,8 +92,8 @@ function floor(): number {
 async function ingest(storage: Storage, label: string, requests = 20): Promise<number> {
   const { engine, accountId } = await setup(storage);
   const bodies = Array.from({ length: requests + 2 }, (_, r) => request(BATCH, `r${r}`));
-  await engine.messages.send(accountId, bodies[0]); // warm-up
-  await engine.messages.send(accountId, bodies[1]);
+  await engine.messages.send(accountId, bodies[0]!); // warm-up
+  await engine.messages.send(accountId, bodies[1]!);
   const times: number[] = [];
   cpuSince();
   for (const body of bodies.slice(2)) {
@@ -120,7 +120,9 @@ async function single(total = 20_000, concurrency = 32): Promise<void> {
   const caller = async () => {
     while (next < total) {
       const i = next++;
-      await engine.messages.send(accountId, { messages: [{ from: 'Bench', to: `4915${10_000_000 + i}`, text: `code ${i}`, type: 'sms' }] });
+      await engine.messages.send(accountId, {
+        messages: [{ from: 'Bench', to: `4915${10_000_000 + i}`, text: `code ${i}`, type: 'sms' as const }],
+      });
     }
   };
   await Promise.all(Array.from({ length: 100 }, (_, i) => engine.messages.send(accountId, request(1, `w${i}`))));
@@ -243,7 +245,9 @@ async function pg(url: string): Promise<void> {
   await admin.migrate();
   const run = async (processes: number, requests: number) => {
     const children = Array.from({ length: processes }, () =>
-      fork(new URL(import.meta.url).pathname, ['pg-child', schema, String(requests)], { execArgv: ['--import', 'tsx'] }),
+      fork(new URL(import.meta.url).pathname, ['pg-child', schema, String(requests)], {
+        execArgv: ['--conditions=@spillway/source', '--import', 'tsx'],
+      }),
     );
     await Promise.all(children.map((c) => new Promise((r) => c.once('message', r))));
     const t = performance.now();

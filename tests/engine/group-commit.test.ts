@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpillwayError } from '@spillway/core';
-import type { IngestBatch, Storage } from '@spillway/core';
+import type { Storage } from '@spillway/core';
+import type { IngestBatch } from '@spillway/core/storage';
 import { engineFixture } from '../support/engine-fixture.ts';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
 
-const sms = (to: string, extra: Record<string, unknown> = {}) => ({ from: 'Shop', to, text: 'Hello', type: 'sms', ...extra });
+const sms = (to: string, extra: Record<string, unknown> = {}) => ({ from: 'Shop', to, text: 'Hello', type: 'sms' as const, ...extra });
 
 /** Counts the storage's acceptance transactions, passing every call through to the real storage. */
 function countIngests(storage: Storage, options: { failGroups?: boolean } = {}) {
