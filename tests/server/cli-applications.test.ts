@@ -1,26 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, readConfig } from '@spillway/server';
+import { cli } from '../support/cli.ts';
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-apps-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(db: string, ...args: string[]): Promise<any> {
-  const { stdout } = await run(
-    join(root, 'node_modules/.bin/tsx'),
-    ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args],
-    {
-      env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' },
-    },
-  );
-  return JSON.parse(stdout);
-}
 
 describe('spillway applications', () => {
   it('lists pending applications and approves (the name is approved) or rejects them with a reason', async () => {
