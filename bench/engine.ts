@@ -249,13 +249,15 @@ async function pg(url: string): Promise<void> {
         execArgv: ['--conditions=@spillway/source', '--import', 'tsx'],
       }),
     );
+    // Listened for from the start: a child that is done may exit before its sibling reports.
+    const exited = children.map((c) => new Promise((r) => c.once('exit', r)));
     await Promise.all(children.map((c) => new Promise((r) => c.once('message', r))));
     const t = performance.now();
     const done = children.map((c) => new Promise<{ ms: number; messages: number; cpu: number }>((r) => c.once('message', r as never)));
     for (const c of children) c.send('go');
     const results = await Promise.all(done);
     const wall = performance.now() - t;
-    await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
+    await Promise.all(exited);
     const messages = results.reduce((a, r) => a + r.messages, 0);
     const cpu = results.reduce((a, r) => a + r.cpu, 0);
     return line(
