@@ -180,7 +180,10 @@ export async function loadDriversConfig(file: string): Promise<DriversConfig> {
 export function parseDriversConfig(raw: unknown, source = 'SPILLWAY_CONFIG'): DriversConfig {
   const parsed = driversConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n  ');
+    // A bad record key (a driver's name) carries its reason in nested issues: name it.
+    const reason = (i: z.core.$ZodIssue): string =>
+      i.code === 'invalid_key' ? `${i.issues.map((inner) => inner.message).join('; ')}` : i.message;
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${reason(i)}`).join('\n  ');
     throw new Error(`invalid ${source}:\n  ${problems}`);
   }
   return parsed.data;
