@@ -118,11 +118,13 @@ describe("an account's own drivers", () => {
     ]);
     // In no particular order: a round hands its sends over together.
     expect(acmeSms.driver.sent.map((a) => a.messageId).sort()).toEqual([...acmeIds].sort());
-    expect(serverWide.sent.map((a) => [a.messageId, a.channel]).sort()).toEqual([
-      [shopIds[0], 'sms'],
-      [shopIds[1], 'sms'],
-      [acmeIds[1], 'rcs'],
-    ].sort());
+    expect(serverWide.sent.map((a) => [a.messageId, a.channel]).sort()).toEqual(
+      [
+        [shopIds[0], 'sms'],
+        [shopIds[1], 'sms'],
+        [acmeIds[1], 'rcs'],
+      ].sort(),
+    );
     // Every attempt asked for its account's drivers; the shop has none.
     expect(new Set(channels.asked)).toEqual(new Set([shop.id, acme.id]));
   });
@@ -165,7 +167,14 @@ describe("an account's own drivers", () => {
       const serverWide = createSimulator({ latencyMs: 100 });
       const acmeSms = ownDriver('acme-smsc');
       const own = new Map<number, ChannelDriver[]>(acmeId === null ? [] : [[acmeId, [acmeSms.driver]]]);
-      const engine = createEngine({ storage, channels: [serverWide], accountChannels: accountChannels(own), hasher, clock, onError: () => {} });
+      const engine = createEngine({
+        storage,
+        channels: [serverWide],
+        accountChannels: accountChannels(own),
+        hasher,
+        clock,
+        onError: () => {},
+      });
       return { engine, serverWide, acmeSms, own };
     };
 

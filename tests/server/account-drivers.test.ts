@@ -7,6 +7,7 @@ import type { CreateServerOptions } from '@spillway/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
 import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
+import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhook-endpoint.ts';
 import { API_KEY, startServer, until } from '../support/server-fixture.ts';
 
 const run = promisify(execFile);
@@ -76,7 +77,7 @@ describe('SPILLWAY_CONFIG accounts', () => {
   });
 });
 
-describe('the server with an account that has its own SMPP bind', () => {
+describe("the server with accounts' own drivers", () => {
   it("sends that account's SMS through its bind and takes the receipts from it; other accounts use the server-wide driver", async () => {
     const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
     const file = join(dir, 'accounts.json');
@@ -160,13 +161,65 @@ describe('the server with an account that has its own SMPP bind', () => {
     }
   }, 30_000);
 
+  it("mounts an account driver's callback route, and files its receipts under the account's failover", async () => {
+    const secret = 'whsec_' + Buffer.from('spillway-account-webhook-key').toString('base64');
+    let serverUrl = '';
+    const endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${serverUrl}/channels/acme-webhook/receipts` });
+    const file = join(dir, 'account-webhook.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {},
+        channels: {},
+        accounts: {
+          acme: {
+            drivers: { 'acme-webhook': { type: 'webhook', url: endpoint.url, secret }, 'acme-backup': { type: 'simulator' } },
+            channels: { sms: ['acme-webhook', 'acme-backup'] },
+          },
+        },
+      }),
+    );
+    const f = await startServer({ SPILLWAY_CONFIG: file });
+    serverUrl = f.url;
+    try {
+      const send = async (to: string) => {
+        const res = await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to, type: 'sms', text: 'hello' }] } });
+        return ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+      };
+      const record = (id: number) => async () =>
+        (await (await f.call(`/bat/message/${id}`, { method: 'GET' })).json()) as {
+          deliverystatus: string;
+          extendedStatuses: Array<{ status: string; driver: string | null }>;
+        };
+      // Delivered: the receipt names the message; undeliverable: it names only the provider's id,
+      // which the engine stored under the account's failover.
+      const delivered = await until(record(await send('4915112345678')), (r) => r.deliverystatus === 'delivered', 400);
+      const failed = await until(record(await send('4915100000002')), (r) => r.deliverystatus === 'undeliverable', 400);
+      expect(delivered.extendedStatuses.map((s) => [s.status, s.driver])).toEqual([
+        ['Sent', 'acme-webhook'],
+        ['Delivered', 'sms-failover@acme'],
+      ]);
+      expect(failed.extendedStatuses.map((s) => s.status)).toEqual(['Sent', 'Failed']);
+      expect(endpoint.bodies.map((b) => b['callbackUrl'])).toEqual([
+        `${f.url}/channels/acme-webhook/receipts`,
+        `${f.url}/channels/acme-webhook/receipts`,
+      ]);
+      expect(f.server.simulator.sent).toEqual([]);
+    } finally {
+      await f.close();
+      await endpoint.close();
+    }
+  }, 30_000);
+
   it('stops at start when an account section is invalid', async () => {
     const file = join(dir, 'bad-accounts.json');
     writeFileSync(
       file,
       JSON.stringify({ drivers: {}, channels: {}, accounts: { acme: { drivers: { k: { type: 'kannel' } }, channels: { sms: ['k'] } } } }),
     );
-    await expect(startServer({ SPILLWAY_CONFIG: file })).rejects.toThrow(/invalid .*bad-accounts\.json:[\s\S]*accounts\.acme\.drivers\.k\.sendsmsUrl/);
+    await expect(startServer({ SPILLWAY_CONFIG: file })).rejects.toThrow(
+      /invalid .*bad-accounts\.json:[\s\S]*accounts\.acme\.drivers\.k\.sendsmsUrl/,
+    );
   });
 
   it("spillway drivers check binds an account's own SMPP driver and names its account", async () => {

@@ -307,7 +307,10 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
   for (const [login, section] of Object.entries(config.accounts ?? {})) {
     const before = all.length;
     // `@` never appears in a configured name: an account's failover never takes another driver's name.
-    accounts.set(login, build(section, (channel) => `${channel}-failover@${login}`));
+    accounts.set(
+      login,
+      build(section, (channel) => `${channel}-failover@${login}`),
+    );
     for (const d of all.slice(before)) ownerOf.set(d.name, login);
   }
   if (missing.length) throw new Error(`SPILLWAY_CONFIG names environment variables that are not set: ${[...new Set(missing)].join(', ')}`);

@@ -84,7 +84,8 @@ export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: numb
       decisions.push({ job, instead: { event: prep.instead } });
       continue;
     }
-    const driver = (deps.accountDrivers && (await deps.accountDrivers.driverFor(message.accountId, base.channel))) ?? deps.drivers.get(base.channel);
+    const driver =
+      (deps.accountDrivers && (await deps.accountDrivers.driverFor(message.accountId, base.channel))) ?? deps.drivers.get(base.channel);
     if (!driver) {
       const event: MachineEvent = { type: 'FAILED', step, failure: 'not_on_channel' };
       decisions.push({ job, instead: { event, detail: `no driver for ${base.channel}` } });
