@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +13,25 @@ import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhoo
 import { API_KEY, startServer, until } from '../support/server-fixture.ts';
 
 const run = promisify(execFile);
+
+/** An alpha-name's callback URL: records the incoming-message webhooks it is sent. */
+async function startCallbackReceiver() {
+  const bodies: Array<Record<string, unknown>> = [];
+  const server = createHttpServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      bodies.push(JSON.parse(raw) as Record<string, unknown>);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/incoming`,
+    bodies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 const root = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-account-drivers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -110,7 +131,8 @@ describe("the server with accounts' own drivers", () => {
       trace: quiet,
       fatal: quiet,
     } as unknown as CreateServerOptions['logger'];
-    const f = await startServer({ SPILLWAY_CONFIG: file }, { ...(logger ? { logger } : {}) });
+    const receiver = await startCallbackReceiver();
+    const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' }, { ...(logger ? { logger } : {}) });
     try {
       expect(logged.filter((l) => l.msg.startsWith('SPILLWAY_CONFIG accounts')).map((l) => l.login)).toEqual(['later']);
       const { engine } = f.server;
@@ -154,7 +176,19 @@ describe("the server with accounts' own drivers", () => {
       expect(smsc.submitted.map((s) => s.to)).toEqual(['4915112345601']);
       expect(smsc.binds).toBeGreaterThanOrEqual(1);
       expect(f.server.drivers.map((d) => d.name)).toEqual(['shared-sms', 'acme-smsc', 'later-sms']);
+
+      // An MO on the account's own bind is the account's, although three accounts own "Acme".
+      const acmeAccount = (await engine.accounts.getByLogin('acme'))!;
+      await engine.accounts.setAlphaNameCallback(acmeAccount.id, 'Acme', receiver.url);
+      smsc.deliverMo('4915100000777', 'Acme', 'STOP');
+      const bodies = await until(
+        async () => receiver.bodies,
+        (b) => b.length > 0,
+        400,
+      );
+      expect(bodies).toEqual([expect.objectContaining({ alphaName: 'Acme', phoneNumber: '4915100000777', text: 'STOP' })]);
     } finally {
+      await receiver.close();
       await f.close();
       await smsc.close();
       delete process.env['ACME_SMPP_PASSWORD'];

@@ -1,4 +1,4 @@
-import type { AccountChannels, ChannelDriver, Storage } from '@spillway/core';
+import type { AccountChannels, ChannelContext, ChannelDriver, PendingAttempt, Storage } from '@spillway/core';
 
 /** The configured accounts' drivers, and which logins have no account yet. */
 export interface ConfiguredAccountChannels extends AccountChannels {
@@ -34,5 +34,38 @@ export function createConfiguredAccountChannels(
       for (const login of byLogin.keys()) if (!(await storage.findAccountByLogin(login))) unknown.push(login);
       return unknown;
     },
+  };
+}
+
+/**
+ * An account's driver whose incoming messages (an MO on the account's own bind, its Kannel's
+ * `/mo`) go to that account, whoever else owns the alpha-name they were sent to. `accountId`
+ * answers `undefined` while no account has the login: the message is then routed by its address.
+ */
+export function ownedByAccount(driver: ChannelDriver, accountId: () => Promise<number | undefined>): ChannelDriver {
+  const own = (ctx: ChannelContext): ChannelContext => {
+    const inbound = ctx.inbound;
+    if (!inbound) return ctx;
+    return {
+      ...ctx,
+      inbound: async (message) => {
+        const id = message.accountId ?? (await accountId());
+        return inbound(id === undefined ? message : { ...message, accountId: id });
+      },
+    };
+  };
+  return {
+    ...driver,
+    send: (attempt, ctx) => driver.send(attempt, own(ctx)),
+    ...(driver.start ? { start: (ctx: ChannelContext) => driver.start!(own(ctx)) } : {}),
+    ...(driver.recover ? { recover: (attempts: PendingAttempt[], ctx: ChannelContext) => driver.recover!(attempts, own(ctx)) } : {}),
+    ...(driver.routes
+      ? {
+          routes: driver.routes.map((route) => ({
+            ...route,
+            handle: (request: Request, ctx: ChannelContext) => route.handle(request, own(ctx)),
+          })),
+        }
+      : {}),
   };
 }

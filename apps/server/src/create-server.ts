@@ -54,6 +54,18 @@ function openStorage(config: ServerConfig): SqliteStorage | PostgresStorage {
   return createSqliteStorage({ filename: config.SPILLWAY_DB });
 }
 
+/** A login's account id, remembered once found (logins never change). */
+function accountIdOf(storage: Storage): (login: string) => Promise<number | undefined> {
+  const found = new Map<string, number>();
+  return async (login) => {
+    const known = found.get(login);
+    if (known !== undefined) return known;
+    const account = (await storage.findAccountByLogin(login))?.account;
+    if (account) found.set(login, account.id);
+    return account?.id;
+  };
+}
+
 /** The reference server: SQLite storage, simulator channels, the whole HTTP API. */
 export async function createServer(config: ServerConfig, options: CreateServerOptions = {}): Promise<SpillwayServer> {
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
@@ -62,7 +74,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const configured: BuiltDrivers = config.SPILLWAY_CONFIG
-    ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl)
+    ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl, accountIdOf(storage))
     : { channels: [], all: [], unconfigured: [], accounts: new Map(), ownerOf: new Map() };
   const accountChannels = configured.accounts.size > 0 ? createConfiguredAccountChannels(configured.accounts, storage) : undefined;
   const simulator = createSimulator({

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CHANNELS } from '@spillway/core';
 import type { ChannelDriver, ChannelId } from '@spillway/core';
+import { ownedByAccount } from './account-channels.ts';
 import {
   createFailoverDriver,
   createKannelDriver,
@@ -210,8 +211,14 @@ type Section = { drivers: Record<string, z.infer<typeof driverSchema>>; channels
 /**
  * Creates the drivers of a configuration. `env:NAME` values are read from `env`; a missing one is
  * an error naming it. `publicUrl` is the default callback origin (read when a send needs it).
+ * `accountIdOf` (a login's account id) sends what an account's drivers receive to that account.
  */
-export function buildDrivers(config: DriversConfig, env: Record<string, string | undefined>, publicUrl: () => string): BuiltDrivers {
+export function buildDrivers(
+  config: DriversConfig,
+  env: Record<string, string | undefined>,
+  publicUrl: () => string,
+  accountIdOf?: (login: string) => Promise<number | undefined>,
+): BuiltDrivers {
   const missing: string[] = [];
   const value = (v: string): string => {
     if (!v.startsWith('env:')) return v;
@@ -223,7 +230,7 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
   const all: ChannelDriver[] = [];
 
   /** The concrete drivers a section uses, and what the engine gets for each of its channels. */
-  function build(section: Section, failoverName: (channel: ChannelId) => string): ChannelDriver[] {
+  function build(section: Section, failoverName: (channel: ChannelId) => string, login?: string): ChannelDriver[] {
     const entries = Object.entries(section.channels) as [ChannelId, ChannelEntry | undefined][];
     const servedBy = new Map<string, ChannelId[]>();
     for (const [channel, entry] of entries) for (const n of namesOf(entry)) servedBy.set(n, [...(servedBy.get(n) ?? []), channel]);
@@ -231,7 +238,8 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
     for (const [name, d] of Object.entries(section.drivers)) {
       const channels = servedBy.get(name);
       if (!channels) continue; // declared but unused
-      instances.set(name, create(name, d, channels));
+      const driver = create(name, d, channels);
+      instances.set(name, login !== undefined && accountIdOf ? ownedByAccount(driver, () => accountIdOf(login)) : driver);
     }
     all.push(...instances.values());
     const channelDrivers: ChannelDriver[] = [];
@@ -309,7 +317,7 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
     // `@` never appears in a configured name: an account's failover never takes another driver's name.
     accounts.set(
       login,
-      build(section, (channel) => `${channel}-failover@${login}`),
+      build(section, (channel) => `${channel}-failover@${login}`, login),
     );
     for (const d of all.slice(before)) ownerOf.set(d.name, login);
   }
