@@ -245,6 +245,45 @@ describe("the server with accounts' own drivers", () => {
     }
   }, 30_000);
 
+  it("sends through an account's bind from the workers' thread (a database file: the workers run on a thread of their own)", async () => {
+    const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
+    const file = join(dir, 'threaded.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {},
+        channels: {},
+        accounts: {
+          acme: {
+            drivers: { 'acme-smsc': { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'acme', password: 'acme-smpp-secret' } },
+            channels: { sms: ['acme-smsc'] },
+          },
+        },
+      }),
+    );
+    const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_DB: join(dir, 'threaded.db') });
+    try {
+      const res = await f.call('/bat/messagelist', {
+        json: { messages: [{ from: 'Acme', to: '4915112345699', type: 'sms', text: 'hi' }] },
+      });
+      const id = ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+      const record = await until(
+        async () =>
+          (await (await f.call(`/bat/message/${id}`, { method: 'GET' })).json()) as {
+            deliverystatus: string;
+            extendedStatuses: Array<{ driver: string | null }>;
+          },
+        (r) => r.deliverystatus === 'delivered',
+        600,
+      );
+      expect(record.extendedStatuses.map((s) => s.driver)).toEqual(['acme-smsc', 'acme-smsc']);
+      expect(smsc.submitted.map((s) => s.to)).toEqual(['4915112345699']);
+    } finally {
+      await f.close();
+      await smsc.close();
+    }
+  }, 30_000);
+
   it('stops at start when an account section is invalid', async () => {
     const file = join(dir, 'bad-accounts.json');
     writeFileSync(
