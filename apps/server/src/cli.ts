@@ -27,7 +27,9 @@ async function checkDrivers(file: string | undefined, publicUrl: string): Promis
         ])
       : { ok: true, detail: 'nothing to check' };
     ok &&= result.ok;
-    console.log(`${result.ok ? 'ok    ' : 'FAILED'} ${driver.name} (${driver.channels.join(', ')}): ${result.detail}`);
+    const owner = built.ownerOf.get(driver.name);
+    const serves = `${driver.channels.join(', ')}${owner ? `, account ${owner}` : ''}`;
+    console.log(`${result.ok ? 'ok    ' : 'FAILED'} ${driver.name} (${serves}): ${result.detail}`);
   }
   for (const channel of built.unconfigured) console.log(`-      ${channel}: simulator`);
   await Promise.all(built.all.map((d) => d.close?.()));
@@ -51,7 +53,7 @@ const USAGE = `spillway <command>
   tokens keys                             list the JWT signing keys
   tokens rotate                           sign new tokens with a new key (old tokens stay valid)
   tokens retire --kid K                   stop accepting tokens signed by key K
-  drivers check                           bind or ping every driver of SPILLWAY_CONFIG; exit 1 if one fails
+  drivers check                           bind or ping every driver of SPILLWAY_CONFIG (accounts' too); exit 1 if one fails
   reachability show --login L --phone P   channels the number was recently found not to be on
   reachability clear --login L --phone P [--channel C]   forget them (one channel, or all)
 

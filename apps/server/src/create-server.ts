@@ -12,6 +12,7 @@ import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postg
 import type { PostgresStorage } from '@spillway/postgres';
 import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
+import { createConfiguredAccountChannels } from './account-channels.ts';
 import { bootstrap } from './bootstrap.ts';
 import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
@@ -22,7 +23,7 @@ export interface SpillwayServer {
   engine: Engine;
   /** The simulator serving every channel `SPILLWAY_CONFIG` leaves to it; `sent` lists the attempts it was handed. */
   simulator: ReturnType<typeof createSimulator>;
-  /** The drivers configured by `SPILLWAY_CONFIG` (none without it). */
+  /** The drivers configured by `SPILLWAY_CONFIG`, accounts' own included (none without it). */
   drivers: ChannelDriver[];
   /** Chat hub and client token issuing, verification, key rotation. */
   tokens: TokenService;
@@ -53,6 +54,18 @@ function openStorage(config: ServerConfig): SqliteStorage | PostgresStorage {
   return createSqliteStorage({ filename: config.SPILLWAY_DB });
 }
 
+/** A login's account id, remembered once found (logins never change). */
+function accountIdOf(storage: Storage): (login: string) => Promise<number | undefined> {
+  const found = new Map<string, number>();
+  return async (login) => {
+    const known = found.get(login);
+    if (known !== undefined) return known;
+    const account = (await storage.findAccountByLogin(login))?.account;
+    if (account) found.set(login, account.id);
+    return account?.id;
+  };
+}
+
 /** The reference server: SQLite storage, simulator channels, the whole HTTP API. */
 export async function createServer(config: ServerConfig, options: CreateServerOptions = {}): Promise<SpillwayServer> {
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
@@ -61,8 +74,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const configured: BuiltDrivers = config.SPILLWAY_CONFIG
-    ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl)
-    : { channels: [], all: [], unconfigured: [] };
+    ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl, accountIdOf(storage))
+    : { channels: [], all: [], unconfigured: [], accounts: new Map(), ownerOf: new Map() };
+  const accountChannels = configured.accounts.size > 0 ? createConfiguredAccountChannels(configured.accounts, storage) : undefined;
   const simulator = createSimulator({
     latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS,
     ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
@@ -99,6 +113,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       onError: (error) => logger.error({ err: error }, 'worker error'),
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
+      ...(accountChannels ? { accountChannels } : {}),
     },
     http: {
       ...(config.SPILLWAY_ADMIN_KEY ? { adminKey: config.SPILLWAY_ADMIN_KEY } : {}),
@@ -132,6 +147,16 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       { login: boot.login, password: boot.generated.password, apiKey: boot.generated.key, alphaName: 'Spillway' },
       'created the demo account: keep these credentials, they are shown once',
     );
+  }
+  if (accountChannels && options.bootstrap !== false) {
+    // Not an error: the account may be created later (its drivers serve it from its first send),
+    // but a typo in a login would otherwise go unnoticed.
+    for (const login of await accountChannels.unknownLogins()) {
+      logger.warn(
+        { login, drivers: configured.accounts.get(login)?.map((d) => d.name) },
+        'SPILLWAY_CONFIG accounts: no account has this login yet; its drivers serve it once it is created',
+      );
+    }
   }
   let listening: { port: number; close(): Promise<void> } | null = null;
 

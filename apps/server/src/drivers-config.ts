@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CHANNELS } from '@spillway/core';
 import type { ChannelDriver, ChannelId } from '@spillway/core';
+import { ownedByAccount } from './account-channels.ts';
 import {
   createFailoverDriver,
   createKannelDriver,
@@ -87,32 +88,74 @@ const simulator = z.strictObject({ type: z.literal('simulator'), latencyMs: z.nu
 const driverSchema = z.discriminatedUnion('type', [kannel, smpp, webhook, telegram, viber, simulator]);
 const channelId = z.enum(CHANNELS);
 
-/** `SPILLWAY_CONFIG`: named drivers, and which of them serve each channel, in failover order. */
+const driverName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'driver names are lower-case letters, digits and dashes');
+const driversRecord = z.record(driverName, driverSchema);
+/** Which drivers serve each channel: one name, or several in failover order (with the breaker's options). */
+const channelsRecord = z.partialRecord(
+  channelId,
+  z.union([
+    z.array(z.string()).min(1),
+    z.strictObject({
+      drivers: z.array(z.string()).min(1),
+      consecutiveFailures: z.number().int().positive().optional(),
+      halfOpenAfterMs: z.number().int().positive().optional(),
+    }),
+  ]),
+);
+type ChannelsRecord = z.infer<typeof channelsRecord>;
+type ChannelEntry = NonNullable<ChannelsRecord[ChannelId]>;
+const namesOf = (entry: ChannelEntry | undefined): string[] => (Array.isArray(entry) ? entry : (entry?.drivers ?? []));
+
+/** An account's own drivers: the same driver schemas and channel syntax as the server-wide ones. */
+const accountSchema = z.strictObject({ drivers: driversRecord, channels: channelsRecord });
+
+/** Every channel entry names a driver of `drivers` (the section's own: an account's or the server's). */
+function checkChannels(
+  section: { drivers: Record<string, unknown>; channels: ChannelsRecord },
+  at: (string | number)[],
+  ctx: z.RefinementCtx,
+): void {
+  const where = at.length ? `${at.join('.')}.drivers` : 'drivers';
+  for (const [channel, entry] of Object.entries(section.channels)) {
+    for (const [i, n] of namesOf(entry).entries()) {
+      if (!section.drivers[n]) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...at, 'channels', channel, ...(Array.isArray(entry) ? [] : ['drivers']), i],
+          message: `no driver named "${n}" in ${where}`,
+        });
+      }
+    }
+  }
+}
+
+/**
+ * `SPILLWAY_CONFIG`: named drivers, and which of them serve each channel, in failover order; and,
+ * under `accounts` (by login), an account's own drivers for the channels they override. Driver
+ * names are unique across the whole file: receipts are matched to attempts by driver name, and a
+ * driver's callbacks are mounted under `/channels/{name}`.
+ */
 export const driversConfigSchema = z
   .strictObject({
-    drivers: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'driver names are lower-case letters, digits and dashes'), driverSchema),
-    channels: z.partialRecord(
-      channelId,
-      z.union([
-        z.array(z.string()).min(1),
-        z.strictObject({
-          drivers: z.array(z.string()).min(1),
-          consecutiveFailures: z.number().int().positive().optional(),
-          halfOpenAfterMs: z.number().int().positive().optional(),
-        }),
-      ]),
-    ),
+    drivers: driversRecord,
+    channels: channelsRecord,
+    accounts: z.record(z.string().min(1, 'an account login'), accountSchema).optional(),
   })
   .superRefine((config, ctx) => {
-    for (const [channel, entry] of Object.entries(config.channels)) {
-      const names = Array.isArray(entry) ? entry : (entry?.drivers ?? []);
-      for (const [i, n] of names.entries()) {
-        if (!config.drivers[n]) {
+    checkChannels(config, [], ctx);
+    const owner = new Map<string, string>(Object.keys(config.drivers).map((n) => [n, `drivers.${n}`]));
+    for (const [login, account] of Object.entries(config.accounts ?? {})) {
+      checkChannels(account, ['accounts', login], ctx);
+      for (const n of Object.keys(account.drivers)) {
+        const taken = owner.get(n);
+        if (taken) {
           ctx.addIssue({
             code: 'custom',
-            path: ['channels', channel, ...(Array.isArray(entry) ? [] : ['drivers']), i],
-            message: `no driver named "${n}" in drivers`,
+            path: ['accounts', login, 'drivers', n],
+            message: `the driver name "${n}" is already used by ${taken}: driver names are unique across the file`,
           });
+        } else {
+          owner.set(n, `accounts.${login}.drivers.${n}`);
         }
       }
     }
@@ -138,7 +181,10 @@ export async function loadDriversConfig(file: string): Promise<DriversConfig> {
 export function parseDriversConfig(raw: unknown, source = 'SPILLWAY_CONFIG'): DriversConfig {
   const parsed = driversConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('\n  ');
+    // A bad record key (a driver's name) carries its reason in nested issues: name it.
+    const reason = (i: z.core.$ZodIssue): string =>
+      i.code === 'invalid_key' ? `${i.issues.map((inner) => inner.message).join('; ')}` : i.message;
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${reason(i)}`).join('\n  ');
     throw new Error(`invalid ${source}:\n  ${problems}`);
   }
   return parsed.data;
@@ -147,17 +193,32 @@ export function parseDriversConfig(raw: unknown, source = 'SPILLWAY_CONFIG'): Dr
 export interface BuiltDrivers {
   /** What the engine is given: one driver per configured channel (a failover for several). */
   channels: ChannelDriver[];
-  /** Every concrete driver, whose routes are mounted under `/channels/{name}` and which `drivers check` pings. */
+  /**
+   * Every concrete driver, accounts' included, whose routes are mounted under `/channels/{name}`
+   * and which `drivers check` pings.
+   */
   all: ChannelDriver[];
   /** Channels the configuration leaves to the simulator. */
   unconfigured: ChannelId[];
+  /** Accounts' own drivers by login, as the engine is given them: one per channel the account overrides. */
+  accounts: Map<string, ChannelDriver[]>;
+  /** The login of the account that owns each account driver, by driver name (server-wide drivers are absent). */
+  ownerOf: Map<string, string>;
 }
+
+type Section = { drivers: Record<string, z.infer<typeof driverSchema>>; channels: ChannelsRecord };
 
 /**
  * Creates the drivers of a configuration. `env:NAME` values are read from `env`; a missing one is
  * an error naming it. `publicUrl` is the default callback origin (read when a send needs it).
+ * `accountIdOf` (a login's account id) sends what an account's drivers receive to that account.
  */
-export function buildDrivers(config: DriversConfig, env: Record<string, string | undefined>, publicUrl: () => string): BuiltDrivers {
+export function buildDrivers(
+  config: DriversConfig,
+  env: Record<string, string | undefined>,
+  publicUrl: () => string,
+  accountIdOf?: (login: string) => Promise<number | undefined>,
+): BuiltDrivers {
   const missing: string[] = [];
   const value = (v: string): string => {
     if (!v.startsWith('env:')) return v;
@@ -166,18 +227,45 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
     if (found === undefined || found === '') missing.push(name);
     return found ?? '';
   };
-  const entries = Object.entries(config.channels) as [ChannelId, DriversConfig['channels'][ChannelId]][];
-  const servedBy = new Map<string, ChannelId[]>();
-  for (const [channel, entry] of entries) {
-    for (const n of Array.isArray(entry) ? entry : (entry?.drivers ?? [])) servedBy.set(n, [...(servedBy.get(n) ?? []), channel]);
+  const all: ChannelDriver[] = [];
+
+  /** The concrete drivers a section uses, and what the engine gets for each of its channels. */
+  function build(section: Section, failoverName: (channel: ChannelId) => string, login?: string): ChannelDriver[] {
+    const entries = Object.entries(section.channels) as [ChannelId, ChannelEntry | undefined][];
+    const servedBy = new Map<string, ChannelId[]>();
+    for (const [channel, entry] of entries) for (const n of namesOf(entry)) servedBy.set(n, [...(servedBy.get(n) ?? []), channel]);
+    const instances = new Map<string, ChannelDriver>();
+    for (const [name, d] of Object.entries(section.drivers)) {
+      const channels = servedBy.get(name);
+      if (!channels) continue; // declared but unused
+      const driver = create(name, d, channels);
+      instances.set(name, login !== undefined && accountIdOf ? ownedByAccount(driver, () => accountIdOf(login)) : driver);
+    }
+    all.push(...instances.values());
+    const channelDrivers: ChannelDriver[] = [];
+    for (const [channel, entry] of entries) {
+      const members = namesOf(entry).map((n) => instances.get(n)!);
+      if (members.length === 1) {
+        const only = members[0]!;
+        // A driver serving several channels is handed to the engine as a view of this channel alone,
+        // so that it never overrides another channel's failover.
+        channelDrivers.push(only.channels.length === 1 ? only : { ...only, channels: [channel] });
+        continue;
+      }
+      const opts: { consecutiveFailures?: number | undefined; halfOpenAfterMs?: number | undefined } =
+        Array.isArray(entry) || !entry ? {} : entry;
+      channelDrivers.push(
+        createFailoverDriver({
+          name: failoverName(channel),
+          channels: [channel],
+          drivers: members,
+          ...(opts.consecutiveFailures ? { consecutiveFailures: opts.consecutiveFailures } : {}),
+          ...(opts.halfOpenAfterMs ? { halfOpenAfterMs: opts.halfOpenAfterMs } : {}),
+        }),
+      );
+    }
+    return channelDrivers;
   }
-  const instances = new Map<string, ChannelDriver>();
-  for (const [name, d] of Object.entries(config.drivers)) {
-    const channels = servedBy.get(name);
-    if (!channels) continue; // declared but unused
-    instances.set(name, create(name, d, channels));
-  }
-  if (missing.length) throw new Error(`SPILLWAY_CONFIG names environment variables that are not set: ${[...new Set(missing)].join(', ')}`);
 
   function create(name: string, d: z.infer<typeof driverSchema>, channels: ChannelId[]): ChannelDriver {
     switch (d.type) {
@@ -221,29 +309,19 @@ export function buildDrivers(config: DriversConfig, env: Record<string, string |
     }
   }
 
-  const channelDrivers: ChannelDriver[] = [];
-  for (const [channel, entry] of entries) {
-    const names = Array.isArray(entry) ? entry : (entry?.drivers ?? []);
-    const members = names.map((n) => instances.get(n)!);
-    if (members.length === 1) {
-      const only = members[0]!;
-      // A driver serving several channels is handed to the engine as a view of this channel alone,
-      // so that it never overrides another channel's failover.
-      channelDrivers.push(only.channels.length === 1 ? only : { ...only, channels: [channel] });
-      continue;
-    }
-    const opts: { consecutiveFailures?: number | undefined; halfOpenAfterMs?: number | undefined } =
-      Array.isArray(entry) || !entry ? {} : entry;
-    channelDrivers.push(
-      createFailoverDriver({
-        name: `${channel}-failover`,
-        channels: [channel],
-        drivers: members,
-        ...(opts.consecutiveFailures ? { consecutiveFailures: opts.consecutiveFailures } : {}),
-        ...(opts.halfOpenAfterMs ? { halfOpenAfterMs: opts.halfOpenAfterMs } : {}),
-      }),
+  const channels = build(config, (channel) => `${channel}-failover`);
+  const accounts = new Map<string, ChannelDriver[]>();
+  const ownerOf = new Map<string, string>();
+  for (const [login, section] of Object.entries(config.accounts ?? {})) {
+    const before = all.length;
+    // `@` never appears in a configured name: an account's failover never takes another driver's name.
+    accounts.set(
+      login,
+      build(section, (channel) => `${channel}-failover@${login}`, login),
     );
+    for (const d of all.slice(before)) ownerOf.set(d.name, login);
   }
-  const configured = new Set(entries.map(([c]) => c));
-  return { channels: channelDrivers, all: [...instances.values()], unconfigured: CHANNELS.filter((c) => !configured.has(c)) };
+  if (missing.length) throw new Error(`SPILLWAY_CONFIG names environment variables that are not set: ${[...new Set(missing)].join(', ')}`);
+  const configured = new Set(Object.keys(config.channels));
+  return { channels, all, unconfigured: CHANNELS.filter((c) => !configured.has(c)), accounts, ownerOf };
 }

@@ -54,6 +54,7 @@ export type {
   VariableInput,
 } from './engine/inputs.ts';
 export { createEngine } from './engine/create-engine.ts';
+export type { AccountChannels } from './engine/account-channels.ts';
 export { toMicros, fromMicros, MICROS } from './engine/money.ts';
 export { messagePatchSchema } from './engine/message-patch.ts';
 export { routeSchema, routeStepSchema, routeEdgeSchema, ROUTE_OUTCOMES, MAX_ROUTE_STEPS } from './types/route.ts';

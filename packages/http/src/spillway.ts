@@ -68,7 +68,7 @@ export interface SpillwayOptions {
   hasher?: PasswordHasher;
   /** @default console */
   logger?: HttpLogger;
-  /** Further engine options (rate card, ttl, batch size, ...). */
+  /** Further engine options (rate card, ttl, batch size, accounts' own drivers in `accountChannels`, ...). */
   engine?: Omit<EngineOptions, 'storage' | 'channels' | 'hasher' | 'clock' | 'worker'>;
   /** Further options of the HTTP app (rate limits, admin key, e-mail, social, extra routes, ...). */
   http?: Omit<
@@ -146,6 +146,8 @@ export function createSpillway(options: SpillwayOptions): Spillway {
         })
       : undefined;
 
+  // Accounts' own drivers (engine.accountChannels) get their callback routes and are closed like the others.
+  const allDrivers = [...options.channels, ...(options.engine?.accountChannels?.drivers ?? [])];
   const engine = createEngine({
     onError: (error) => logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
     ...options.engine,
@@ -185,7 +187,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     ...(webhooks ? { onWebhookQueued: () => webhooks.notify() } : {}),
     extraRoutes: [
       ...(tokens ? [(root: Hono<Env>) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))] : []),
-      (root) => registerDriverRoutes(root, engine, options.channels),
+      (root) => registerDriverRoutes(root, engine, allDrivers),
       ...(options.routeStats ? [(root: Hono<Env>) => registerRouteStatsApi(root, options.routeStats!)] : []),
       ...(http.extraRoutes ?? []),
     ],
@@ -208,7 +210,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     await server?.close();
     await engine.stop(graceMs);
     await webhooks?.stop();
-    await Promise.all(options.channels.map((d) => d.close?.()));
+    await Promise.all(allDrivers.map((d) => d.close?.()));
     await storage.close();
   }
 

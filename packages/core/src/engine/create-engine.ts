@@ -4,6 +4,7 @@ import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts'
 import { defaultRateCard } from '../pricing/rate-card.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { MessageKind } from '../types/message.ts';
+import { createAccountDriverLookup } from './account-channels.ts';
 import { createAccountService } from './account-service.ts';
 import { MachineAdvancer } from './advance.ts';
 import type { Engine, EngineOptions } from './engine-types.ts';
@@ -57,6 +58,7 @@ export function createEngine(options: EngineOptions): Engine {
     storage,
     clock,
     drivers,
+    accountDrivers: createAccountDriverLookup(options.accountChannels),
     advancer,
     kinds,
     defaultTtlSeconds,

@@ -7,6 +7,7 @@ import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransac
 import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../types/api.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
+import type { AccountChannels } from './account-channels.ts';
 import type { CascadeService } from './cascade-types.ts';
 import type { ReachabilityService } from '../reachability/reachability-memory.ts';
 import type { SendMessagesInput, UpdateMessageInput } from './inputs.ts';
@@ -16,6 +17,12 @@ export interface EngineOptions {
   storage: Storage;
   /** Drivers by channel; a channel without a driver fails its attempts as `not_on_channel`. */
   channels: ChannelDriver[];
+  /**
+   * Accounts' own drivers (an account's SMPP bind, its Kannel account): an attempt of an account
+   * that has its own driver for the channel goes through it, otherwise through `channels`. They
+   * are started, recovered and closed with the engine. @default none
+   */
+  accountChannels?: AccountChannels;
   hasher: PasswordHasher;
   /** @default systemClock */
   clock?: Clock;

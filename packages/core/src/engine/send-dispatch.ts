@@ -5,6 +5,7 @@ import type { StepCharge } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { StoredMessage } from '../types/message.ts';
+import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 
 /** A claimed message whose current step is due to be handed to its channel. */
@@ -26,6 +27,8 @@ export interface DispatchDeps {
   storage: Storage;
   clock: Clock;
   drivers: Map<ChannelId, ChannelDriver>;
+  /** Accounts' own drivers, picked over `drivers` for their attempts. */
+  accountDrivers?: AccountDriverLookup | undefined;
   kinds: Record<StoredMessage['kind'], KindHandler>;
   defaultTtlSeconds: number;
   /** The steps among a round's jobs that cannot succeed (the reachability memory), with the reason. */
@@ -81,7 +84,8 @@ export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: numb
       decisions.push({ job, instead: { event: prep.instead } });
       continue;
     }
-    const driver = deps.drivers.get(base.channel);
+    const driver =
+      (deps.accountDrivers && (await deps.accountDrivers.driverFor(message.accountId, base.channel))) ?? deps.drivers.get(base.channel);
     if (!driver) {
       const event: MachineEvent = { type: 'FAILED', step, failure: 'not_on_channel' };
       decisions.push({ job, instead: { event, detail: `no driver for ${base.channel}` } });

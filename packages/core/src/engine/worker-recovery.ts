@@ -3,6 +3,7 @@ import type { ChannelContext, ChannelDriver, PendingAttempt } from '../ports/cha
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { HistoryEntry, StoredMessage } from '../types/message.ts';
+import type { AccountDriverLookup } from './account-channels.ts';
 import { hasStateLeaf } from './message-step.ts';
 import { attemptOf } from './send-dispatch.ts';
 
@@ -22,6 +23,7 @@ export interface WorkerRecoveryDeps {
   clock: Clock;
   owner: string;
   drivers: Map<ChannelId, ChannelDriver>;
+  accountDrivers?: AccountDriverLookup | undefined;
   defaultTtlSeconds: number;
   contextOf: (driver: ChannelDriver) => ChannelContext;
   onError: (error: unknown) => void;
@@ -39,14 +41,20 @@ export function createWorkerRecovery(deps: WorkerRecoveryDeps) {
   let lastBeat = -Infinity;
   let lastCheck = -Infinity;
   const byName = new Map<string, ChannelDriver>();
-  for (const driver of deps.drivers.values()) byName.set(driver.name, driver);
+  for (const driver of [...deps.drivers.values(), ...(deps.accountDrivers?.drivers ?? [])]) byName.set(driver.name, driver);
 
-  function pendingOf(message: StoredMessage, history: HistoryEntry[]): { driver: ChannelDriver; attempt: PendingAttempt } | null {
+  async function pendingOf(
+    message: StoredMessage,
+    history: HistoryEntry[],
+  ): Promise<{ driver: ChannelDriver; attempt: PendingAttempt } | null> {
     const step = Number(message.snapshot.context['step'] ?? 0);
     const base = attemptOf(message, step, deps.defaultTtlSeconds);
     if (!base) return null;
     const sent = history.findLast((h) => h.step === step && h.status === 'Sent');
-    const driver = (sent?.driver ? byName.get(sent.driver) : undefined) ?? deps.drivers.get(base.channel);
+    const driver =
+      (sent?.driver ? byName.get(sent.driver) : undefined) ??
+      (await deps.accountDrivers?.driverFor(message.accountId, base.channel)) ??
+      deps.drivers.get(base.channel);
     if (!driver) return null;
     return {
       driver,
@@ -62,7 +70,7 @@ export function createWorkerRecovery(deps: WorkerRecoveryDeps) {
   async function recover(adopted: Array<{ message: StoredMessage; history: HistoryEntry[] }>): Promise<void> {
     const byDriver = new Map<ChannelDriver, PendingAttempt[]>();
     for (const { message, history } of adopted) {
-      const pending = pendingOf(message, history);
+      const pending = await pendingOf(message, history);
       if (pending?.driver.recover) byDriver.set(pending.driver, [...(byDriver.get(pending.driver) ?? []), pending.attempt]);
     }
     for (const [driver, attempts] of byDriver) {

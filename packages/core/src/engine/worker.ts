@@ -7,6 +7,7 @@ import type { StoredMessage } from '../types/message.ts';
 import { isFinalStatus } from '../types/status.ts';
 import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
+import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
@@ -27,6 +28,8 @@ export interface WorkerDeps {
   storage: Storage;
   clock: Clock;
   drivers: Map<ChannelId, ChannelDriver>;
+  /** Accounts' own drivers: picked over `drivers` for their attempts, started and recovered with them. */
+  accountDrivers?: AccountDriverLookup | undefined;
   advancer: MachineAdvancer;
   kinds: Record<StoredMessage['kind'], KindHandler>;
   defaultTtlSeconds: number;
@@ -195,6 +198,7 @@ export function createWorker(deps: WorkerDeps) {
     clock,
     owner,
     drivers,
+    accountDrivers: deps.accountDrivers,
     defaultTtlSeconds: deps.defaultTtlSeconds,
     contextOf: ctx,
     onError: deps.onError,
@@ -241,7 +245,7 @@ export function createWorker(deps: WorkerDeps) {
     await recovery.maintain(now);
     if (startDrivers) {
       startDrivers = false;
-      for (const driver of new Set(drivers.values())) {
+      for (const driver of new Set([...drivers.values(), ...(deps.accountDrivers?.drivers ?? [])])) {
         if (!driver.start || started.has(driver)) continue;
         started.add(driver);
         driver.start(ctx(driver)).catch(deps.onError);

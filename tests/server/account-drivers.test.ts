@@ -1,0 +1,326 @@
+import { execFile } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { CreateServerOptions } from '@spillway/server';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
+import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
+import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhook-endpoint.ts';
+import { API_KEY, startServer, until } from '../support/server-fixture.ts';
+
+const run = promisify(execFile);
+
+/** An alpha-name's callback URL: records the incoming-message webhooks it is sent. */
+async function startCallbackReceiver() {
+  const bodies: Array<Record<string, unknown>> = [];
+  const server = createHttpServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      bodies.push(JSON.parse(raw) as Record<string, unknown>);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/incoming`,
+    bodies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+const root = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'spillway-account-drivers-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SPILLWAY_CONFIG accounts', () => {
+  it("validates an account's drivers and channels like the server-wide ones, naming each problem's path", () => {
+    const server = { drivers: { shared: { type: 'simulator' } }, channels: { sms: ['shared'] } };
+    expect(() =>
+      parseDriversConfig({
+        ...server,
+        accounts: {
+          acme: {
+            drivers: { 'acme-smsc': { type: 'smpp', host: 'smsc.acme.example', systemId: 'acme' }, Bad: { type: 'simulator' } },
+            channels: { sms: ['acme-smsc', 'nope'], pager: ['acme-smsc'] },
+          },
+        },
+      }),
+    ).toThrow(
+      /accounts\.acme\.drivers\.acme-smsc\.password: [\s\S]*accounts\.acme\.drivers\.Bad: driver names are lower-case[\s\S]*accounts\.acme\.channels: Unrecognized key: "pager"/,
+    );
+    // An account's channels name its own drivers, never another section's.
+    expect(() =>
+      parseDriversConfig({ ...server, accounts: { acme: { drivers: { mine: { type: 'simulator' } }, channels: { sms: ['shared'] } } } }),
+    ).toThrow(/accounts\.acme\.channels\.sms\.0: no driver named "shared" in accounts\.acme\.drivers/);
+    expect(() =>
+      parseDriversConfig({
+        ...server,
+        accounts: {
+          acme: { drivers: { shared: { type: 'simulator' } }, channels: { sms: ['shared'] } },
+          beta: { drivers: { twin: { type: 'simulator' } }, channels: { sms: { drivers: ['twin'] } } },
+          gamma: { drivers: { twin: { type: 'simulator' } }, channels: { sms: ['twin'] } },
+        },
+      }),
+    ).toThrow(
+      /accounts\.acme\.drivers\.shared: the driver name "shared" is already used by drivers\.shared[\s\S]*accounts\.gamma\.drivers\.twin: the driver name "twin" is already used by accounts\.beta\.drivers\.twin/,
+    );
+    expect(() => parseDriversConfig({ ...server, accounts: { acme: { channels: { sms: ['x'] } } } })).toThrow(/accounts\.acme\.drivers: /);
+  });
+
+  it("builds each account's drivers apart, behind a failover of its own for several, and reads their env: secrets", () => {
+    const config = parseDriversConfig({
+      drivers: { shared: { type: 'simulator' } },
+      channels: { sms: ['shared'] },
+      accounts: {
+        acme: {
+          drivers: {
+            'acme-smsc': { type: 'smpp', host: 'smsc.acme.example', systemId: 'acme', password: 'env:ACME_SMPP_PASSWORD' },
+            'acme-backup': { type: 'simulator' },
+          },
+          channels: { sms: { drivers: ['acme-smsc', 'acme-backup'], consecutiveFailures: 2 } },
+        },
+        beta: { drivers: { 'beta-sms': { type: 'simulator' } }, channels: { sms: ['beta-sms'] } },
+      },
+    });
+    expect(() => buildDrivers(config, {}, () => 'http://x')).toThrow(/environment variables that are not set: ACME_SMPP_PASSWORD/);
+    const built = buildDrivers(config, { ACME_SMPP_PASSWORD: 'p' }, () => 'http://x');
+    expect(built.channels.map((d) => d.name)).toEqual(['shared']);
+    expect(built.all.map((d) => d.name)).toEqual(['shared', 'acme-smsc', 'acme-backup', 'beta-sms']);
+    expect([...built.accounts].map(([login, drivers]) => [login, drivers.map((d) => [d.name, d.channels])])).toEqual([
+      ['acme', [['sms-failover@acme', ['sms']]]],
+      ['beta', [['beta-sms', ['sms']]]],
+    ]);
+    expect(Object.fromEntries(built.ownerOf)).toEqual({ 'acme-smsc': 'acme', 'acme-backup': 'acme', 'beta-sms': 'beta' });
+  });
+});
+
+describe("the server with accounts' own drivers", () => {
+  it("sends that account's SMS through its bind and takes the receipts from it; other accounts use the server-wide driver", async () => {
+    const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
+    const file = join(dir, 'accounts.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: { 'shared-sms': { type: 'simulator', latencyMs: 20 } },
+        channels: { sms: ['shared-sms'] },
+        accounts: {
+          acme: {
+            drivers: {
+              'acme-smsc': { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'acme', password: 'env:ACME_SMPP_PASSWORD' },
+            },
+            channels: { sms: ['acme-smsc'] },
+          },
+          // Created after the start: its drivers serve it from its first send.
+          later: { drivers: { 'later-sms': { type: 'simulator', latencyMs: 20 } }, channels: { sms: ['later-sms'] } },
+        },
+      }),
+    );
+    process.env['ACME_SMPP_PASSWORD'] = 'acme-smpp-secret';
+    const logged: Array<{ msg: string; login?: string }> = [];
+    // The server's warnings, as its pino logger is called (merge object first, message second).
+    const quiet = () => {};
+    const logger = {
+      warn: (meta: { login?: string }, msg: string) => logged.push({ ...meta, msg }),
+      info: quiet,
+      error: quiet,
+      debug: quiet,
+      trace: quiet,
+      fatal: quiet,
+    } as unknown as CreateServerOptions['logger'];
+    const receiver = await startCallbackReceiver();
+    const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' }, { ...(logger ? { logger } : {}) });
+    try {
+      expect(logged.filter((l) => l.msg.startsWith('SPILLWAY_CONFIG accounts')).map((l) => l.login)).toEqual(['later']);
+      const { engine } = f.server;
+      const keyOf = async (login: string) => {
+        const account = await engine.accounts.create({ login, password: `${login}-password-1`, balance: 100 });
+        await engine.accounts.approveAlphaName(account.id, 'Acme');
+        return (await engine.accounts.createKey(account.id)).key;
+      };
+      const keys = { acme: API_KEY, beta: await keyOf('beta'), later: await keyOf('later') };
+      const send = async (key: string, to: string) => {
+        const res = await f.call('/bat/messagelist', {
+          headers: { 'x-authorization-key': key },
+          json: { messages: [{ from: 'Acme', to, type: 'sms', text: 'Your code: 1234' }] },
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+      };
+      const ids = {
+        acme: await send(keys.acme, '4915112345601'),
+        beta: await send(keys.beta, '4915112345602'),
+        later: await send(keys.later, '4915112345603'),
+      };
+      const record = async (login: keyof typeof keys) => {
+        const res = await f.call(`/bat/message/${ids[login]}`, { method: 'GET', headers: { 'x-authorization-key': keys[login] } });
+        return (await res.json()) as { deliverystatus: string; extendedStatuses: Array<{ status: string; driver: string | null }> };
+      };
+      const delivered = async (login: keyof typeof keys) =>
+        until(
+          () => record(login),
+          (r) => r.deliverystatus === 'delivered',
+          400,
+        );
+      const acme = await delivered('acme');
+      expect(acme.extendedStatuses.map((s) => [s.status, s.driver])).toEqual([
+        ['Sent', 'acme-smsc'],
+        ['Delivered', 'acme-smsc'],
+      ]);
+      expect((await delivered('beta')).extendedStatuses.map((s) => s.driver)).toEqual(['shared-sms', 'shared-sms']);
+      expect((await delivered('later')).extendedStatuses.map((s) => s.driver)).toEqual(['later-sms', 'later-sms']);
+      // The account's bind carried its message alone.
+      expect(smsc.submitted.map((s) => s.to)).toEqual(['4915112345601']);
+      expect(smsc.binds).toBeGreaterThanOrEqual(1);
+      expect(f.server.drivers.map((d) => d.name)).toEqual(['shared-sms', 'acme-smsc', 'later-sms']);
+
+      // An MO on the account's own bind is the account's, although three accounts own "Acme".
+      const acmeAccount = (await engine.accounts.getByLogin('acme'))!;
+      await engine.accounts.setAlphaNameCallback(acmeAccount.id, 'Acme', receiver.url);
+      smsc.deliverMo('4915100000777', 'Acme', 'STOP');
+      const bodies = await until(
+        async () => receiver.bodies,
+        (b) => b.length > 0,
+        400,
+      );
+      expect(bodies).toEqual([expect.objectContaining({ alphaName: 'Acme', phoneNumber: '4915100000777', text: 'STOP' })]);
+    } finally {
+      await receiver.close();
+      await f.close();
+      await smsc.close();
+      delete process.env['ACME_SMPP_PASSWORD'];
+    }
+  }, 30_000);
+
+  it("mounts an account driver's callback route, and files its receipts under the account's failover", async () => {
+    const secret = 'whsec_' + Buffer.from('spillway-account-webhook-key').toString('base64');
+    let serverUrl = '';
+    const endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${serverUrl}/channels/acme-webhook/receipts` });
+    const file = join(dir, 'account-webhook.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {},
+        channels: {},
+        accounts: {
+          acme: {
+            drivers: { 'acme-webhook': { type: 'webhook', url: endpoint.url, secret }, 'acme-backup': { type: 'simulator' } },
+            channels: { sms: ['acme-webhook', 'acme-backup'] },
+          },
+        },
+      }),
+    );
+    const f = await startServer({ SPILLWAY_CONFIG: file });
+    serverUrl = f.url;
+    try {
+      const send = async (to: string) => {
+        const res = await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to, type: 'sms', text: 'hello' }] } });
+        return ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+      };
+      const record = (id: number) => async () =>
+        (await (await f.call(`/bat/message/${id}`, { method: 'GET' })).json()) as {
+          deliverystatus: string;
+          extendedStatuses: Array<{ status: string; driver: string | null }>;
+        };
+      // Delivered: the receipt names the message; undeliverable: it names only the provider's id,
+      // which the engine stored under the account's failover.
+      const delivered = await until(record(await send('4915112345678')), (r) => r.deliverystatus === 'delivered', 400);
+      const failed = await until(record(await send('4915100000002')), (r) => r.deliverystatus === 'undeliverable', 400);
+      expect(delivered.extendedStatuses.map((s) => [s.status, s.driver])).toEqual([
+        ['Sent', 'acme-webhook'],
+        ['Delivered', 'sms-failover@acme'],
+      ]);
+      expect(failed.extendedStatuses.map((s) => s.status)).toEqual(['Sent', 'Failed']);
+      expect(endpoint.bodies.map((b) => b['callbackUrl'])).toEqual([
+        `${f.url}/channels/acme-webhook/receipts`,
+        `${f.url}/channels/acme-webhook/receipts`,
+      ]);
+      expect(f.server.simulator.sent).toEqual([]);
+    } finally {
+      await f.close();
+      await endpoint.close();
+    }
+  }, 30_000);
+
+  it("sends through an account's bind from the workers' thread (a database file: the workers run on a thread of their own)", async () => {
+    const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
+    const file = join(dir, 'threaded.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {},
+        channels: {},
+        accounts: {
+          acme: {
+            drivers: { 'acme-smsc': { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'acme', password: 'acme-smpp-secret' } },
+            channels: { sms: ['acme-smsc'] },
+          },
+        },
+      }),
+    );
+    const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_DB: join(dir, 'threaded.db') });
+    try {
+      const res = await f.call('/bat/messagelist', {
+        json: { messages: [{ from: 'Acme', to: '4915112345699', type: 'sms', text: 'hi' }] },
+      });
+      const id = ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+      const record = await until(
+        async () =>
+          (await (await f.call(`/bat/message/${id}`, { method: 'GET' })).json()) as {
+            deliverystatus: string;
+            extendedStatuses: Array<{ driver: string | null }>;
+          },
+        (r) => r.deliverystatus === 'delivered',
+        600,
+      );
+      expect(record.extendedStatuses.map((s) => s.driver)).toEqual(['acme-smsc', 'acme-smsc']);
+      expect(smsc.submitted.map((s) => s.to)).toEqual(['4915112345699']);
+    } finally {
+      await f.close();
+      await smsc.close();
+    }
+  }, 30_000);
+
+  it('stops at start when an account section is invalid', async () => {
+    const file = join(dir, 'bad-accounts.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ drivers: {}, channels: {}, accounts: { acme: { drivers: { k: { type: 'kannel' } }, channels: { sms: ['k'] } } } }),
+    );
+    await expect(startServer({ SPILLWAY_CONFIG: file })).rejects.toThrow(
+      /invalid .*bad-accounts\.json:[\s\S]*accounts\.acme\.drivers\.k\.sendsmsUrl/,
+    );
+  });
+
+  it("spillway drivers check binds an account's own SMPP driver and names its account", async () => {
+    const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
+    const file = join(dir, 'check-accounts.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {},
+        channels: {},
+        accounts: {
+          acme: {
+            drivers: { 'acme-smsc': { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'acme', password: 'acme-smpp-secret' } },
+            channels: { sms: ['acme-smsc'] },
+          },
+        },
+      }),
+    );
+    try {
+      const result = await run(
+        join(root, 'node_modules/.bin/tsx'),
+        ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), 'drivers', 'check'],
+        { env: { ...process.env, SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' } },
+      );
+      expect(result.stdout).toMatch(/^ok +acme-smsc \(sms, account acme\): bound to 127\.0\.0\.1:\d+ as acme; enquire_link answered$/m);
+      expect(result.stdout).toMatch(/^- +sms: simulator$/m);
+    } finally {
+      await smsc.close();
+    }
+  }, 30_000);
+});
