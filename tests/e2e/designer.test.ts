@@ -104,7 +104,8 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     const problems = await page.getByTestId('problems').textContent();
     expect(problems).toContain("step 'sms' (sms) never reports a read");
     expect(problems).toContain('routes must not loop');
-    expect(await page.locator('.react-flow__edge.edge-invalid').count()).toBe(1);
+    // Classes and edges follow the state by a render: counts are polled until they settle.
+    await expect.poll(() => page.locator('.react-flow__edge.edge-invalid').count()).toBe(1);
     expect(await page.getByTestId('save').isDisabled()).toBe(true);
     if (screenshots) await page.screenshot({ path: 'docs/designer-editing.png' });
 
@@ -130,7 +131,7 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     await expect(item.textContent()).resolves.toMatch(/rev 1 · 2 steps/);
     await item.click();
     await page.locator('.react-flow__node[data-id="chatapp"]').waitFor();
-    expect(await page.locator('.react-flow__edge').count()).toBe(2);
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(2);
     const [chat, sms] = [
       await box(page.locator('.react-flow__node[data-id="chatapp"]')),
       await box(page.locator('.react-flow__node[data-id="sms"]')),
@@ -197,7 +198,7 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     await page.getByTestId('record-status').filter({ hasText: 'delivered' }).waitFor({ timeout: 15_000 });
     await page.locator('.react-flow__node[data-id="sms"] .step-node.status-delivered').waitFor();
     await page.locator('.react-flow__node[data-id="chatapp"] .step-node.status-undeliverable').waitFor();
-    expect(await page.locator('.react-flow__edge.edge-taken').count()).toBe(1);
+    await expect.poll(() => page.locator('.react-flow__edge.edge-taken').count()).toBe(1);
     await expect(page.getByTestId('watch-route').textContent()).resolves.toMatch(/route rt_[\w-]+@2/);
     if (screenshots) await page.screenshot({ path: 'docs/designer-watching.png' });
   });
@@ -230,7 +231,7 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     await page.locator('.route-item', { hasText: 'Thirty-two steps' }).click();
     await page.locator('.react-flow__node').nth(31).waitFor();
     expect(Date.now() - opened).toBeLessThan(3000);
-    expect(await page.locator('.react-flow__edge').count()).toBe(62);
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(62);
 
     const node = page.locator('.react-flow__node[data-id="s5"]');
     const before = await box(node);
