@@ -1,38 +1,15 @@
-import { execFile } from 'node:child_process';
-import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import type { CreateServerOptions } from '@spillway/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
 import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
 import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhook-endpoint.ts';
 import { API_KEY, startServer, until } from '../support/server-fixture.ts';
+import { runCli } from '../support/cli.ts';
+import { startCallbackReceiver } from '../support/callback-receiver.ts';
 
-const run = promisify(execFile);
-
-/** An alpha-name's callback URL: records the incoming-message webhooks it is sent. */
-async function startCallbackReceiver() {
-  const bodies: Array<Record<string, unknown>> = [];
-  const server = createHttpServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    req.on('end', () => {
-      bodies.push(JSON.parse(raw) as Record<string, unknown>);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/incoming`,
-    bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-const root = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-account-drivers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -312,11 +289,7 @@ describe("the server with accounts' own drivers", () => {
       }),
     );
     try {
-      const result = await run(
-        join(root, 'node_modules/.bin/tsx'),
-        ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), 'drivers', 'check'],
-        { env: { ...process.env, SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' } },
-      );
+      const result = await runCli(['drivers', 'check'], { SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' });
       expect(result.stdout).toMatch(/^ok +acme-smsc \(sms, account acme\): bound to 127\.0\.0\.1:\d+ as acme; enquire_link answered$/m);
       expect(result.stdout).toMatch(/^- +sms: simulator$/m);
     } finally {

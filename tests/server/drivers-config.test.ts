@@ -1,16 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
 import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhook-endpoint.ts';
 import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
 import { startServer, until } from '../support/server-fixture.ts';
+import { runCli } from '../support/cli.ts';
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'spillway-drivers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const secret = 'whsec_' + Buffer.from('spillway-server-driver-test-key').toString('base64');
@@ -144,13 +141,9 @@ describe('spillway drivers check', () => {
       }),
     );
     try {
-      const result = await run(
-        join(root, 'node_modules/.bin/tsx'),
-        ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), 'drivers', 'check'],
-        {
-          env: { ...process.env, SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' },
-        },
-      ).catch((error: { code: number; stdout: string }) => error);
+      const result = await runCli(['drivers', 'check'], { SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' }).catch(
+        (error: { code: number; stdout: string }) => error,
+      );
       expect('code' in result ? result.code : 0).toBe(1);
       expect(result.stdout).toMatch(/^ok +smsc \(sms\): bound to 127\.0\.0\.1:\d+ as spillway; enquire_link answered$/m);
       expect(result.stdout).toMatch(/^FAILED gateway \(sms\): http:\/\/127\.0\.0\.1:9\/send is unreachable/m);

@@ -1,5 +1,3 @@
-import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,28 +8,10 @@ import type { TestSmsc } from '../../packages/channels/src/testing/smsc-server.t
 import { kannelMissing, startKannel } from '../../packages/channels/src/testing/kannel-process.ts';
 import type { KannelProcess } from '../../packages/channels/src/testing/kannel-process.ts';
 import { LOGIN, startServer, until } from '../support/server-fixture.ts';
+import { startCallbackReceiver } from '../support/callback-receiver.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-mo-'));
-
-/** The client's callback URL: records the incoming-message webhooks it is sent. */
-async function startCallbackReceiver() {
-  const bodies: Array<Record<string, unknown>> = [];
-  const server = createHttpServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    req.on('end', () => {
-      bodies.push(JSON.parse(raw) as Record<string, unknown>);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/incoming`,
-    bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 beforeAll(async () => {

@@ -5,12 +5,18 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
-/** Runs `spillway <args>` from source against the SQLite file `db`; its stdout parsed as JSON. */
+/**
+ * Runs `spillway <args>` from source with `env` over the test's environment. Resolves with its
+ * output; a non-zero exit rejects with execFile's error, which carries `code` and `stdout`.
+ */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
+  return run(join(root, 'node_modules/.bin/tsx'), ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args], {
+    env: { ...process.env, ...env },
+  });
+}
+
+/** Runs `spillway <args>` against the SQLite file `db`; its stdout parsed as JSON. */
 export async function cli(db: string, ...args: string[]): Promise<any> {
-  const { stdout } = await run(
-    join(root, 'node_modules/.bin/tsx'),
-    ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args],
-    { env: { ...process.env, DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' } },
-  );
+  const { stdout } = await runCli(args, { DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' });
   return JSON.parse(stdout);
 }
