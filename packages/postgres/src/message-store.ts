@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { historyEntryFromRow, historyRowValues, storedMessageFromRow, wakeAtOf } from '@spillway/core/storage';
+import { historyEntryFromRow, historyRowValues, scheduledChangeValues, storedMessageFromRow } from '@spillway/core/storage';
 import type { MessageStorage } from '@spillway/core';
 import type { HistoryRow, MessageRow, ScheduledChangeResult } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
@@ -84,19 +84,7 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
           `UPDATE ${x}messages SET steps = $1::jsonb, content = $2, due_at = $3, expires_at = $4, status = $5, snapshot = $6::jsonb,
              work = $7::jsonb, wake_at = $8, cost = cost + $9, updated_at = $10, version = version + 1
            WHERE id = $11`,
-          [
-            JSON.stringify(c.steps),
-            c.content,
-            c.dueAt,
-            c.expiresAt,
-            c.status,
-            JSON.stringify(c.snapshot),
-            JSON.stringify(c.work),
-            wakeAtOf(c.work),
-            -(c.wallet?.amount ?? 0),
-            at,
-            id,
-          ],
+          scheduledChangeValues(id, c, at),
         );
         const history = c.history.map((h) => ({ ...h, messageId: id }));
         if (history.length > 0) await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(history));

@@ -1,7 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { HistoryEntry, MessageStorage } from '@spillway/core';
 import type { ScheduledChange, ScheduledChangeResult } from '@spillway/core/storage';
-import { HISTORY_ROW_COLUMNS, historyEntryFromRow, historyRowValues, wakeAtOf, type HistoryRow } from '@spillway/core/storage';
+import {
+  HISTORY_ROW_COLUMNS,
+  historyEntryFromRow,
+  historyRowValues,
+  scheduledChangeValues,
+  type HistoryRow,
+  type ScheduledChangeValues,
+} from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
 import { toStoredMessage, type SqliteMessageRow } from './rows.ts';
@@ -21,7 +28,7 @@ function prepare(db: Database.Database) {
     byIds: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
     insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
-    updateScheduled: db.prepare<[string, string, number, number | null, string, string, string, number | null, number, number, number]>(
+    updateScheduled: db.prepare<ScheduledChangeValues>(
       `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, work = ?, wake_at = ?,
          cost = cost + ?, updated_at = ?, version = version + 1
        WHERE id = ? AND status = 'scheduled'`,
@@ -54,19 +61,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       if (!moved) return 'insufficient_funds';
       s.insertTransaction.run(scheduled.account_id, c.wallet.kind, c.wallet.amount, moved.balance, id, c.wallet.description, at);
     }
-    s.updateScheduled.run(
-      JSON.stringify(c.steps),
-      c.content,
-      c.dueAt,
-      c.expiresAt,
-      c.status,
-      JSON.stringify(c.snapshot),
-      JSON.stringify(c.work),
-      wakeAtOf(c.work),
-      -(c.wallet?.amount ?? 0),
-      at,
-      id,
-    );
+    s.updateScheduled.run(...scheduledChangeValues(id, c, at));
     s.insertHistory.insert(historyRowValues(c.history.map((h) => ({ ...h, messageId: id }))));
     return 'changed';
   });

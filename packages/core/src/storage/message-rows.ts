@@ -1,6 +1,7 @@
 import type { ChannelId } from '../types/channel.ts';
 import type { DeliveryStatus, HistoryStatus } from '../types/status.ts';
-import type { WorkItem } from '../types/work.ts';
+import { wakeAtOf, type WorkItem } from '../types/work.ts';
+import type { ScheduledChange } from '../ports/message-storage.ts';
 import type { HistoryEntry, MessageKind, StoredMessage } from '../types/message.ts';
 
 // Rows of the SQL adapters' message tables, JSON columns already parsed: an adapter parses at
@@ -82,4 +83,40 @@ export function historyEntryFromRow(row: HistoryRow): HistoryEntry {
     ...(row.driver ? { driver: row.driver } : {}),
     ...(row.provider_message_id ? { providerMessageId: row.provider_message_id } : {}),
   };
+}
+
+/** The values a scheduled change writes, in the order of both adapters' UPDATE statements. */
+export type ScheduledChangeValues = [
+  steps: string,
+  content: string,
+  dueAt: number,
+  expiresAt: number | null,
+  status: string,
+  snapshot: string,
+  work: string,
+  wakeAt: number | null,
+  costAdded: number,
+  updatedAt: number,
+  id: number,
+];
+
+/**
+ * The parameters of a scheduled change's UPDATE (`steps, content, due_at, expires_at, status,
+ * snapshot, work, wake_at, cost + ?, updated_at WHERE id = ?`): JSON columns serialised, the wake-up
+ * derived from the work, the cost moved by the opposite of the wallet amount.
+ */
+export function scheduledChangeValues(id: number, c: ScheduledChange, at: number): ScheduledChangeValues {
+  return [
+    JSON.stringify(c.steps),
+    c.content,
+    c.dueAt,
+    c.expiresAt,
+    c.status,
+    JSON.stringify(c.snapshot),
+    JSON.stringify(c.work),
+    wakeAtOf(c.work),
+    -(c.wallet?.amount ?? 0),
+    at,
+    id,
+  ];
 }
