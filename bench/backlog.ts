@@ -6,22 +6,14 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { benchServerEnv, freePort } from './bench-server.ts';
 
 // The checkout whose server is measured: this one, or SPILLWAY_BENCH_SERVER_ROOT (see run.ts).
 const root = resolve(process.env['SPILLWAY_BENCH_SERVER_ROOT'] ?? resolve(import.meta.dirname, '..'));
 const KEY = 'sk_bench_backlog_0123456789';
 const H = { 'X-Authorization-Key': KEY, 'Content-Type': 'application/json' };
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -35,21 +27,7 @@ export async function backlog(total = 100_000): Promise<string[]> {
     ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
     {
       cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        SPILLWAY_DB: join(dir, 'backlog.db'),
-        PORT: String(port),
-        SPILLWAY_LOG_LEVEL: 'silent',
-        SPILLWAY_SIMULATOR_LATENCY_MS: '0',
-        SPILLWAY_RATE_MESSAGING: '1000000/1000000',
-        SPILLWAY_RATE_DATA: '1000000/1000000',
-        SPILLWAY_BOOTSTRAP_LOGIN: 'bench',
-        SPILLWAY_BOOTSTRAP_PASSWORD: 'bench-password',
-        SPILLWAY_BOOTSTRAP_API_KEY: KEY,
-        SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
-        SPILLWAY_BOOTSTRAP_BALANCE: '100000',
-      },
+      env: benchServerEnv({ db: join(dir, 'backlog.db'), port, key: KEY, balance: 100_000 }),
       stdio: 'ignore',
     },
   );

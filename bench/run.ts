@@ -30,10 +30,10 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { backlog } from './backlog.ts';
+import { benchServerEnv, freePort } from './bench-server.ts';
 
 const root = resolve(import.meta.dirname, '..');
 // The checkout whose server is measured (another worktree, for before/after figures); this one by default.
@@ -51,14 +51,6 @@ const FROM_SOURCE = ['--conditions=@spillway/source', '--import', 'tsx'];
 
 // ---------------------------------------------------------------------------------------------
 // Processes: free ports, the reference server, the bare node:http ceiling, Kannel, wrk.
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function until(what: string, ok: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -94,21 +86,7 @@ async function startSpillway(name: string): Promise<Spillway> {
   const db = join(dir, `${name}.db`);
   const child = start(process.execPath, [...FROM_SOURCE, join(serverRoot, 'apps/server/src/cli.ts'), 'serve'], {
     cwd: serverRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: '',
-      SPILLWAY_DB: db,
-      PORT: String(port),
-      SPILLWAY_LOG_LEVEL: 'silent',
-      SPILLWAY_SIMULATOR_LATENCY_MS: '0',
-      SPILLWAY_RATE_MESSAGING: '1000000/1000000',
-      SPILLWAY_RATE_DATA: '1000000/1000000',
-      SPILLWAY_BOOTSTRAP_LOGIN: 'bench',
-      SPILLWAY_BOOTSTRAP_PASSWORD: 'bench-password',
-      SPILLWAY_BOOTSTRAP_API_KEY: KEY,
-      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
-      SPILLWAY_BOOTSTRAP_BALANCE: '100000000',
-    },
+    env: benchServerEnv({ db, port, key: KEY, balance: 100_000_000 }),
   });
   const base = `http://127.0.0.1:${port}`;
   await until('the reference server', async () => (await fetch(`${base}/health`)).ok);
