@@ -27,6 +27,13 @@ function prepare(db: Database.Database) {
     // ids as one JSON array: one prepared statement for any number of ids.
     byIds: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
+    // A message and its history in one statement (one read transaction): its history as one JSON
+    // array of HISTORY_SELECT's columns after message_id, in order.
+    withHistory: db.prepare<[number], SqliteMessageRow & { history_json: string }>(
+      `SELECT m.*, (SELECT json_group_array(json_array(step, channel, status, at, error, driver, provider_message_id))
+         FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq)) AS history_json
+       FROM messages m WHERE m.id = ?`,
+    ),
     insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
     updateScheduled: db.prepare<ScheduledChangeValues>(
       `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, work = ?, wake_at = ?,
@@ -66,10 +73,17 @@ export function createMessageStore(db: Database.Database): MessageStorage {
     return 'changed';
   });
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
-  const withHistoryTx = db.transaction((id: number) => {
-    const row = st().byId.get(id);
-    return row ? { message: toStoredMessage(row), history: st().history.all(id).map(historyEntryFromRow) } : null;
-  });
+  type HistoryTuple = [number, string, string, number, string | null, string | null, string | null];
+  const withHistory = (id: number) => {
+    const row = st().withHistory.get(id);
+    if (!row) return null;
+    const tuples = JSON.parse(row.history_json) as HistoryTuple[];
+    const history = tuples.map(([step, channel, status, at, error, driver, provider_message_id]) =>
+      historyEntryFromRow({ message_id: id, step, channel, status, at, error, driver, provider_message_id }),
+    );
+    // toStoredMessage picks the message's columns: history_json is left behind.
+    return { message: toStoredMessage(row), history };
+  };
 
   return {
     async ingest(batch) {
@@ -107,7 +121,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       return st().history.all(messageId).map(historyEntryFromRow);
     },
     async getMessageWithHistory(id) {
-      return withHistoryTx(id);
+      return withHistory(id);
     },
     async appendHistory(entries) {
       if (entries.length > 0) appendHistoryTx.immediate(entries);

@@ -113,13 +113,17 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     };
   }
 
-  async function load(accountId: number, messageId: number): Promise<StoredMessage> {
-    const message = Number.isSafeInteger(messageId) ? await storage.getMessage(messageId) : null;
-    // Another account's message is reported exactly like a missing one.
-    if (!message || message.accountId !== accountId || message.kind !== 'message') {
+  /** The account's own messaging API message; another account's is reported exactly like a missing one. */
+  function own<T extends { message: StoredMessage }>(accountId: number, messageId: number, found: T | null): T {
+    if (!found || found.message.accountId !== accountId || found.message.kind !== 'message') {
       throw new SpillwayError('not_found', `message ${messageId} not found`);
     }
-    return message;
+    return found;
+  }
+
+  async function load(accountId: number, messageId: number): Promise<StoredMessage> {
+    const message = Number.isSafeInteger(messageId) ? await storage.getMessage(messageId) : null;
+    return own(accountId, messageId, message && { message }).message;
   }
 
   async function currencyOf(accountId: number): Promise<string> {
@@ -172,8 +176,9 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     },
 
     async status(accountId, messageId, currency) {
-      const message = await load(accountId, messageId);
-      return buildStatusRecord(message, await storage.history(message.id), currency ?? (await currencyOf(accountId)));
+      // The message and its history in one read.
+      const found = own(accountId, messageId, Number.isSafeInteger(messageId) ? await storage.getMessageWithHistory(messageId) : null);
+      return buildStatusRecord(found.message, found.history, currency ?? (await currencyOf(accountId)));
     },
 
     async update(accountId, messageId, body) {
