@@ -5,7 +5,7 @@ import type { AccountStorage, RateLimit, WalletTransaction } from '@spillway/cor
 import type { ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
 import { createCredentialRevision } from './credential-revision.ts';
-import { isUniqueViolation, lazy } from './sqlite-util.ts';
+import { isUniqueViolation, lazy, perTurn } from './sqlite-util.ts';
 
 function prepare(db: Database.Database) {
   return {
@@ -75,6 +75,8 @@ export function createAccountStore(db: Database.Database): AccountStorage {
   const st = lazy(() => prepare(db));
 
   const revision = createCredentialRevision(db);
+  // Every send reads its account's alpha-names: the sends that arrived together share one read.
+  const alphaNames = perTurn(db, (accountId: number) => st().listAlphaNames.all(accountId));
   const setPasswordHashTx = db.transaction((passwordHash: string, accountId: number) => {
     if (st().setPasswordHash.run(passwordHash, accountId).changes > 0) revision.bump();
   });
@@ -166,6 +168,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     },
 
     async upsertAlphaName(input) {
+      alphaNames.clear();
       return toAlphaName(st().upsertAlphaName.get(input.accountId, input.name, JSON.stringify(input.channels))!);
     },
     async getAlphaName(accountId, name) {
@@ -173,9 +176,10 @@ export function createAccountStore(db: Database.Database): AccountStorage {
       return row ? toAlphaName(row) : null;
     },
     async listAlphaNames(accountId) {
-      return st().listAlphaNames.all(accountId).map(toAlphaName);
+      return alphaNames.get(accountId).map(toAlphaName);
     },
     async setAlphaNameCallback(accountId, name, url) {
+      alphaNames.clear();
       const row = st().setCallback.get(url, accountId, name);
       return row ? toAlphaName(row) : null;
     },

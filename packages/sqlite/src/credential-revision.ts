@@ -1,10 +1,20 @@
 import type Database from 'better-sqlite3';
-import { lazy } from './sqlite-util.ts';
+import { lazy, perTurn } from './sqlite-util.ts';
+import type { PerTurnMemo } from './sqlite-util.ts';
 
 /** The settings row counting credential revocations (see `AccountStorage.credentialRevision`). */
 export const CREDENTIAL_REVISION_KEY = 'credentials.revision';
 
-/** Reads and bumps the credential revision; statements prepared on first use (after migrate). */
+/** The revision read once per turn of the event loop, per handle: the account and chat hub stores share it. */
+const memos = new WeakMap<Database.Database, PerTurnMemo<string, number>>();
+
+/**
+ * Reads and bumps the credential revision; statements prepared on first use (after migrate).
+ * Reads are memoized for the turn of the event loop (every authenticated request reads it, and
+ * the requests that arrived together share one read); a bump on this handle forgets the memo, so
+ * a revocation in this process is seen by the next read, and one in another process by every
+ * request of the next turn.
+ */
 export function createCredentialRevision(db: Database.Database): { read(): number; bump(): void } {
   // The chat hub store also runs alone, on a database without the settings table: nothing caches there.
   const hasSettings = () => db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'`).get() !== undefined;
@@ -15,9 +25,13 @@ export function createCredentialRevision(db: Database.Database): { read(): numbe
        ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`,
     ),
   }));
+  let memo = memos.get(db);
+  if (!memo) memos.set(db, (memo = perTurn(db, (key: string) => Number(st().read.get(key)?.value ?? 0))));
+  const shared = memo;
   return {
-    read: () => Number(st().read.get(CREDENTIAL_REVISION_KEY)?.value ?? 0),
+    read: () => shared.get(CREDENTIAL_REVISION_KEY),
     bump: () => {
+      shared.clear();
       if (hasSettings()) st().bump.run(CREDENTIAL_REVISION_KEY);
     },
   };
