@@ -33,6 +33,10 @@ function prepare(db: Database.Database) {
     pickDue: db
       .prepare<[number, number, number], number>(`SELECT id FROM messages WHERE wake_at <= ? AND lease_until <= ? ORDER BY wake_at LIMIT ?`)
       .pluck(),
+    // Looks before a claim takes the write lock: most rounds under a trickle of sends find no
+    // receipt in the inbox, and an idle one nothing due (a read takes no lock from writers).
+    anyDue: db.prepare<[number, number], number>(`SELECT 1 FROM messages WHERE wake_at <= ? AND lease_until <= ? LIMIT 1`).pluck(),
+    anyReceipt: db.prepare<[number], number>(`SELECT 1 FROM receipts WHERE lease_until <= ? LIMIT 1`).pluck(),
     lease: db.prepare<[number, string, number, string]>(
       `UPDATE messages SET lease_until = ?, lease_owner = ?, wake_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
     ),
@@ -221,7 +225,7 @@ export function createWorkStore(db: Database.Database): WorkStorage {
 
   return {
     async claimDue(now, limit, leaseMs, owner) {
-      if (limit <= 0) return [];
+      if (limit <= 0 || st().anyDue.get(now, now) === undefined) return [];
       // RETURNING does not promise an order: restore the claim order.
       return claimTx
         .immediate(now, limit, leaseMs, owner)
@@ -241,6 +245,7 @@ export function createWorkStore(db: Database.Database): WorkStorage {
       if (receipts.length > 0) enqueueTx.immediate(receipts);
     },
     async claimReceipts(now, limit, leaseMs, owner) {
+      if (st().anyReceipt.get(now) === undefined) return [];
       return claimReceiptsTx
         .immediate(now, limit, leaseMs, owner)
         .map((row) => queuedReceiptFromRow({ ...row, event: JSON.parse(row.event) as MachineEvent }))
