@@ -18,6 +18,7 @@ import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
 import type { ServerConfig } from './config.ts';
+import { wakeAtMostEveryMs } from './wake.ts';
 
 export interface SpillwayServer {
   engine: Engine;
@@ -109,7 +110,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     chatHub: config.SPILLWAY_JWT_SECRET ? { jwtSecret: config.SPILLWAY_JWT_SECRET } : true,
     routeStats: 'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
     engine: {
-      ...(threaded ? { onWork: () => thread?.postMessage('wake') } : {}),
+      ...(threaded ? { onWork: wakeAtMostEveryMs(1, () => thread?.postMessage('wake')) } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       onError: (error) => logger.error({ err: error }, 'worker error'),
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
