@@ -1,4 +1,4 @@
-import { isSpillwayError } from '@spillway/core';
+import { isSpillwayError, isStorageBusy } from '@spillway/core';
 import type { SpillwayErrorCode } from '@spillway/core';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -32,7 +32,8 @@ export function errorResponse(c: Context, body: ErrorBody): Response {
 
 /**
  * The one place errors become HTTP answers: a SpillwayError keeps its code, status and details;
- * a Hono HTTPException keeps its status; anything else is logged and answered as a bare 500,
+ * a Hono HTTPException keeps its status; a database too busy to take the request (its transaction
+ * wrote nothing) is a 503 with `Retry-After`; anything else is logged and answered as a bare 500,
  * never with its message or stack (they may hold internals).
  */
 export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
@@ -41,6 +42,11 @@ export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
     if (err instanceof HTTPException && err.status < 500) {
       const status = err.status;
       return errorResponse(c, { error: CODE_OF_STATUS[status] ?? 'bad_request', message: err.message || 'Bad request', status });
+    }
+    if (isStorageBusy(err)) {
+      logger.warn('the database was busy: answered 503', { method: c.req.method, path: c.req.path });
+      c.header('Retry-After', '1');
+      return errorResponse(c, { error: 'unavailable', message: 'The database is busy; nothing was written, retry shortly', status: 503 });
     }
     logger.error('unhandled error in request', {
       method: c.req.method,

@@ -121,6 +121,10 @@ const COMMON_RESPONSES = {
   UnsupportedMediaType: { status: '415', description: 'Unsupported content type' },
   Unauthorized: { status: '401', description: 'Missing or wrong credentials' },
   TooManyRequests: { status: '429', description: 'Rate limit exceeded: retry after `Retry-After` seconds' },
+  ServiceUnavailable: {
+    status: '503',
+    description: 'The database was too busy to take the request; nothing was written: retry after `Retry-After` seconds',
+  },
 } as const;
 
 type CommonResponse = keyof typeof COMMON_RESPONSES;
@@ -130,6 +134,7 @@ function commonResponsesOf(record: RouteRecord): CommonResponse[] {
   if (record.body) out.push('BadRequest', 'PayloadTooLarge', 'UnsupportedMediaType');
   if (record.auth !== 'none') out.push('Unauthorized');
   if (record.auth !== 'none' && record.auth !== 'admin-key') out.push('TooManyRequests');
+  if (record.auth !== 'none') out.push('ServiceUnavailable');
   return out;
 }
 
@@ -139,7 +144,7 @@ function commonResponseComponents(used: Set<CommonResponse>, error: Json): Recor
     if (!used.has(name)) continue;
     out[name] = {
       description: COMMON_RESPONSES[name].description,
-      ...(name === 'TooManyRequests'
+      ...(name === 'TooManyRequests' || name === 'ServiceUnavailable'
         ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } } }
         : {}),
       content: { 'application/json': { schema: error } },

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEngine } from '@spillway/core';
+import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
+import { createSqliteStorage } from '@spillway/sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const quiet = { info() {}, warn() {}, error() {} };
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('a database too busy to take a request', () => {
+  it('answers 503 with Retry-After and writes nothing; the server stays up and takes the retry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'spillway.db');
+    // A short busy timeout, so the test does not wait the default 5 s for the lock.
+    const storage = createSqliteStorage({ filename: file, busyTimeoutMs: 50 });
+    await storage.migrate();
+    cleanups.push(() => storage.close());
+    const engine = createEngine({ storage, channels: [], hasher: createNodeHasher({ N: 1024 }) });
+    const account = await engine.accounts.create({ login: 'shop', password: 'shop-password' });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    await engine.accounts.topUp(account.id, 10);
+    const { key } = await engine.accounts.createKey(account.id);
+    const app = createHttpApp({ engine, defaultMetrics: false, logger: quiet });
+    const server = await serve({ fetch: app.fetch, port: 0 });
+    cleanups.push(() => server.close());
+    const base = `http://127.0.0.1:${server.port}`;
+    const send = () =>
+      fetch(`${base}/bat/messagelist`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-authorization-key': key },
+        body: JSON.stringify({ messages: [{ from: 'Shop', to: '+999000000100', type: 'sms', text: 'Hi' }] }),
+      });
+
+    // Another process holds the write lock.
+    const otherStorage = createSqliteStorage({ filename: file });
+    cleanups.push(() => otherStorage.close());
+    const other = otherStorage.db;
+    other.exec('BEGIN IMMEDIATE');
+    const busy = await send();
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(await busy.json()).toMatchObject({ error: 'unavailable', status: 503 });
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    other.exec('ROLLBACK');
+
+    const count = () => (other.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+    expect(count()).toBe(0);
+    const retried = await send();
+    expect(retried.status).toBe(200);
+    expect(count()).toBe(1);
+  });
+});
