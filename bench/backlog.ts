@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { benchServerEnv, freePort } from './bench-server.ts';
+import { benchServerEnv, freePort, serverArgs } from './bench-server.ts';
 
 // The checkout whose server is measured: this one, or SPILLWAY_BENCH_SERVER_ROOT (see run.ts).
 const root = resolve(process.env['SPILLWAY_BENCH_SERVER_ROOT'] ?? resolve(import.meta.dirname, '..'));
@@ -22,15 +22,11 @@ function percentile(sorted: number[], p: number): number {
 export async function backlog(total = 100_000): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-backlog-'));
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
-    {
-      cwd: root,
-      env: benchServerEnv({ db: join(dir, 'backlog.db'), port, key: KEY, balance: 100_000 }),
-      stdio: 'ignore',
-    },
-  );
+  const child = spawn(process.execPath, serverArgs(root), {
+    cwd: root,
+    env: benchServerEnv({ db: join(dir, 'backlog.db'), port, key: KEY, balance: 100_000 }),
+    stdio: 'ignore',
+  });
   const base = `http://127.0.0.1:${port}`;
   try {
     for (let i = 0; ; i++) {

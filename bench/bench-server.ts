@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -30,4 +33,26 @@ export function benchServerEnv(options: { db: string; port: number; key: string;
     SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Bench',
     SPILLWAY_BOOTSTRAP_BALANCE: String(options.balance),
   };
+}
+
+const built = new Set<string>();
+
+/**
+ * The node arguments that run the reference server of the checkout at `root` as users run it in
+ * production (`pnpm start`): its built JavaScript, brought up to date once per run
+ * (`tsc -b tsconfig.build.json`). A checkout without a build (older ones measured for before/after
+ * figures) runs from its TypeScript sources through tsx.
+ */
+export function serverArgs(root: string): string[] {
+  if (!existsSync(join(root, 'tsconfig.build.json'))) {
+    return ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'];
+  }
+  if (!built.has(root)) {
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    built.add(root);
+  }
+  return [join(root, 'apps/server/dist/cli.js'), 'serve'];
 }

@@ -2,7 +2,7 @@
  * Spillway benchmarks: `pnpm bench`. Prints ONE table: each figure of Spillway, the peer or
  * ceiling measured beside it in the same run on the same machine, and the ratio, with issue 13's
  * target. Every Spillway figure is taken as users run it: the reference server (`spillway serve`,
- * default role, so the workers run on their own thread), a durable SQLite file (WAL), the
+ * built JavaScript as `pnpm start` runs it, default role, so the workers run on their own thread), a durable SQLite file (WAL), the
  * simulator at zero latency, rate limits raised, through its HTTP API on a real port.
  *
  * - single-message sends (`POST /bat/messagelist` with 1 message, `wrk -t1 -c32`) against
@@ -33,7 +33,7 @@ import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { backlog } from './backlog.ts';
-import { benchServerEnv, freePort } from './bench-server.ts';
+import { benchServerEnv, freePort, serverArgs } from './bench-server.ts';
 
 const root = resolve(import.meta.dirname, '..');
 // The checkout whose server is measured (another worktree, for before/after figures); this one by default.
@@ -45,8 +45,8 @@ const BACKLOG = Number(process.env['SPILLWAY_BENCH_BACKLOG'] ?? 100_000);
 const BATCH = 5000;
 const KEY = 'sk_bench_0123456789abcdef';
 const children: ChildProcess[] = [];
-// The TypeScript sources through tsx; the condition picks the packages' sources where their exports
-// map offers them (a CPU profile under load shows no cost of tsx past the start).
+// The engine scripts run from their TypeScript sources through tsx (the condition picks the packages'
+// sources); the reference server runs built, as `pnpm start` runs it (serverArgs).
 const FROM_SOURCE = ['--conditions=@spillway/source', '--import', 'tsx'];
 
 // ---------------------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ interface Spillway {
 async function startSpillway(name: string): Promise<Spillway> {
   const port = await freePort();
   const db = join(dir, `${name}.db`);
-  const child = start(process.execPath, [...FROM_SOURCE, join(serverRoot, 'apps/server/src/cli.ts'), 'serve'], {
+  const child = start(process.execPath, serverArgs(serverRoot), {
     cwd: serverRoot,
     env: benchServerEnv({ db, port, key: KEY, balance: 100_000_000 }),
   });
