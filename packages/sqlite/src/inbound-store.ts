@@ -102,6 +102,8 @@ export function createInboundStore(db: Database.Database): InboundStorage {
     },
 
     async claimDueDeliveries(now, limit, leaseMs) {
+      // A read first: the poll finds nothing most of the time, and then takes no write lock.
+      if (limit <= 0 || selectDue.all(now, now, 1).length === 0) return [];
       // IMMEDIATE: two processes on one file must not lease the same rows.
       return claim.immediate(now, limit, leaseMs);
     },
