@@ -7,6 +7,7 @@ import { countSegments } from '../sms/segments.ts';
 import { formatPath } from '../validation/issue-details.ts';
 import { commonItemSchema, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
 import type { FallbackItem, MessageItem } from './message-item.ts';
+import { parseCommonSms } from './sms-fast-path.ts';
 import { getOtpTemplate, renderOtpTemplate } from './otp-templates.ts';
 
 export { sendRequestSchema, messageItemSchema, fallbackSchema, MAX_MESSAGES, MAX_FALLBACKS, MAX_TTL_SECONDS } from './message-item.ts';
@@ -34,7 +35,9 @@ export interface ValidatedMessage {
   /**
    * Canonical JSON of the normalized item, compared on `customerMessageId` replays. Canonical
    * because the parser builds every object in its schema's key order (and OTP params in template
-   * order), whatever order the client sent: cheaper than sorting keys, and as stable.
+   * order), whatever order the client sent: cheaper than sorting keys, and as stable. Serialised
+   * on first read: most messages of a bulk request (no customerMessageId, not scheduled) never
+   * need it.
    */
   content: string;
 }
@@ -64,18 +67,22 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
   for (let index = 0; index < messages.length; index++) {
     const raw: unknown = messages[index];
     const prefix = `messages[${index}]`;
-    const result = messageItemSchema.safeParse(raw);
-    if (!result.success) {
-      invalid++;
-      addIssues(details, prefix, result.error.issues);
-      // With no usable type only `type` is reported by the union; report the shared members too.
-      if (result.error.issues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'type')) {
-        const common = commonItemSchema.safeParse(raw);
-        if (!common.success) addIssues(details, prefix, common.error.issues);
+    // The common shape is answered without zod (the same output); anything else, and every error, is zod's.
+    let item = parseCommonSms(raw);
+    if (item === undefined) {
+      const result = messageItemSchema.safeParse(raw);
+      if (!result.success) {
+        invalid++;
+        addIssues(details, prefix, result.error.issues);
+        // With no usable type only `type` is reported by the union; report the shared members too.
+        if (result.error.issues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'type')) {
+          const common = commonItemSchema.safeParse(raw);
+          if (!common.success) addIssues(details, prefix, common.error.issues);
+        }
+        continue;
       }
-      continue;
+      item = result.data;
     }
-    const item = result.data;
     let scheduledAt: number | null = null;
     if (item.scheduledAt !== null) {
       const at = Date.parse(item.scheduledAt);
@@ -89,20 +96,28 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
     if (invalid > 0) continue; // the request fails anyway: skip building what will be thrown away
     const attempts: AttemptDraft[] = [draftOf(item)];
     for (const fallback of item.fallbacks) attempts.push(draftOf(fallback));
-    out.push({
-      index,
-      item,
-      customerMessageId: item.customerMessageId,
-      scheduledAt,
-      ttl: item.ttl,
-      attempts,
-      content: JSON.stringify(item),
-    });
+    out.push(validatedMessage(index, item, scheduledAt, attempts));
   }
   if (invalid > 0) {
     throw new SpillwayError('validation_failed', `${invalid} of ${messages.length} messages are invalid`, details);
   }
   return out;
+}
+
+function validatedMessage(index: number, item: MessageItem, scheduledAt: number | null, attempts: AttemptDraft[]): ValidatedMessage {
+  let content: string | undefined;
+  return {
+    index,
+    item,
+    customerMessageId: item.customerMessageId,
+    scheduledAt,
+    ttl: item.ttl,
+    attempts,
+    // An own enumerable getter: a spread of the message copies the value, as it did the field.
+    get content() {
+      return (content ??= JSON.stringify(item));
+    },
+  };
 }
 
 /** The attempt of one item or fallback: its channel, its text as sent and its SMS parts. */
