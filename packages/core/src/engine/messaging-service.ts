@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { messageMachine } from '../machines/message-machine.ts';
-import type { ValidatedMessage } from '../messages/send-request.ts';
+import type { AttemptDraft, ValidatedMessage } from '../messages/send-request.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { NewMessage } from '../ports/message-storage.ts';
@@ -86,9 +86,30 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     return work;
   }
 
+  /**
+   * An attempt with its price. Written out rather than spread: two spreads a message cost about
+   * 0.8 µs of a bulk request's budget (and their garbage), the literal a fortieth of it. The keys
+   * keep the order the spreads gave (an absent messageData is left out of the JSON).
+   */
+  function pricedStep(a: AttemptDraft): StepSpec {
+    const { rate, cost } = priceAttempt(rateCard, a);
+    return {
+      channel: a.channel,
+      type: a.type,
+      from: a.from,
+      to: a.to,
+      text: a.text,
+      ttl: a.ttl,
+      partsCount: a.partsCount,
+      messageData: a.messageData,
+      rate,
+      cost,
+    };
+  }
+
   /** The stored form of a validated message: priced steps and its first machine steps. */
   function build(v: ValidatedMessage, now: number, machine: ReturnType<typeof firstSteps>, works: Map<number, WorkItem[]>): NewMessage {
-    const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(rateCard, a) }));
+    const steps: StepSpec[] = v.attempts.map(pricedStep);
     const dueAt = v.scheduledAt !== null && v.scheduledAt > now ? v.scheduledAt : now;
     // Due now: take the first step at once so the send is in the outbox with the message.
     const step = dueAt > now ? machine.initial : machine.due;
