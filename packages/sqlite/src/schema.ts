@@ -193,6 +193,92 @@ const MIGRATIONS: readonly string[] = [
   ...CLIENT_MIGRATIONS,
   // The reachability memory.
   REACHABILITY_MIGRATION,
+  // The per-message rows lose their foreign keys, as PostgreSQL's did (docs/decisions.md): each
+  // was a parent lookup per row at ingest, four a message, a sixth of a bulk request's insert.
+  // The engine is the only writer of these rows, always in the transaction that writes their
+  // parent, and no account, list or message is deleted. SQLite cannot drop a constraint: the
+  // three tables are rebuilt with the same columns, ids and indexes.
+  `
+  CREATE TABLE messages_rebuilt (
+    id                  INTEGER PRIMARY KEY,
+    list_id             INTEGER NOT NULL,
+    account_id          INTEGER NOT NULL,
+    kind                TEXT NOT NULL,
+    guid                TEXT,
+    trackin_id          TEXT,
+    customer_message_id TEXT,
+    content             TEXT NOT NULL,
+    steps               TEXT NOT NULL,
+    status              TEXT NOT NULL,
+    snapshot            TEXT NOT NULL,
+    route_ref           TEXT,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL,
+    due_at              INTEGER NOT NULL,
+    expires_at          INTEGER,
+    cost                INTEGER NOT NULL DEFAULT 0,
+    meta                TEXT,
+    version             INTEGER NOT NULL DEFAULT 0,
+    work                TEXT NOT NULL DEFAULT '[]',
+    wake_at             INTEGER,
+    lease_until         INTEGER NOT NULL DEFAULT 0,
+    lease_owner         TEXT,
+    attempt_owner       TEXT,
+    charged             INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO messages_rebuilt (id, list_id, account_id, kind, guid, trackin_id, customer_message_id, content, steps,
+      status, snapshot, route_ref, created_at, updated_at, due_at, expires_at, cost, meta, version, work, wake_at,
+      lease_until, lease_owner, attempt_owner, charged)
+    SELECT id, list_id, account_id, kind, guid, trackin_id, customer_message_id, content, steps,
+      status, snapshot, route_ref, created_at, updated_at, due_at, expires_at, cost, meta, version, work, wake_at,
+      lease_until, lease_owner, attempt_owner, charged
+    FROM messages;
+
+  CREATE TABLE wallet_transactions_rebuilt (
+    id            INTEGER PRIMARY KEY,
+    account_id    INTEGER NOT NULL,
+    kind          TEXT NOT NULL,
+    amount        INTEGER NOT NULL,
+    balance_after INTEGER NOT NULL,
+    message_id    INTEGER,
+    description   TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+  );
+  INSERT INTO wallet_transactions_rebuilt (id, account_id, kind, amount, balance_after, message_id, description, created_at)
+    SELECT id, account_id, kind, amount, balance_after, message_id, description, created_at FROM wallet_transactions;
+
+  CREATE TABLE history_rebuilt (
+    seq                 INTEGER PRIMARY KEY,
+    message_id          INTEGER NOT NULL,
+    step                INTEGER NOT NULL,
+    channel             TEXT NOT NULL,
+    status              TEXT NOT NULL,
+    at                  INTEGER NOT NULL,
+    error               TEXT,
+    driver              TEXT,
+    provider_message_id TEXT
+  );
+  INSERT INTO history_rebuilt (seq, message_id, step, channel, status, at, error, driver, provider_message_id)
+    SELECT seq, message_id, step, channel, status, at, error, driver, provider_message_id FROM history;
+
+  -- Children first: with foreign_keys on, a parent cannot be dropped under rows that refer to it.
+  DROP TABLE history;
+  DROP TABLE wallet_transactions;
+  DROP TABLE messages;
+  ALTER TABLE messages_rebuilt RENAME TO messages;
+  ALTER TABLE wallet_transactions_rebuilt RENAME TO wallet_transactions;
+  ALTER TABLE history_rebuilt RENAME TO history;
+
+  CREATE UNIQUE INDEX messages_customer_id ON messages(account_id, customer_message_id)
+    WHERE customer_message_id IS NOT NULL;
+  CREATE INDEX messages_guid ON messages(guid) WHERE guid IS NOT NULL;
+  CREATE INDEX messages_trackin ON messages(account_id, trackin_id) WHERE trackin_id IS NOT NULL;
+  CREATE INDEX messages_wake ON messages(wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX messages_attempt_owner ON messages(attempt_owner) WHERE attempt_owner IS NOT NULL;
+  CREATE INDEX messages_account_created ON messages(account_id, created_at);
+  CREATE INDEX wallet_transactions_account ON wallet_transactions(account_id);
+  CREATE INDEX history_message ON history(message_id, seq);
+  `,
 ];
 
 /** Number of schema versions this code knows. */
@@ -202,13 +288,13 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas
  * (written with `IF NOT EXISTS`, so they are safe to run at every start). Idempotent.
  */
-export function migrate(db: Database.Database): void {
+export function migrate(db: Database.Database, /** Tests of a migration stop before it. @internal */ target = MIGRATIONS.length): void {
   const apply = db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
-    for (let version = current; version < MIGRATIONS.length; version++) {
+    for (let version = current; version < target; version++) {
       db.exec(MIGRATIONS[version] ?? '');
     }
-    if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    if (current < target) db.pragma(`user_version = ${target}`);
     if (CHAT_HUB_SCHEMA) db.exec(CHAT_HUB_SCHEMA);
     if (CASCADE_SCHEMA) db.exec(CASCADE_SCHEMA);
     if (INBOUND_SCHEMA) db.exec(INBOUND_SCHEMA);

@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION, migrate } from './schema.ts';
+
+const REBUILT = ['messages', 'wallet_transactions', 'history'] as const;
+
+function open(): Database.Database {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+/** Columns (name, type, not null, default, primary key) and indexes (name, SQL) of a table. */
+function shapeOf(db: Database.Database, table: string) {
+  return {
+    columns: db.pragma(`table_info(${table})`),
+    indexes: db
+      .prepare<[string], { name: string; sql: string }>(
+        `SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
+      )
+      .all(table),
+  };
+}
+
+function seed(db: Database.Database): void {
+  db.exec(`
+    INSERT INTO accounts (id, login, name, password_hash, currency, balance, created_at) VALUES (1, 'a', 'A', 'x', 'EUR', 900, 1);
+    INSERT INTO message_lists (id, account_id, created_at) VALUES (7, 1, 2);
+    INSERT INTO messages (id, list_id, account_id, kind, customer_message_id, content, steps, status, snapshot, created_at,
+        updated_at, due_at, cost, version, work, wake_at, lease_until, lease_owner, charged)
+      VALUES (41, 7, 1, 'message', 'c-1', '{"a":1}', '[]', 'processing', '{}', 3, 4, 5, 100, 2, '[{"kind":"send"}]', 5, 9, 'w1', 1);
+    INSERT INTO wallet_transactions (id, account_id, kind, amount, balance_after, message_id, description, created_at)
+      VALUES (3, 1, 'charge', -100, 900, 41, 'message', 3);
+    INSERT INTO history (seq, message_id, step, channel, status, at, error, driver, provider_message_id)
+      VALUES (12, 41, 0, 'sms', 'Sent', 6, NULL, 'sim', 'p-1');
+  `);
+}
+
+describe('migration: per-message rows without foreign keys', () => {
+  it('leaves messages, wallet_transactions and history without foreign keys, other tables keep theirs', () => {
+    const db = open();
+    migrate(db);
+    for (const table of REBUILT) expect(db.pragma(`foreign_key_list(${table})`)).toEqual([]);
+    expect(db.pragma('foreign_key_list(message_lists)')).not.toEqual([]);
+    expect(db.pragma('foreign_key_list(api_keys)')).not.toEqual([]);
+  });
+
+  it('keeps the rows, ids, columns and indexes of a database of the schema before it', () => {
+    const db = open();
+    migrate(db, SCHEMA_VERSION - 1);
+    seed(db);
+    const before = Object.fromEntries(REBUILT.map((t) => [t, { shape: shapeOf(db, t), rows: db.prepare(`SELECT * FROM ${t}`).all() }]));
+    expect(db.pragma('foreign_key_list(messages)')).not.toEqual([]);
+
+    migrate(db);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    for (const table of REBUILT) {
+      expect(db.prepare(`SELECT * FROM ${table}`).all()).toEqual(before[table]!.rows);
+      expect(shapeOf(db, table)).toEqual(before[table]!.shape);
+    }
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    // New rows take ids after the kept ones.
+    const id = db
+      .prepare(`INSERT INTO history (message_id, step, channel, status, at) VALUES (41, 1, 'sms', 'Delivered', 7)`)
+      .run().lastInsertRowid;
+    expect(id).toBe(13);
+  });
+
+  it('is applied once: migrating again changes nothing', () => {
+    const db = open();
+    migrate(db, SCHEMA_VERSION - 1);
+    seed(db);
+    migrate(db);
+    migrate(db);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM messages').get()).toEqual({ n: 1 });
+  });
+});
