@@ -3,6 +3,8 @@ import { MAX_CUSTOMER_MESSAGE_ID, MAX_TTL_SECONDS } from './message-item.ts';
 import type { MessageItem } from './message-item.ts';
 import { normalizePhoneNumber } from './phone-number.ts';
 
+type SmsItem = Extract<MessageItem, { type: 'sms' }>;
+
 /** Longest `from` (an alpha-name), as in the schema. */
 const MAX_FROM = 64;
 
@@ -37,5 +39,17 @@ export function parseCommonSms(raw: unknown): MessageItem | undefined {
   }
   const digits = normalizePhoneNumber(to);
   if (digits === null) return undefined;
-  return { type: 'sms', from, to: digits, text, ttl: seconds, customerMessageId: cmid, scheduledAt: null, fallbacks: [] };
+  // zod's output type lists `messageData: undefined`, but its output has no such key when the
+  // input had none: neither has this one (the property test compares keys).
+  const sms: Omit<SmsItem, 'messageData'> = {
+    type: 'sms',
+    from,
+    to: digits,
+    text,
+    ttl: seconds,
+    customerMessageId: cmid,
+    scheduledAt: null,
+    fallbacks: [],
+  };
+  return sms as SmsItem;
 }
