@@ -54,7 +54,18 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
       );
     },
     async appendHistory(entries) {
-      if (entries.length > 0) await bulkInsert(pool, `${x}history`, HISTORY_COLUMNS, historyRowValues(entries));
+      if (entries.length === 0) return;
+      // COPY runs on one connection of the pool; it is one statement, so it needs no transaction.
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(entries));
+      } catch (error) {
+        broken = error as Error;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
     },
     async updateScheduled(id, c, at) {
       return transaction(pool, async (client): Promise<ScheduledChangeResult> => {

@@ -180,6 +180,54 @@ describe.skipIf(!url)('postgres storage', () => {
       }
     });
 
+    it("keeps COPY's special texts as they are: \\N, \\., CR, 'null', a trailing backslash, and an empty text", async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 'c', name: 'C', passwordHash: 'h', currency: 'EUR' }, 1);
+        const texts = ['\\N', '\\.', 'carriage\r\nreturn', 'null', 'ends in \\', '', '\t', 'a\\tb'];
+        const result = await storage.ingest({
+          accountId: account.id,
+          at: 2,
+          chargeDescription: 'SMS',
+          messages: texts.map((text, i) => ({ ...message(i), content: text, guid: text, meta: { text } })),
+        });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const stored = await storage.getMessages(result.ids);
+        expect(stored.map((m) => [m.content, m.guid, m.meta])).toEqual(texts.map((text) => [text, text, { text }]));
+        const nulls = await storage.pool.query(`SELECT COUNT(*)::int AS n FROM "${storage.schema}".messages WHERE guid IS NULL`);
+        expect(nulls.rows[0]).toEqual({ n: 0 });
+      } finally {
+        await storage.close();
+      }
+    });
+
+    it('appends history through a connection of the pool, and the pool stays usable after a failed append', async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 'h', name: 'H', passwordHash: 'h', currency: 'EUR' }, 1);
+        const result = await storage.ingest({ accountId: account.id, at: 2, chargeDescription: 'SMS', messages: [message(1)] });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const id = result.ids[0]!;
+        const entry = { messageId: id, step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 3, error: 'tab\there\\N' };
+        await storage.appendHistory([entry, { ...entry, status: 'Delivered', error: null, driver: 'sim', providerMessageId: 'p\n1' }]);
+        // A step beyond INTEGER fails the whole COPY: nothing of it is written.
+        await expect(
+          storage.appendHistory([
+            { ...entry, at: 4 },
+            { ...entry, step: 2 ** 40 },
+          ]),
+        ).rejects.toThrow();
+        expect(await storage.history(id)).toMatchObject([
+          { step: 0, status: 'Sent', at: 3, error: 'tab\there\\N' },
+          { status: 'Delivered', error: null, driver: 'sim', providerMessageId: 'p\n1' },
+        ]);
+        // Every connection of the pool still answers.
+        await Promise.all(Array.from({ length: 12 }, () => storage.history(id)));
+      } finally {
+        await storage.close();
+      }
+    });
+
     it('ingests 5000 messages in one transaction (timed)', async () => {
       const storage = await db.storage();
       try {
