@@ -31,7 +31,7 @@ function copyField(value: string): string {
  * `INSERT … SELECT` over one JSON document of the rows costs (that statement parsed the whole
  * document into `jsonb`, then took every field out of it and cast it), and the rows cost one
  * round trip whatever their number. `values` are the rows as one row-major list (row `r`, column
- * `c` at `r * columns.length + c`); values of `jsonb` columns are JSON text already. A null is
+ * `c` at `r * columns.length + c`); values of `json` and `jsonb` columns are JSON text already. A null is
  * SQL NULL. Text travels as UTF-8, so a lone surrogate arrives as U+FFFD, as in any other query.
  * COPY is one statement: on an error nothing of it is written.
  */
@@ -43,13 +43,13 @@ export async function bulkInsert(
 ): Promise<void> {
   if (values.length === 0) return;
   const width = columns.length;
-  const json = columns.map(([, type]) => type === 'jsonb');
+  const json = columns.map(([, type]) => type === 'json' || type === 'jsonb');
   let text = '';
   for (let r = 0; r < values.length; r += width) {
     for (let c = 0; c < width; c++) {
       const v = values[r + c];
       if (c > 0) text += '\t';
-      // A JSON null in a jsonb column is SQL NULL too (no column stores a JSON null).
+      // A JSON null in a JSON column is SQL NULL too (no column stores a JSON null).
       if (v === null || v === undefined || (json[c] && v === 'null')) text += '\\N';
       else if (typeof v === 'string') text += copyField(v);
       else text += String(v);

@@ -92,8 +92,8 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
         }
         await run(
           client,
-          `UPDATE ${x}messages SET steps = $1::jsonb, content = $2, due_at = $3, expires_at = $4, status = $5, snapshot = $6::jsonb,
-             work = $7::jsonb, wake_at = $8, cost = cost + $9, updated_at = $10, version = version + 1
+          `UPDATE ${x}messages SET steps = $1::json, content = $2, due_at = $3, expires_at = $4, status = $5, snapshot = $6::json,
+             work = $7::json, wake_at = $8, cost = cost + $9, updated_at = $10, version = version + 1
            WHERE id = $11`,
           scheduledChangeValues(id, c, at),
         );

@@ -122,6 +122,42 @@ describe.skipIf(!url)('postgres storage', () => {
       }
     });
 
+    it("upgrades the message row's jsonb columns to json keeping every value", async () => {
+      const storage = await db.storage();
+      try {
+        const s = `"${storage.schema}"`;
+        // The schema as the version before: jsonb columns, with a stored message.
+        await storage.pool.query(`ALTER TABLE ${s}.messages ALTER COLUMN steps TYPE jsonb, ALTER COLUMN snapshot TYPE jsonb,
+          ALTER COLUMN meta TYPE jsonb, ALTER COLUMN work DROP DEFAULT, ALTER COLUMN work TYPE jsonb, ALTER COLUMN work SET DEFAULT '[]'`);
+        await storage.pool.query(`DELETE FROM ${s}.spillway_migrations WHERE version = $1`, [SCHEMA_VERSION]);
+        const account = await storage.createAccount({ login: 'u', name: 'U', passwordHash: 'h', currency: 'EUR' }, 1);
+        const steps = [
+          { channel: 'sms', type: 'sms', from: 'S', to: '1', text: 'é "q" \\', ttl: null, partsCount: 1, cost: 0, rate: 0 },
+        ] as const;
+        const result = await storage.ingest({
+          accountId: account.id,
+          at: 2,
+          chargeDescription: 'SMS',
+          messages: [{ ...message(7), steps: [...steps], meta: { a: [1, null] } }, message(8)],
+        });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const before = await storage.getMessages(result.ids);
+
+        await storage.migrate();
+        const types = await storage.pool.query(
+          `SELECT column_name, data_type FROM information_schema.columns
+           WHERE table_schema = $1 AND table_name = 'messages' AND column_name IN ('steps', 'snapshot', 'meta', 'work') ORDER BY column_name`,
+          [storage.schema],
+        );
+        expect(types.rows.map((r: { data_type: string }) => r.data_type)).toEqual(['json', 'json', 'json', 'json']);
+        expect(await storage.getMessages(result.ids)).toEqual(before);
+        expect(before[0]).toMatchObject({ steps, meta: { a: [1, null] } });
+        expect(before[1]!.meta).toBeNull();
+      } finally {
+        await storage.close();
+      }
+    });
+
     it('leaves an injected pool open on close', async () => {
       const pool = new pg.Pool({ connectionString: url, max: 1 });
       const schema = db.schemaName();
