@@ -10,13 +10,15 @@
  *   on a thread of their own over the same file (as the reference server runs them).
  * - `scheduled`: 1,000,000 messages scheduled for tomorrow, accepted, then held by a running
  *   engine; prints the process's resident memory (run alone: `tsx bench/engine.ts scheduled`).
- * - `pg`: ingest on PostgreSQL (DATABASE_URL), one process, then two processes on one database.
+ * - `pg`: ingest on PostgreSQL (DATABASE_URL), one process, then two processes on one database;
+ *   beside the engine processes' CPU, their PostgreSQL backends' (from /proc, when the server runs
+ *   on this machine: the two share its cores).
  *
  * With no argument: floor, ingest, single, e2e (and pg when DATABASE_URL is set). Nothing here is
  * asserted; figures go to BENCHMARKS.md.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -223,19 +225,45 @@ function pgStorage(url: string, schema: string) {
   return pg;
 }
 
+/**
+ * CPU time (µs) the PostgreSQL backends of this process's connections have used, read from
+ * /proc: the server must run on this machine (null otherwise). The connections are found by
+ * their application_name.
+ */
+async function backendsCpu(storage: ReturnType<typeof pgStorage>, name: string): Promise<number | null> {
+  const found = await storage.pool.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [name]);
+  let total = 0;
+  for (const { pid } of found.rows as { pid: number }[]) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+      total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    } catch {
+      return null;
+    }
+  }
+  return total;
+}
+
 /** One ingest process on PostgreSQL (forked, so two can run side by side): prints msg/s. */
 async function pgChild(url: string, schema: string, requests: number): Promise<void> {
-  const storage = pgStorage(url, schema);
+  const name = `spillway-bench-${process.pid}`;
+  const storage = pgStorage(`${url}${url.includes('?') ? '&' : '?'}application_name=${name}`, schema);
   const { engine, accountId } = await setup(storage, { worker: false });
   const bodies = Array.from({ length: requests }, (_, r) => request(BATCH, `p${process.pid}-${r}`));
   await engine.messages.send(accountId, request(BATCH, 'warm'));
   process.send?.('ready');
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const pgBefore = await backendsCpu(storage, name);
   const cpu = process.cpuUsage();
   const t = performance.now();
   for (const body of bodies) await engine.messages.send(accountId, body);
   const used = process.cpuUsage(cpu);
-  process.send?.({ ms: performance.now() - t, messages: BATCH * requests, cpu: used.user + used.system });
+  const ms = performance.now() - t;
+  const pgAfter = await backendsCpu(storage, name);
+  const pgCpu = pgBefore === null || pgAfter === null ? null : pgAfter - pgBefore;
+  process.send?.({ ms, messages: BATCH * requests, cpu: used.user + used.system, pgCpu });
   await storage.close();
 }
 
@@ -253,18 +281,24 @@ async function pg(url: string): Promise<void> {
     const exited = children.map((c) => new Promise((r) => c.once('exit', r)));
     await Promise.all(children.map((c) => new Promise((r) => c.once('message', r))));
     const t = performance.now();
-    const done = children.map((c) => new Promise<{ ms: number; messages: number; cpu: number }>((r) => c.once('message', r as never)));
+    const done = children.map(
+      (c) => new Promise<{ ms: number; messages: number; cpu: number; pgCpu: number | null }>((r) => c.once('message', r as never)),
+    );
     for (const c of children) c.send('go');
     const results = await Promise.all(done);
     const wall = performance.now() - t;
     await Promise.all(exited);
     const messages = results.reduce((a, r) => a + r.messages, 0);
     const cpu = results.reduce((a, r) => a + r.cpu, 0);
+    // The backends' CPU when the server is on this machine (its background processes not counted).
+    const pgCpu = results.every((r) => r.pgCpu !== null) ? results.reduce((a, r) => a + r.pgCpu!, 0) : null;
     return line(
       `ingest, engine API (PostgreSQL, ${processes} process${processes > 1 ? 'es' : ''})`,
       messages,
       wall,
-      `; engine processes' CPU ${(cpu / messages).toFixed(1)} µs/message, PostgreSQL's not counted`,
+      `; engine processes' CPU ${(cpu / messages).toFixed(1)} µs/message, PostgreSQL backends' ${
+        pgCpu === null ? 'not measured (server not on this machine)' : `${(pgCpu / messages).toFixed(1)} µs/message`
+      }`,
     );
   };
   const one = await run(1, 10);

@@ -1,8 +1,8 @@
 import { HISTORY_ROW_COLUMNS } from '@spillway/core/storage';
-import type { Queryable } from './pg-util.ts';
-import { run } from './pg-util.ts';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 
-/** A column of a bulk insert: its name and the PostgreSQL type of its array parameter. */
+/** A column of a bulk insert: its name and its PostgreSQL type. */
 export type BulkColumn = readonly [name: string, type: string];
 
 /**
@@ -13,43 +13,56 @@ export function typedColumns<N extends string>(names: readonly N[], types: Reado
   return names.map((name) => [name, types[name]] as const);
 }
 
-/** A text value as a JSON string; lone surrogates become U+FFFD, as in the UTF-8 the driver sends. */
-function jsonString(value: string): string {
-  // ES2024 string methods, in Node since 20 (the TypeScript lib here is older).
-  const s = value as string & { isWellFormed(): boolean; toWellFormed(): string };
-  return JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
+/** Characters COPY's text format escapes inside a value. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A value as a field of COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyField(value: string): string {
+  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!) : value;
 }
 
 /**
- * Inserts many rows of one table in one statement. The rows travel as one JSON document (an
- * array of row arrays), which PostgreSQL parses once into `jsonb` and takes apart by position:
- * 5000 rows cost one round trip and one parse, whatever their number (no 65535-parameter limit
- * as with a VALUES list). Values of `jsonb` columns are JSON text already and go in as they are,
- * without being quoted and parsed twice; building the document costs the driver far less than
- * encoding one array literal per column. `values` are the rows as one row-major list (row `r`,
- * column `c` at `r * columns.length + c`).
+ * Inserts many rows of one table with one `COPY … FROM STDIN` (text format). PostgreSQL takes
+ * COPY's rows straight into the table: for 5000 message rows it spends about half the CPU an
+ * `INSERT … SELECT` over one JSON document of the rows costs (that statement parsed the whole
+ * document into `jsonb`, then took every field out of it and cast it), and the rows cost one
+ * round trip whatever their number. `values` are the rows as one row-major list (row `r`, column
+ * `c` at `r * columns.length + c`); values of `json` and `jsonb` columns are JSON text already. A null is
+ * SQL NULL. Text travels as UTF-8, so a lone surrogate arrives as U+FFFD, as in any other query.
+ * COPY is one statement: on an error nothing of it is written.
  */
-export async function bulkInsert(db: Queryable, table: string, columns: readonly BulkColumn[], values: readonly unknown[]): Promise<void> {
+export async function bulkInsert(
+  client: pg.PoolClient,
+  table: string,
+  columns: readonly BulkColumn[],
+  values: readonly unknown[],
+): Promise<void> {
   if (values.length === 0) return;
   const width = columns.length;
-  const json = columns.map(([, type]) => type === 'jsonb');
-  const rows: string[] = [];
+  const json = columns.map(([, type]) => type === 'json' || type === 'jsonb');
+  let text = '';
   for (let r = 0; r < values.length; r += width) {
-    let row = '[';
     for (let c = 0; c < width; c++) {
       const v = values[r + c];
-      if (c > 0) row += ',';
-      if (v === null || v === undefined) row += 'null';
-      else if (json[c]) row += v as string;
-      else if (typeof v === 'string') row += jsonString(v);
-      else row += JSON.stringify(v);
+      if (c > 0) text += '\t';
+      // A JSON null in a JSON column is SQL NULL too (no column stores a JSON null).
+      if (v === null || v === undefined || (json[c] && v === 'null')) text += '\\N';
+      else if (typeof v === 'string') text += copyField(v);
+      else text += String(v);
     }
-    rows.push(`${row}]`);
+    text += '\n';
   }
   const names = columns.map(([name]) => name).join(', ');
-  // A JSON null in a jsonb column is SQL NULL (no column stores a JSON null).
-  const select = columns.map(([, type], i) => (type === 'jsonb' ? `NULLIF(r -> ${i}, 'null')` : `(r ->> ${i})::${type}`)).join(', ');
-  await run(db, `INSERT INTO ${table} (${names}) SELECT ${select} FROM jsonb_array_elements($1::jsonb) AS r`, [`[${rows.join(',')}]`]);
+  // The stream is written and ended at once (it holds the data until PostgreSQL is ready for
+  // it): stream.pipeline would build an AbortSignal per call, a cost that single sends noticed.
+  await new Promise<void>((resolve, reject) => {
+    const copy = client.query(copyFrom(`COPY ${table} (${names}) FROM STDIN`));
+    copy.once('error', reject);
+    copy.once('finish', resolve);
+    copy.end(text);
+  });
 }
 
 /** Columns of a history row, shared by ingest, commit and appendHistory. */

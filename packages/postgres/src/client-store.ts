@@ -267,7 +267,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
       const offset = (Math.max(1, Math.floor(query.page)) - 1) * pageSize;
       // Transactions tied to a message with an attempt from the alpha-name.
       const from = `FROM ${x}wallet_transactions w JOIN ${x}messages m ON m.id = w.message_id
-        WHERE w.account_id = $1 AND m.steps @> jsonb_build_array(jsonb_build_object('from', $2::text))
+        WHERE w.account_id = $1 AND m.steps::jsonb @> jsonb_build_array(jsonb_build_object('from', $2::text))
           AND ($3::text[] IS NULL OR w.kind = ANY($3::text[]))`;
       return transaction(
         pool,

@@ -54,7 +54,18 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
       );
     },
     async appendHistory(entries) {
-      if (entries.length > 0) await bulkInsert(pool, `${x}history`, HISTORY_COLUMNS, historyRowValues(entries));
+      if (entries.length === 0) return;
+      // COPY runs on one connection of the pool; it is one statement, so it needs no transaction.
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(entries));
+      } catch (error) {
+        broken = error as Error;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
     },
     async updateScheduled(id, c, at) {
       return transaction(pool, async (client): Promise<ScheduledChangeResult> => {
@@ -81,8 +92,8 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
         }
         await run(
           client,
-          `UPDATE ${x}messages SET steps = $1::jsonb, content = $2, due_at = $3, expires_at = $4, status = $5, snapshot = $6::jsonb,
-             work = $7::jsonb, wake_at = $8, cost = cost + $9, updated_at = $10, version = version + 1
+          `UPDATE ${x}messages SET steps = $1::json, content = $2, due_at = $3, expires_at = $4, status = $5, snapshot = $6::json,
+             work = $7::json, wake_at = $8, cost = cost + $9, updated_at = $10, version = version + 1
            WHERE id = $11`,
           scheduledChangeValues(id, c, at),
         );

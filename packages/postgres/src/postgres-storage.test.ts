@@ -122,6 +122,42 @@ describe.skipIf(!url)('postgres storage', () => {
       }
     });
 
+    it("upgrades the message row's jsonb columns to json keeping every value", async () => {
+      const storage = await db.storage();
+      try {
+        const s = `"${storage.schema}"`;
+        // The schema as the version before: jsonb columns, with a stored message.
+        await storage.pool.query(`ALTER TABLE ${s}.messages ALTER COLUMN steps TYPE jsonb, ALTER COLUMN snapshot TYPE jsonb,
+          ALTER COLUMN meta TYPE jsonb, ALTER COLUMN work DROP DEFAULT, ALTER COLUMN work TYPE jsonb, ALTER COLUMN work SET DEFAULT '[]'`);
+        await storage.pool.query(`DELETE FROM ${s}.spillway_migrations WHERE version = $1`, [SCHEMA_VERSION]);
+        const account = await storage.createAccount({ login: 'u', name: 'U', passwordHash: 'h', currency: 'EUR' }, 1);
+        const steps = [
+          { channel: 'sms', type: 'sms', from: 'S', to: '1', text: 'é "q" \\', ttl: null, partsCount: 1, cost: 0, rate: 0 },
+        ] as const;
+        const result = await storage.ingest({
+          accountId: account.id,
+          at: 2,
+          chargeDescription: 'SMS',
+          messages: [{ ...message(7), steps: [...steps], meta: { a: [1, null] } }, message(8)],
+        });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const before = await storage.getMessages(result.ids);
+
+        await storage.migrate();
+        const types = await storage.pool.query(
+          `SELECT column_name, data_type FROM information_schema.columns
+           WHERE table_schema = $1 AND table_name = 'messages' AND column_name IN ('steps', 'snapshot', 'meta', 'work') ORDER BY column_name`,
+          [storage.schema],
+        );
+        expect(types.rows.map((r: { data_type: string }) => r.data_type)).toEqual(['json', 'json', 'json', 'json']);
+        expect(await storage.getMessages(result.ids)).toEqual(before);
+        expect(before[0]).toMatchObject({ steps, meta: { a: [1, null] } });
+        expect(before[1]!.meta).toBeNull();
+      } finally {
+        await storage.close();
+      }
+    });
+
     it('leaves an injected pool open on close', async () => {
       const pool = new pg.Pool({ connectionString: url, max: 1 });
       const schema = db.schemaName();
@@ -175,6 +211,54 @@ describe.skipIf(!url)('postgres storage', () => {
         expect(second).toMatchObject({ content: 'lone \ufffd surrogate', meta: null });
         const nulls = await storage.pool.query(`SELECT COUNT(*)::int AS n FROM "${storage.schema}".messages WHERE meta IS NULL`);
         expect(nulls.rows[0]).toEqual({ n: 1 });
+      } finally {
+        await storage.close();
+      }
+    });
+
+    it("keeps COPY's special texts as they are: \\N, \\., CR, 'null', a trailing backslash, and an empty text", async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 'c', name: 'C', passwordHash: 'h', currency: 'EUR' }, 1);
+        const texts = ['\\N', '\\.', 'carriage\r\nreturn', 'null', 'ends in \\', '', '\t', 'a\\tb'];
+        const result = await storage.ingest({
+          accountId: account.id,
+          at: 2,
+          chargeDescription: 'SMS',
+          messages: texts.map((text, i) => ({ ...message(i), content: text, guid: text, meta: { text } })),
+        });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const stored = await storage.getMessages(result.ids);
+        expect(stored.map((m) => [m.content, m.guid, m.meta])).toEqual(texts.map((text) => [text, text, { text }]));
+        const nulls = await storage.pool.query(`SELECT COUNT(*)::int AS n FROM "${storage.schema}".messages WHERE guid IS NULL`);
+        expect(nulls.rows[0]).toEqual({ n: 0 });
+      } finally {
+        await storage.close();
+      }
+    });
+
+    it('appends history through a connection of the pool, and the pool stays usable after a failed append', async () => {
+      const storage = await db.storage();
+      try {
+        const account = await storage.createAccount({ login: 'h', name: 'H', passwordHash: 'h', currency: 'EUR' }, 1);
+        const result = await storage.ingest({ accountId: account.id, at: 2, chargeDescription: 'SMS', messages: [message(1)] });
+        if (result.status !== 'accepted') throw new Error(result.status);
+        const id = result.ids[0]!;
+        const entry = { messageId: id, step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 3, error: 'tab\there\\N' };
+        await storage.appendHistory([entry, { ...entry, status: 'Delivered', error: null, driver: 'sim', providerMessageId: 'p\n1' }]);
+        // A step beyond INTEGER fails the whole COPY: nothing of it is written.
+        await expect(
+          storage.appendHistory([
+            { ...entry, at: 4 },
+            { ...entry, step: 2 ** 40 },
+          ]),
+        ).rejects.toThrow();
+        expect(await storage.history(id)).toMatchObject([
+          { step: 0, status: 'Sent', at: 3, error: 'tab\there\\N' },
+          { status: 'Delivered', error: null, driver: 'sim', providerMessageId: 'p\n1' },
+        ]);
+        // Every connection of the pool still answers.
+        await Promise.all(Array.from({ length: 12 }, () => storage.history(id)));
       } finally {
         await storage.close();
       }

@@ -7,7 +7,7 @@ import { historyOf } from './message-store.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
 
 /** The wake-up time of a message from its work column: the earliest `dueAt`, NULL when none. */
-const WAKE_OF_WORK = `(SELECT MIN((w ->> 'dueAt')::bigint) FROM jsonb_array_elements(work) AS w)`;
+const WAKE_OF_WORK = `(SELECT MIN((w ->> 'dueAt')::bigint) FROM json_array_elements(work) AS w)`;
 
 /** Applies `updates` (each message once) over the versions they read; answers the ids applied. */
 async function applyUpdates(client: Queryable, x: string, updates: MessageUpdate[], at: number, owner: string): Promise<Set<number>> {
@@ -16,7 +16,7 @@ async function applyUpdates(client: Queryable, x: string, updates: MessageUpdate
     `UPDATE ${x}messages m SET status = u.status, snapshot = u.snapshot, work = u.work, wake_at = u.wake_at, updated_at = $8,
        version = m.version + 1, lease_until = 0, lease_owner = NULL,
        attempt_owner = CASE u.attempt WHEN 'keep' THEN m.attempt_owner WHEN 'mine' THEN $9 ELSE NULL END
-     FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::jsonb[], $5::bigint[], $6::integer[], $7::text[])
+     FROM unnest($1::bigint[], $2::text[], $3::json[], $4::json[], $5::bigint[], $6::integer[], $7::text[])
        AS u(id, status, snapshot, work, wake_at, version, attempt)
      WHERE m.id = u.id AND m.version = u.version AND (m.lease_owner IS NULL OR m.lease_owner = $9 OR m.lease_until <= $8)
      RETURNING m.id`,
