@@ -3,11 +3,17 @@ import { SpillwayError } from '@spillway/core';
 import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, WalletTransaction } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
-import { CREDENTIAL_REVISION_KEY, bumpRevisionCte } from './credential-revision.ts';
-import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+import { CREDENTIAL_REVISION_KEY, bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
+import { isUniqueViolation, perTurn, row, rows, run, transaction } from './pg-util.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
 export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
+  const revision = credentialRevisionReader(pool, x);
+  // Every send reads its account's alpha-names: the sends handled in one turn share one query.
+  const alphaNames = perTurn((accountId: number) =>
+    // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
+    rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId]),
+  );
   /**
    * Moves the balance and records the transaction in one statement, so that it is atomic without
    * an explicit transaction; with `requireCover` the UPDATE only matches while the balance covers
@@ -51,12 +57,14 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return found ? { account: accountFromRow(found), passwordHash: found.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {
+      revision.clear();
       await run(
         pool,
         `WITH changed AS (UPDATE ${x}accounts SET password_hash = $1 WHERE id = $2 RETURNING id), ${bumpRevisionCte(x, 'changed')}
          SELECT 1`,
         [passwordHash, accountId],
       );
+      revision.clear();
     },
     async setRateLimit(accountId, category, limit) {
       // One statement edits the JSONB in place: no read-modify-write race between processes.
@@ -97,6 +105,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       ).map(apiKeyFromRow);
     },
     async revokeApiKey(accountId, keyId) {
+      revision.clear();
       // The storage has no clock; the revocation time only documents the row.
       const revoked = await row<{ n: number }>(
         pool,
@@ -106,20 +115,22 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
          SELECT count(*)::int AS n FROM changed`,
         [Date.now(), accountId, keyId],
       );
+      revision.clear();
       return (revoked?.n ?? 0) > 0;
     },
     async credentialRevision() {
-      const found = await row<{ value: string }>(pool, `SELECT value FROM ${x}settings WHERE key = $1`, [CREDENTIAL_REVISION_KEY]);
-      return Number(found?.value ?? 0);
+      return revision.get(CREDENTIAL_REVISION_KEY);
     },
 
     async upsertAlphaName(input) {
+      alphaNames.clear();
       const upserted = await row<AlphaNameRow>(
         pool,
         `INSERT INTO ${x}alpha_names (account_id, name, channels) VALUES ($1, $2, $3::jsonb)
          ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
         [input.accountId, input.name, JSON.stringify(input.channels)],
       );
+      alphaNames.clear();
       return alphaNameFromRow(upserted!);
     },
     async getAlphaName(accountId, name) {
@@ -127,17 +138,16 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return found ? alphaNameFromRow(found) : null;
     },
     async listAlphaNames(accountId) {
-      // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
-      return (
-        await rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId])
-      ).map(alphaNameFromRow);
+      return (await alphaNames.get(accountId)).map(alphaNameFromRow);
     },
     async setAlphaNameCallback(accountId, name, url) {
+      alphaNames.clear();
       const updated = await row<AlphaNameRow>(
         pool,
         `UPDATE ${x}alpha_names SET callback_url = $1 WHERE account_id = $2 AND name = $3 RETURNING *`,
         [url, accountId, name],
       );
+      alphaNames.clear();
       return updated ? alphaNameFromRow(updated) : null;
     },
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { bumpRevisionCte } from './credential-revision.ts';
+import { bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
 import { SpillwayError } from '@spillway/core';
 import { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from '@spillway/core/storage';
 import type { ChatHubStorage } from '@spillway/core';
@@ -34,6 +34,8 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
     },
 
     async revokeToken(input, at) {
+      const revision = credentialRevisionReader(pool, x);
+      revision.clear();
       await run(
         pool,
         `WITH changed AS (
@@ -42,6 +44,7 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
          SELECT 1`,
         [input.jti, at, input.expiresAt],
       );
+      revision.clear();
     },
     async getRevokedToken(jti) {
       const found = await row<RevokedTokenRow>(pool, `SELECT * FROM ${x}chat_hub_revoked_tokens WHERE jti = $1`, [jti]);
