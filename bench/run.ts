@@ -33,7 +33,7 @@ import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { backlog } from './backlog.ts';
-import { benchServerEnv, freePort, serverArgs } from './bench-server.ts';
+import { benchServerEnv, freePort, freePorts, serverArgs } from './bench-server.ts';
 
 const root = resolve(import.meta.dirname, '..');
 // The checkout whose server is measured (another worktree, for before/after figures); this one by default.
@@ -122,7 +122,7 @@ const KANNEL = ['/usr/sbin/bearerbox', '/usr/sbin/smsbox', '/usr/lib/kannel/test
 async function startKannel(): Promise<{ sendsms: string; pids: Array<number | undefined>; stop(): Promise<void> }> {
   const home = join(dir, 'kannel');
   mkdirSync(join(home, 'spool'), { recursive: true });
-  const [admin, smsbox, fake, sendsms] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [admin, smsbox, fake, sendsms] = (await freePorts(4)) as [number, number, number, number];
   const conf = readFileSync(join(root, 'bench/kannel/kannel.conf'), 'utf8')
     .replaceAll('{ADMIN_PORT}', String(admin))
     .replaceAll('{SMSBOX_PORT}', String(smsbox))

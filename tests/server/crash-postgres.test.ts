@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStorage } from '@spillway/postgres';
-import { expectedFinal, freePort, sendBatch, settled, startProcess, stopProcess, sumOfCosts } from '../support/server-process.ts';
+import { expectedFinal, freePorts, sendBatch, settled, startProcess, stopProcess, sumOfCosts } from '../support/server-process.ts';
 
 // Two reference servers on one PostgreSQL schema share the work; one is killed with SIGKILL in
 // the middle of it. The survivor must finish every message as a run without the crash would
@@ -25,7 +25,7 @@ describe.runIf(url?.startsWith('postgres'))('two servers on PostgreSQL, one kill
     const schema = `spillway_crash_${Date.now().toString(36)}`;
     schemas.push(schema);
     const env = { DATABASE_URL: url!, SPILLWAY_PG_SCHEMA: schema };
-    const [portA, portB] = [await freePort(), await freePort()];
+    const [portA, portB] = (await freePorts(2)) as [number, number];
     const a = await startProcess(env, portA, children);
     await startProcess(env, portB, children);
     const ids = [...(await sendBatch(portA, 0)), ...(await sendBatch(portB, 1)), ...(await sendBatch(portA, 2))];

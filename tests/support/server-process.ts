@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer as createNetServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 
@@ -9,13 +8,7 @@ const root = resolve(import.meta.dirname, '../..');
 export const CRASH_KEY = 'sk_crash_test_0123456789abcdef';
 const H = { 'X-Authorization-Key': CRASH_KEY, 'Content-Type': 'application/json' };
 
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
+export { freePort, freePorts } from '../../packages/channels/src/testing/free-ports.ts';
 
 /** Starts `spillway serve` with `env` (the database) on `port`; resolves once it answers /health. */
 export async function startProcess(env: Record<string, string>, port: number, children: ChildProcess[]): Promise<ChildProcess> {

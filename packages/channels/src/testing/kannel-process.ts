@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from './free-ports.ts';
 
 const BEARERBOX = ['/usr/sbin/bearerbox', '/usr/local/sbin/bearerbox'].find((p) => existsSync(p));
 const SMSBOX = ['/usr/sbin/smsbox', '/usr/local/sbin/smsbox'].find((p) => existsSync(p));
@@ -24,17 +24,6 @@ export interface KannelProcess {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function until(what: string, ok: () => Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -51,7 +40,7 @@ async function until(what: string, ok: () => Promise<boolean>, ms = 15_000): Pro
 export async function startKannel(options: { moUrl: string }): Promise<KannelProcess> {
   if (kannelMissing) throw new Error(kannelMissing);
   const dir = mkdtempSync(join(tmpdir(), 'spillway-kannel-'));
-  const [admin, smsbox, fake, sendsms] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [admin, smsbox, fake, sendsms] = (await freePorts(4)) as [number, number, number, number];
   const password = 'kannel-test';
   const conf = readFileSync(TEMPLATE, 'utf8')
     .replaceAll('{ADMIN_PORT}', String(admin))
