@@ -35,7 +35,10 @@ export const MAX_TTL_SECONDS = 1_209_600;
 /** Longest `customerMessageId`. */
 export const MAX_CUSTOMER_MESSAGE_ID = 64;
 
-const from = z.string().min(1, 'from (the alpha-name) must not be empty').max(64);
+/** Longest `from` (an alpha-name). */
+export const MAX_FROM = 64;
+
+const from = z.string().min(1, 'from (the alpha-name) must not be empty').max(MAX_FROM);
 
 const to = z.string().transform((raw, ctx) => {
   const digits = normalizePhoneNumber(raw);

@@ -1,12 +1,9 @@
 import { MAX_SMS_TEXT } from './message-data.ts';
-import { MAX_CUSTOMER_MESSAGE_ID, MAX_TTL_SECONDS } from './message-item.ts';
+import { MAX_CUSTOMER_MESSAGE_ID, MAX_FROM, MAX_TTL_SECONDS } from './message-item.ts';
 import type { MessageItem } from './message-item.ts';
 import { normalizePhoneNumber } from './phone-number.ts';
 
 type SmsItem = Extract<MessageItem, { type: 'sms' }>;
-
-/** Longest `from` (an alpha-name), as in the schema. */
-const MAX_FROM = 64;
 
 /**
  * The common item of a bulk request, an `sms` with no fallbacks, schedule or messageData,
