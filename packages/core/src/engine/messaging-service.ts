@@ -134,17 +134,16 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
     };
   }
 
-  /** The account's own messaging API message; another account's is reported exactly like a missing one. */
-  function own<T extends { message: StoredMessage }>(accountId: number, messageId: number, found: T | null): T {
-    if (!found || found.message.accountId !== accountId || found.message.kind !== 'message') {
-      throw new SpillwayError('not_found', `message ${messageId} not found`);
-    }
-    return found;
-  }
+  /** Whether a read message is the account's own messaging API message. */
+  const isOwn = (accountId: number, message: StoredMessage | null): message is StoredMessage =>
+    message !== null && message.accountId === accountId && message.kind === 'message';
+  // Another account's message is reported exactly like a missing one.
+  const notFound = (messageId: number) => new SpillwayError('not_found', `message ${messageId} not found`);
 
   async function load(accountId: number, messageId: number): Promise<StoredMessage> {
     const message = Number.isSafeInteger(messageId) ? await storage.getMessage(messageId) : null;
-    return own(accountId, messageId, message && { message }).message;
+    if (!isOwn(accountId, message)) throw notFound(messageId);
+    return message;
   }
 
   async function currencyOf(accountId: number): Promise<string> {
@@ -198,7 +197,8 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
 
     async status(accountId, messageId, currency) {
       // The message and its history in one read.
-      const found = own(accountId, messageId, Number.isSafeInteger(messageId) ? await storage.getMessageWithHistory(messageId) : null);
+      const found = Number.isSafeInteger(messageId) ? await storage.getMessageWithHistory(messageId) : null;
+      if (!found || !isOwn(accountId, found.message)) throw notFound(messageId);
       return buildStatusRecord(found.message, found.history, currency ?? (await currencyOf(accountId)));
     },
 
