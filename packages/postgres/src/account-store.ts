@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { SpillwayError } from '@spillway/core';
-import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
+import { accountFromRow, alphaNameFromRow, apiKeyFromRow, perTurn, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, WalletTransaction } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { CREDENTIAL_REVISION_KEY, bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
-import { isUniqueViolation, perTurn, row, rows, run, transaction } from './pg-util.ts';
+import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
 export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
@@ -57,7 +57,6 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return found ? { account: accountFromRow(found), passwordHash: found.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {
-      revision.clear();
       await run(
         pool,
         `WITH changed AS (UPDATE ${x}accounts SET password_hash = $1 WHERE id = $2 RETURNING id), ${bumpRevisionCte(x, 'changed')}
@@ -105,7 +104,6 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       ).map(apiKeyFromRow);
     },
     async revokeApiKey(accountId, keyId) {
-      revision.clear();
       // The storage has no clock; the revocation time only documents the row.
       const revoked = await row<{ n: number }>(
         pool,
@@ -123,7 +121,6 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
 
     async upsertAlphaName(input) {
-      alphaNames.clear();
       const upserted = await row<AlphaNameRow>(
         pool,
         `INSERT INTO ${x}alpha_names (account_id, name, channels) VALUES ($1, $2, $3::jsonb)
@@ -141,7 +138,6 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return (await alphaNames.get(accountId)).map(alphaNameFromRow);
     },
     async setAlphaNameCallback(accountId, name, url) {
-      alphaNames.clear();
       const updated = await row<AlphaNameRow>(
         pool,
         `UPDATE ${x}alpha_names SET callback_url = $1 WHERE account_id = $2 AND name = $3 RETURNING *`,

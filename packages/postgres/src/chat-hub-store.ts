@@ -34,8 +34,6 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
     },
 
     async revokeToken(input, at) {
-      const revision = credentialRevisionReader(pool, x);
-      revision.clear();
       await run(
         pool,
         `WITH changed AS (
@@ -44,7 +42,7 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
          SELECT 1`,
         [input.jti, at, input.expiresAt],
       );
-      revision.clear();
+      credentialRevisionReader(pool, x).clear();
     },
     async getRevokedToken(jti) {
       const found = await row<RevokedTokenRow>(pool, `SELECT * FROM ${x}chat_hub_revoked_tokens WHERE jti = $1`, [jti]);

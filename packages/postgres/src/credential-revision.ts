@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { perTurn, row } from './pg-util.ts';
-import type { PerTurnMemo } from './pg-util.ts';
+import { perTurn } from '@spillway/core/storage';
+import type { PerTurnMemo } from '@spillway/core/storage';
+import { row } from './pg-util.ts';
 
 /** The settings row counting credential revocations (see `AccountStorage.credentialRevision`). */
 export const CREDENTIAL_REVISION_KEY = 'credentials.revision';
@@ -16,14 +17,14 @@ export const bumpRevisionCte = (x: string, changed: string): string =>
    )`;
 
 /** One memo of the revision per pool and schema: the account and chat hub stores share it. */
-const memos = new WeakMap<pg.Pool, Map<string, PerTurnMemo<string, number>>>();
+const memos = new WeakMap<pg.Pool, Map<string, PerTurnMemo<string, Promise<number>>>>();
 
 /**
  * The credential revision read once per turn of the event loop (every authenticated request
  * reads it; the requests of one turn share the query). A revocation through this pool forgets the
  * memo (`clear`); one in another process is seen by every query of the next turn.
  */
-export function credentialRevisionReader(pool: pg.Pool, x: string): PerTurnMemo<string, number> {
+export function credentialRevisionReader(pool: pg.Pool, x: string): PerTurnMemo<string, Promise<number>> {
   let bySchema = memos.get(pool);
   if (!bySchema) memos.set(pool, (bySchema = new Map()));
   let memo = bySchema.get(x);

@@ -67,39 +67,3 @@ export function schemaPrefix(schema: string): string {
   }
   return `"${schema}".`;
 }
-
-/** Answers of {@link perTurn}: `get` reads through the memo, `clear` forgets it (after a write). */
-export interface PerTurnMemo<K, V> {
-  get(key: K): Promise<V>;
-  clear(): void;
-}
-
-/**
- * Memoizes a read for the rest of the current turn of the event loop, as the SQLite adapter does:
- * the requests handled in one turn arrived together and share one query; the memo is forgotten
- * before the next turn (`setImmediate`), so every query starts after what another process
- * committed before the turn began. A failed read is not kept; a writer calls `clear`.
- */
-export function perTurn<K, V>(read: (key: K) => Promise<V>): PerTurnMemo<K, V> {
-  let memo: Map<K, Promise<V>> | null = null;
-  return {
-    get(key) {
-      const kept = memo?.get(key);
-      if (kept) return kept;
-      if (!memo) {
-        const turn = (memo = new Map());
-        setImmediate(() => {
-          if (memo === turn) memo = null;
-        });
-      }
-      const turn = memo;
-      const value = read(key);
-      turn.set(key, value);
-      value.catch(() => turn.get(key) === value && turn.delete(key));
-      return value;
-    },
-    clear() {
-      memo = null;
-    },
-  };
-}

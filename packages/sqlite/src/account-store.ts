@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { SpillwayError } from '@spillway/core';
-import { apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
+import { apiKeyFromRow, perTurn, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, RateLimit, WalletTransaction } from '@spillway/core';
 import type { ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
 import { createCredentialRevision } from './credential-revision.ts';
-import { isUniqueViolation, lazy, perTurn } from './sqlite-util.ts';
+import { isUniqueViolation, lazy } from './sqlite-util.ts';
 
 function prepare(db: Database.Database) {
   return {
@@ -76,7 +76,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
   const revision = createCredentialRevision(db);
   // Every send reads its account's alpha-names: the sends that arrived together share one read.
-  const alphaNames = perTurn(db, (accountId: number) => st().listAlphaNames.all(accountId));
+  const alphaNames = perTurn((accountId: number) => st().listAlphaNames.all(accountId), { bypass: () => db.inTransaction });
   const setPasswordHashTx = db.transaction((passwordHash: string, accountId: number) => {
     if (st().setPasswordHash.run(passwordHash, accountId).changes > 0) revision.bump();
   });

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { lazy, perTurn } from './sqlite-util.ts';
-import type { PerTurnMemo } from './sqlite-util.ts';
+import { perTurn } from '@spillway/core/storage';
+import type { PerTurnMemo } from '@spillway/core/storage';
+import { lazy } from './sqlite-util.ts';
 
 /** The settings row counting credential revocations (see `AccountStorage.credentialRevision`). */
 export const CREDENTIAL_REVISION_KEY = 'credentials.revision';
@@ -26,7 +27,7 @@ export function createCredentialRevision(db: Database.Database): { read(): numbe
     ),
   }));
   let memo = memos.get(db);
-  if (!memo) memos.set(db, (memo = perTurn(db, (key: string) => Number(st().read.get(key)?.value ?? 0))));
+  if (!memo) memos.set(db, (memo = perTurn((key: string) => Number(st().read.get(key)?.value ?? 0), { bypass: () => db.inTransaction })));
   const shared = memo;
   return {
     read: () => shared.get(CREDENTIAL_REVISION_KEY),

@@ -15,3 +15,4 @@ export type { ChannelDriverContractOptions, ContractFailureCase } from './channe
 export { runClientStorageContract, type ClientStorageContractOptions } from './client-storage-contract.ts';
 export { runReachabilityStorageContract, type ReachabilityStorageContractOptions } from './reachability-contract.ts';
 export { runAlphaNameDirectoryContract, type AlphaNameDirectoryContractOptions } from './alpha-name-directory-contract.ts';
+export { runPerTurnReadsContract, type PerTurnReadsContractOptions } from './per-turn-contract.ts';
