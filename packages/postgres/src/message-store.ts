@@ -1,7 +1,14 @@
 import type pg from 'pg';
-import { historyEntryFromRow, historyRowValues, scheduledChangeValues, storedMessageFromRow } from '@spillway/core/storage';
+import {
+  historyEntryFromRow,
+  historyRowValues,
+  scheduledChangeValues,
+  statusViewFromRow,
+  storedMessageFromRow,
+  STATUS_VIEW_COLUMNS,
+} from '@spillway/core/storage';
 import type { MessageStorage } from '@spillway/core';
-import type { HistoryRow, MessageRow, ScheduledChangeResult } from '@spillway/core/storage';
+import type { HistoryRow, MessageRow, ScheduledChangeResult, StatusViewRow } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { createIngest } from './ingest.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
@@ -47,8 +54,8 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
       return transaction(
         pool,
         async (client) => {
-          const found = await row<MessageRow>(client, `SELECT * FROM ${x}messages WHERE id = $1`, [id]);
-          return found ? { message: storedMessageFromRow(found), history: await historyOf(client, x, id) } : null;
+          const found = await row<StatusViewRow>(client, `SELECT ${STATUS_VIEW_COLUMNS} FROM ${x}messages WHERE id = $1`, [id]);
+          return found ? { message: statusViewFromRow(found), history: await historyOf(client, x, id) } : null;
         },
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
       );

@@ -6,8 +6,11 @@ import {
   historyEntryFromRow,
   historyRowValues,
   scheduledChangeValues,
+  statusViewFromRow,
+  STATUS_VIEW_COLUMNS,
   type HistoryRow,
   type ScheduledChangeValues,
+  type StatusViewRow,
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
@@ -27,10 +30,11 @@ function prepare(db: Database.Database) {
     // ids as one JSON array: one prepared statement for any number of ids.
     byIds: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
-    // A message and its history in one statement (one read transaction): its history as one JSON
-    // array of HISTORY_SELECT's columns after message_id, in order.
-    withHistory: db.prepare<[number], SqliteMessageRow & { history_json: string }>(
-      `SELECT m.*, (SELECT json_group_array(json_array(step, channel, status, at, error, driver, provider_message_id))
+    // A message's status columns and its history in one statement (one read transaction): its
+    // history as one JSON array of HISTORY_SELECT's columns after message_id, in order. Only the
+    // status columns: a whole row's snapshot, work and content cost as much again to read.
+    withHistory: db.prepare<[number], Omit<StatusViewRow, 'steps'> & { steps: string; history_json: string }>(
+      `SELECT ${STATUS_VIEW_COLUMNS}, (SELECT json_group_array(json_array(step, channel, status, at, error, driver, provider_message_id))
          FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq)) AS history_json
        FROM messages m WHERE m.id = ?`,
     ),
@@ -81,8 +85,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
     const history = tuples.map(([step, channel, status, at, error, driver, provider_message_id]) =>
       historyEntryFromRow({ message_id: id, step, channel, status, at, error, driver, provider_message_id }),
     );
-    // toStoredMessage picks the message's columns: history_json is left behind.
-    return { message: toStoredMessage(row), history };
+    return { message: statusViewFromRow({ ...row, steps: JSON.parse(row.steps) as StatusViewRow['steps'] }), history };
   };
 
   return {

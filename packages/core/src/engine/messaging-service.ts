@@ -8,7 +8,7 @@ import type { RateCard } from '../pricing/rate-card.ts';
 import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { SendResponse, SentMessage } from '../types/api.ts';
-import type { StepSpec, StoredMessage } from '../types/message.ts';
+import type { MessageStatusView, StepSpec, StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
 import type { MessagingService } from './engine-types.ts';
@@ -135,7 +135,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
   }
 
   /** Whether a read message is the account's own messaging API message. */
-  const isOwn = (accountId: number, message: StoredMessage | null): message is StoredMessage =>
+  const isOwn = <M extends MessageStatusView>(accountId: number, message: M | null): message is M =>
     message !== null && message.accountId === accountId && message.kind === 'message';
   // Another account's message is reported exactly like a missing one.
   const notFound = (messageId: number) => new SpillwayError('not_found', `message ${messageId} not found`);

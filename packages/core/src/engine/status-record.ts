@@ -1,11 +1,11 @@
 import type { ExtendedStatus, FallbackStatus, MessageStatusRecord } from '../types/api.ts';
-import type { HistoryEntry, StoredMessage } from '../types/message.ts';
+import type { HistoryEntry, MessageStatusView } from '../types/message.ts';
 import type { DeliveryStatus } from '../types/status.ts';
 import { fromMicros } from './money.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function extended(message: StoredMessage, entries: HistoryEntry[]): ExtendedStatus[] {
+function extended(message: MessageStatusView, entries: HistoryEntry[]): ExtendedStatus[] {
   return entries.map((e) => ({
     status: e.status,
     channel: e.channel,
@@ -51,7 +51,7 @@ export function attemptStatus(entries: HistoryEntry[]): DeliveryStatus | null {
  * The status record of a messaging API message (interface 2.5): the overall `deliverystatus`,
  * each fallback with its own status, and the ordered history. Money in currency units.
  */
-export function buildStatusRecord(message: StoredMessage, history: HistoryEntry[], currency: string): MessageStatusRecord {
+export function buildStatusRecord(message: MessageStatusView, history: HistoryEntry[], currency: string): MessageStatusRecord {
   const primary = message.steps[0]!;
   const byStep = (step: number) => history.filter((h) => h.step === step);
   // The attempt that decided the outcome: the last one that was tried.

@@ -1,6 +1,6 @@
 import type { NewWalletTransaction } from './account-storage.ts';
 import type { DeliveryStatus } from '../types/status.ts';
-import type { HistoryEntry, MessageKind, PersistedMachineState, StepSpec, StoredMessage } from '../types/message.ts';
+import type { HistoryEntry, MessageKind, MessageStatusView, PersistedMachineState, StepSpec, StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
 
 /** A message to insert at acceptance, with the work and history its first transitions produced. */
@@ -95,8 +95,11 @@ export interface MessageStorage {
   getMessageByTrackinId(accountId: number, trackinId: string): Promise<StoredMessage | null>;
   getMessages(ids: number[]): Promise<StoredMessage[]>;
   history(messageId: number): Promise<HistoryEntry[]>;
-  /** A message with its history in one read (status records). */
-  getMessageWithHistory(id: number): Promise<{ message: StoredMessage; history: HistoryEntry[] } | null>;
+  /**
+   * A message's status view with its history in one read (status records, waits for a first
+   * step): the columns a status needs, not the whole row.
+   */
+  getMessageWithHistory(id: number): Promise<{ message: MessageStatusView; history: HistoryEntry[] } | null>;
   /** Appends history outside a transition (a short-URL click). */
   appendHistory(entries: HistoryEntry[]): Promise<void>;
   /**

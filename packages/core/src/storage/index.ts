@@ -60,8 +60,14 @@ export {
   HISTORY_ROW_COLUMNS,
 } from './ingest-rows.ts';
 export type { IngestRows } from './ingest-rows.ts';
-export { storedMessageFromRow, historyEntryFromRow, scheduledChangeValues } from './message-rows.ts';
-export type { MessageRow, HistoryRow, ScheduledChangeValues } from './message-rows.ts';
+export {
+  storedMessageFromRow,
+  statusViewFromRow,
+  STATUS_VIEW_COLUMNS,
+  historyEntryFromRow,
+  scheduledChangeValues,
+} from './message-rows.ts';
+export type { MessageRow, StatusViewRow, HistoryRow, ScheduledChangeValues } from './message-rows.ts';
 export { queuedReceiptFromRow, receiptOfOrphan } from './receipt-rows.ts';
 export type { ReceiptRow } from './receipt-rows.ts';
 export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './account-rows.ts';

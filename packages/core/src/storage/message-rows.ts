@@ -2,7 +2,7 @@ import type { ChannelId } from '../types/channel.ts';
 import type { DeliveryStatus, HistoryStatus } from '../types/status.ts';
 import { wakeAtOf, type WorkItem } from '../types/work.ts';
 import type { ScheduledChange } from '../ports/message-storage.ts';
-import type { HistoryEntry, MessageKind, StoredMessage } from '../types/message.ts';
+import type { HistoryEntry, MessageKind, MessageStatusView, StoredMessage } from '../types/message.ts';
 
 // Rows of the SQL adapters' message tables, JSON columns already parsed: an adapter parses at
 // its edge (SQLite TEXT) or gets values from its driver (PostgreSQL JSONB), then maps here.
@@ -56,6 +56,30 @@ export function storedMessageFromRow(row: MessageRow): StoredMessage {
     version: row.version,
     work: row.work,
     charged: Number(row.charged),
+  };
+}
+
+/** The columns of a `messages` row that make a {@link MessageStatusView}, for a narrow SELECT. */
+export const STATUS_VIEW_COLUMNS = 'id, list_id, account_id, kind, customer_message_id, steps, status, expires_at, cost';
+
+/** The {@link STATUS_VIEW_COLUMNS} of a `messages` row, `steps` parsed. */
+export type StatusViewRow = Pick<
+  MessageRow,
+  'id' | 'list_id' | 'account_id' | 'kind' | 'customer_message_id' | 'steps' | 'status' | 'expires_at' | 'cost'
+>;
+
+/** Maps the status columns of a `messages` row to the status view. */
+export function statusViewFromRow(row: StatusViewRow): MessageStatusView {
+  return {
+    id: row.id,
+    listId: row.list_id,
+    accountId: row.account_id,
+    kind: row.kind as MessageKind,
+    customerMessageId: row.customer_message_id,
+    steps: row.steps,
+    status: row.status as DeliveryStatus,
+    expiresAt: row.expires_at,
+    cost: row.cost,
   };
 }
 

@@ -66,6 +66,18 @@ export function describeWork(storage: StorageRef): void {
       expect(await storage().getMessages([])).toEqual([]);
       expect(await storage().getMessageWithHistory(999_999)).toBeNull();
     });
+
+    it("reads a message's status view with its history: the status columns of the whole row", async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const history = [{ step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 2_000, error: null }];
+      const { ids } = await ingestAccepted(storage(), account.id, [newMessage({ customerMessageId: 'c-1', expiresAt: 9_000, history })]);
+      const whole = (await storage().getMessage(ids[0]!))!;
+      const found = (await storage().getMessageWithHistory(ids[0]!))!;
+      const { id, listId, accountId, kind, customerMessageId, steps, status, expiresAt, cost } = whole;
+      expect(found.message).toEqual({ id, listId, accountId, kind, customerMessageId, steps, status, expiresAt, cost });
+      expect(found.message).toMatchObject({ customerMessageId: 'c-1', expiresAt: 9_000, kind: 'message' });
+      expect(found.history).toEqual([{ messageId: ids[0], ...history[0] }]);
+    });
   });
 
   describe('claimDue', () => {

@@ -32,6 +32,15 @@ export interface PersistedMachineState {
 /** Which machine runs a stored message: a `message` of the messaging API or a `cascade`. */
 export type MessageKind = 'message' | 'cascade';
 
+/**
+ * What a status record (and a wait for a first step) reads of a stored message: a narrow read,
+ * without the machine's snapshot, work and content.
+ */
+export type MessageStatusView = Pick<
+  StoredMessage,
+  'id' | 'listId' | 'accountId' | 'kind' | 'customerMessageId' | 'steps' | 'status' | 'expiresAt' | 'cost'
+>;
+
 /** A message as stored: its steps, where its machine is, and what it has cost. */
 export interface StoredMessage {
   id: number;
