@@ -1,14 +1,16 @@
 import type pg from 'pg';
 import {
   historyEntryFromRow,
+  historyFromTuples,
   historyRowValues,
+  HISTORY_TUPLE_SQL,
   scheduledChangeValues,
   statusViewFromRow,
   storedMessageFromRow,
   STATUS_VIEW_COLUMNS,
 } from '@spillway/core/storage';
 import type { MessageStorage } from '@spillway/core';
-import type { HistoryRow, MessageRow, ScheduledChangeResult, StatusViewRow } from '@spillway/core/storage';
+import type { HistoryRow, HistoryTuple, MessageRow, ScheduledChangeResult, StatusViewRow } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { createIngest } from './ingest.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
@@ -50,15 +52,16 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
     },
     history: (messageId) => historyOf(pool, x, messageId),
     async getMessageWithHistory(id) {
-      // One snapshot for both reads: the history matches the row.
-      return transaction(
+      // One statement (one snapshot, one round trip): the history as a JSON array in the row.
+      const found = await row<StatusViewRow & { history_json: HistoryTuple[] }>(
         pool,
-        async (client) => {
-          const found = await row<StatusViewRow>(client, `SELECT ${STATUS_VIEW_COLUMNS} FROM ${x}messages WHERE id = $1`, [id]);
-          return found ? { message: statusViewFromRow(found), history: await historyOf(client, x, id) } : null;
-        },
-        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+        `SELECT ${STATUS_VIEW_COLUMNS},
+           (SELECT COALESCE(json_agg(json_build_array(${HISTORY_TUPLE_SQL}) ORDER BY seq), '[]'::json)
+            FROM ${x}history h WHERE h.message_id = m.id) AS history_json
+         FROM ${x}messages m WHERE m.id = $1`,
+        [id],
       );
+      return found ? { message: statusViewFromRow(found), history: historyFromTuples(id, found.history_json) } : null;
     },
     async appendHistory(entries) {
       if (entries.length === 0) return;

@@ -4,11 +4,14 @@ import type { ScheduledChange, ScheduledChangeResult } from '@spillway/core/stor
 import {
   HISTORY_ROW_COLUMNS,
   historyEntryFromRow,
+  historyFromTuples,
   historyRowValues,
+  HISTORY_TUPLE_SQL,
   scheduledChangeValues,
   statusViewFromRow,
   STATUS_VIEW_COLUMNS,
   type HistoryRow,
+  type HistoryTuple,
   type ScheduledChangeValues,
   type StatusViewRow,
 } from '@spillway/core/storage';
@@ -34,7 +37,7 @@ function prepare(db: Database.Database) {
     // history as one JSON array of HISTORY_SELECT's columns after message_id, in order. Only the
     // status columns: a whole row's snapshot, work and content cost as much again to read.
     withHistory: db.prepare<[number], Omit<StatusViewRow, 'steps'> & { steps: string; history_json: string }>(
-      `SELECT ${STATUS_VIEW_COLUMNS}, (SELECT json_group_array(json_array(step, channel, status, at, error, driver, provider_message_id))
+      `SELECT ${STATUS_VIEW_COLUMNS}, (SELECT json_group_array(json_array(${HISTORY_TUPLE_SQL}))
          FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq)) AS history_json
        FROM messages m WHERE m.id = ?`,
     ),
@@ -77,14 +80,10 @@ export function createMessageStore(db: Database.Database): MessageStorage {
     return 'changed';
   });
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
-  type HistoryTuple = [number, string, string, number, string | null, string | null, string | null];
   const withHistory = (id: number) => {
     const row = st().withHistory.get(id);
     if (!row) return null;
-    const tuples = JSON.parse(row.history_json) as HistoryTuple[];
-    const history = tuples.map(([step, channel, status, at, error, driver, provider_message_id]) =>
-      historyEntryFromRow({ message_id: id, step, channel, status, at, error, driver, provider_message_id }),
-    );
+    const history = historyFromTuples(id, JSON.parse(row.history_json) as HistoryTuple[]);
     return { message: statusViewFromRow({ ...row, steps: JSON.parse(row.steps) as StatusViewRow['steps'] }), history };
   };
 

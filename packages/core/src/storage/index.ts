@@ -65,9 +65,11 @@ export {
   statusViewFromRow,
   STATUS_VIEW_COLUMNS,
   historyEntryFromRow,
+  historyFromTuples,
+  HISTORY_TUPLE_SQL,
   scheduledChangeValues,
 } from './message-rows.ts';
-export type { MessageRow, StatusViewRow, HistoryRow, ScheduledChangeValues } from './message-rows.ts';
+export type { MessageRow, StatusViewRow, HistoryRow, HistoryTuple, ScheduledChangeValues } from './message-rows.ts';
 export { queuedReceiptFromRow, receiptOfOrphan } from './receipt-rows.ts';
 export type { ReceiptRow } from './receipt-rows.ts';
 export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './account-rows.ts';

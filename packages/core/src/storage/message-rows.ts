@@ -83,6 +83,30 @@ export function statusViewFromRow(row: StatusViewRow): MessageStatusView {
   };
 }
 
+/**
+ * A history row as a JSON array, in the order of `history`'s columns after `message_id`: how a
+ * status read aggregates a message's history into one column of its row (one statement).
+ */
+export type HistoryTuple = [
+  step: number,
+  channel: string,
+  status: string,
+  at: number,
+  error: string | null,
+  driver: string | null,
+  provider_message_id: string | null,
+];
+
+/** The SQL of a {@link HistoryTuple}, over the columns of `history`. */
+export const HISTORY_TUPLE_SQL = 'step, channel, status, at, error, driver, provider_message_id';
+
+/** Maps the history tuples of message `messageId`, in order, to its history entries. */
+export function historyFromTuples(messageId: number, tuples: HistoryTuple[]): HistoryEntry[] {
+  return tuples.map(([step, channel, status, at, error, driver, provider_message_id]) =>
+    historyEntryFromRow({ message_id: messageId, step, channel, status, at, error, driver, provider_message_id }),
+  );
+}
+
 /** A `history` row. */
 export interface HistoryRow {
   message_id: number;
