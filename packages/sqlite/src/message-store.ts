@@ -17,7 +17,7 @@ import {
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
-import { toStoredMessage, type SqliteMessageRow } from './rows.ts';
+import { MESSAGE_JSON, messageFromJson, toStoredMessage, type SqliteMessageRow } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
 /** Columns of a history read, in the order core's mapper takes them. */
@@ -30,8 +30,11 @@ function prepare(db: Database.Database) {
     byTrackinId: db.prepare<[number, string], SqliteMessageRow>(
       `SELECT * FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
     ),
-    // ids as one JSON array: one prepared statement for any number of ids.
-    byIds: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
+    // ids as one JSON array: one prepared statement for any number of ids. Rows as JSON, as a
+    // claim reads them: workers read the messages of receipts they hold no copy of here.
+    byIds: db.prepare<[string], { id: number; message: string }>(
+      `SELECT id, ${MESSAGE_JSON} AS message FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
+    ),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
     // A message's status columns and its history in one statement (one read transaction): its
     // history as one JSON array of HISTORY_SELECT's columns after message_id, in order. Only the
@@ -111,12 +114,12 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       const byId = new Map(
         st()
           .byIds.all(JSON.stringify(ids))
-          .map((row) => [row.id, row]),
+          .map((row) => [row.id, row.message]),
       );
       // Answer in the order asked; unknown ids are left out.
       return ids.flatMap((id) => {
-        const row = byId.get(id);
-        return row ? [toStoredMessage(row)] : [];
+        const text = byId.get(id);
+        return text === undefined ? [] : [messageFromJson(text)];
       });
     },
     async history(messageId) {

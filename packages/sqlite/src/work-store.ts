@@ -12,12 +12,8 @@ import {
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { HISTORY_SELECT } from './message-store.ts';
-import { toStoredMessage, type SqliteMessageRow } from './rows.ts';
+import { MESSAGE_JSON, messageFromJson, toStoredMessage, type SqliteMessageRow } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
-
-/** What a worker reads of a claimed message: every column it maps, without the lease's own. */
-const CLAIM_COLUMNS = `id, list_id, account_id, kind, guid, trackin_id, customer_message_id, content, steps, status, snapshot,
-  route_ref, created_at, updated_at, due_at, expires_at, cost, meta, version, work, charged`;
 
 /** The wake-up time of a message from its work column: the earliest `dueAt`, NULL when none. */
 const WAKE_OF_WORK = `(SELECT MIN(value ->> '$.dueAt') FROM json_each(messages.work))`;
@@ -40,7 +36,8 @@ function prepare(db: Database.Database) {
     lease: db.prepare<[number, string, number, string]>(
       `UPDATE messages SET lease_until = ?, lease_owner = ?, wake_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
     ),
-    claimed: db.prepare<[string], SqliteMessageRow>(`SELECT ${CLAIM_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
+    // What a worker reads of a claimed message: every column it maps, without the lease's own.
+    claimed: db.prepare<[string], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
     nextDue: db.prepare<[number], { due: number | null }>(
       `SELECT wake_at AS due FROM messages WHERE wake_at IS NOT NULL AND lease_until <= ? ORDER BY wake_at LIMIT 1`,
     ),
@@ -226,10 +223,10 @@ export function createWorkStore(db: Database.Database): WorkStorage {
   return {
     async claimDue(now, limit, leaseMs, owner) {
       if (limit <= 0 || st().anyDue.get(now, now) === undefined) return [];
-      // RETURNING does not promise an order: restore the claim order.
+      // The read by ids answers in no promised order: restore the claim order.
       return claimTx
         .immediate(now, limit, leaseMs, owner)
-        .map(toStoredMessage)
+        .map(messageFromJson)
         .sort((a, b) => (wakeAtOf(a.work) ?? 0) - (wakeAtOf(b.work) ?? 0) || a.id - b.id);
     },
     async nextDueAt(now) {

@@ -95,6 +95,29 @@ export function describeWork(storage: StorageRef): void {
       expect(await storage().claimDue(0, 0, 1_000, 'w3')).toEqual([]);
     });
 
+    it('answers a claimed message as getMessage reads it: every field, quotes, control characters and emoji included', async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const awkward = 'say "hi"\\n\n\t\u0001 \u2028 émoji 😀';
+      const { ids } = await ingestAccepted(storage(), account.id, [
+        newMessage({
+          kind: 'cascade',
+          guid: 'g-"1"',
+          trackinId: 't\n1',
+          customerMessageId: 'c-1',
+          content: JSON.stringify({ text: awkward }),
+          steps: [step('999000000001', { text: awkward })],
+          routeRef: 'route "a"',
+          expiresAt: 90_000,
+          meta: { note: awkward, nested: { n: 1.5, list: [null, true, 1e21] } },
+          work: [send(0, 1_000), timer(0, 2_000)],
+        }),
+        newMessage({ work: [send(0, 1_500)] }),
+      ]);
+      const claimed = await storage().claimDue(2_000, 10, 1_000, 'w1');
+      expect(claimed.map((m) => m.id)).toEqual(ids);
+      for (const m of claimed) expect(m).toEqual(await get(m.id));
+    });
+
     it('answers null from nextDueAt when no message waits', async () => {
       await messagesWith([]);
       expect(await storage().nextDueAt(0)).toBeNull();
@@ -163,6 +186,36 @@ export function describeWork(storage: StorageRef): void {
       expect(mb2?.id).toBe(b);
       const late = await storage().commit(commitOf('w5', { at: FAR + 10, updates: [updateOf(mb2!, { status: 'undeliverable' })] }));
       expect(late.conflicts).toEqual([]);
+    });
+
+    it('applies a round whose updates win and lose together: only the winner writes, the committer frees its lost lease', async () => {
+      const { ids } = await messagesWith([send(0, 1_000)], [send(0, 1_000)], [send(0, 1_000)]);
+      const [a, b, c] = ids as [number, number, number];
+      const mine = await storage().claimDue(1_000, 2, 60_000, 'w1'); // a and b
+      expect(mine.map((m) => m.id)).toEqual([a, b]);
+      const [mc] = await storage().claimDue(1_000, 1, 60_000, 'w2');
+      const sent = { step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 3_000, error: null };
+      const result = await storage().commit(
+        commitOf('w1', {
+          updates: [
+            updateOf(mine[0]!, { attempt: 'mine', history: [sent] }),
+            updateOf({ ...mine[1]!, version: 7 }, { attempt: 'mine', history: [sent] }), // stale
+            updateOf(mc!, { attempt: 'mine', history: [sent] }), // w2 holds it
+          ],
+          providerIds: [a, b, c].map((id) => ({ driver: 'smpp', providerMessageId: `P${id}`, messageId: id, step: 0 })),
+        }),
+      );
+      expect(result.conflicts.sort()).toEqual([b, c].sort());
+      expect(await get(a)).toMatchObject({ version: 1, status: 'processing' });
+      expect(await get(b)).toMatchObject({ version: 0, work: [send(0, 1_000)] });
+      expect((await storage().history(a)).map((h) => h.status)).toEqual(['Sent']);
+      expect(await storage().history(b)).toEqual([]);
+      expect(await storage().history(c)).toEqual([]);
+      expect([...(await storage().findAttempts('smpp', [`P${a}`, `P${b}`, `P${c}`])).keys()]).toEqual([`P${a}`]);
+      // b wakes again at its work's due time; c stays w2's.
+      expect((await storage().claimDue(1_000, 10, 60_000, 'w3')).map((m) => m.id)).toEqual([b]);
+      expect((await storage().commit(commitOf('w2', { updates: [updateOf(mc!)] }))).conflicts).toEqual([]);
+      expect((await storage().adoptAttempts(['w1'], 'w4', 10)).map((x) => x.message.id)).toEqual([a]);
     });
 
     it('records provider ids, so that a receipt naming one finds its attempt', async () => {
