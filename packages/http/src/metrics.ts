@@ -112,10 +112,21 @@ export function createEngineMetrics(registry: Registry): { onCommit: (commit: Co
   );
   return {
     onCommit(commit) {
+      // Counted per label set first: prom-client hashes the labels on every inc, and a round
+      // carries hundreds of entries of a handful of kinds.
+      const byEntry = new Map<string, { channel: string; status: string; n: number }>();
+      const byFinal = new Map<string, number>();
       for (const u of commit.updates) {
-        for (const h of u.history) events.inc({ channel: h.channel, status: h.status });
-        if (isFinalStatus(u.status)) finished.inc({ status: u.status });
+        for (const h of u.history) {
+          const key = `${h.channel} ${h.status}`;
+          const counted = byEntry.get(key);
+          if (counted) counted.n++;
+          else byEntry.set(key, { channel: h.channel, status: h.status, n: 1 });
+        }
+        if (isFinalStatus(u.status)) byFinal.set(u.status, (byFinal.get(u.status) ?? 0) + 1);
       }
+      for (const { channel, status, n } of byEntry.values()) events.inc({ channel, status }, n);
+      for (const [status, n] of byFinal) finished.inc({ status }, n);
     },
   };
 }
