@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
-import { SHARED_WAKE_BYTES, sharedWaker, type IdleGate } from '@spillway/core/adapter';
 import type { ChannelDriver, Clock, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createSmtpTransport, createSpillway, serve } from '@spillway/http';
@@ -19,6 +18,7 @@ import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
 import type { ServerConfig } from './config.ts';
+import { wakeAtMostEveryMs } from './wake.ts';
 
 export interface SpillwayServer {
   engine: Engine;
@@ -45,15 +45,6 @@ export interface CreateServerOptions {
   bootstrap?: boolean;
   /** Folder of the designer's build, served at `/designer/`; false: no designer. @default apps/designer/dist */
   designerDir?: string | false;
-  /** The workers' thread: tells the HTTP thread when the workers wait idle (see `sharedIdleGate`). */
-  idleGate?: IdleGate;
-}
-
-/** What the workers' thread is started with. */
-export interface WorkerThreadData {
-  config: ServerConfig;
-  /** Shared with the HTTP thread: it wakes the workers only while they wait idle. */
-  wake: SharedArrayBuffer;
 }
 
 function openStorage(config: ServerConfig): SqliteStorage | PostgresStorage {
@@ -96,7 +87,6 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     config.SPILLWAY_ROLE === 'all' && config.SPILLWAY_WORKER_THREAD && !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
   const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
   let thread: Worker | null = null;
-  const wakeBuffer = new SharedArrayBuffer(SHARED_WAKE_BYTES);
   const email = config.SPILLWAY_SMTP_URL
     ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
     : undefined;
@@ -120,10 +110,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     chatHub: config.SPILLWAY_JWT_SECRET ? { jwtSecret: config.SPILLWAY_JWT_SECRET } : true,
     routeStats: 'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
     engine: {
-      // A message wakes the workers' thread only while its rounds wait idle: a busy one finds the
-      // new work at its next round, and a wake-up per request would only break its pauses.
-      ...(threaded ? { onWork: sharedWaker(wakeBuffer, () => thread?.postMessage('wake')) } : {}),
-      ...(options.idleGate ? { idleGate: options.idleGate } : {}),
+      ...(threaded ? { onWork: wakeAtMostEveryMs(1, () => thread?.postMessage('wake')) } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       onError: (error) => logger.error({ err: error }, 'worker error'),
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
@@ -193,13 +180,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // The workers' thread starts before the port opens (a server that answers is a server that
       // sends), unless the public origin is only known once a free port was picked.
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
-      if (threaded && known)
-        thread = await startWorkerThread({ config: { ...config, SPILLWAY_PUBLIC_URL: known }, wake: wakeBuffer }, logger);
+      if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, logger);
       listening = await serve({ fetch: spillway.fetch, port: config.PORT, hostname: config.HOST });
       const url = origin(listening.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
-      if (threaded && !thread)
-        thread = await startWorkerThread({ config: { ...config, SPILLWAY_PUBLIC_URL: publicUrl }, wake: wakeBuffer }, logger);
+      if (threaded && !thread) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, logger);
       logger.info({ url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process' }, 'spillway is listening');
       return { port: listening.port, url };
     },
@@ -220,7 +205,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 }
 
 /** Starts the workers' thread and resolves once it runs. */
-async function startWorkerThread(data: WorkerThreadData, logger: Logger): Promise<Worker> {
+async function startWorkerThread(config: ServerConfig, logger: Logger): Promise<Worker> {
   // Built (dist/*.js) the thread runs worker-thread.js as it is. From source under tsx, the thread
   // registers tsx's loader itself (loader hooks of the main thread do not reach worker threads),
   // then loads the entry; it inherits `--conditions=@spillway/source` with the process's execArgv.
@@ -230,9 +215,9 @@ async function startWorkerThread(data: WorkerThreadData, logger: Logger): Promis
   if (fromSource) {
     const tsx = import.meta.resolve('tsx/esm/api');
     const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
-    thread = new Worker(code, { eval: true, workerData: data });
+    thread = new Worker(code, { eval: true, workerData: config });
   } else {
-    thread = new Worker(entry, { workerData: data });
+    thread = new Worker(entry, { workerData: config });
   }
   await new Promise<void>((resolve, reject) => {
     thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`worker thread said ${String(message)}`))));

@@ -1,18 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { sharedIdleGate } from '@spillway/core/adapter';
-import { createServer, type WorkerThreadData } from './create-server.ts';
+import type { ServerConfig } from './config.ts';
+import { createServer } from './create-server.ts';
 
 // The workers of a reference server started with SPILLWAY_ROLE=all, on a thread of their own: the
 // rounds never hold up the HTTP thread's event loop. The HTTP thread posts 'wake' when it stored
-// new work while this thread's rounds wait idle (shared memory tells it when), and 'stop' on
-// shutdown; this thread answers 'ready' and 'stopped'.
+// new work and 'stop' on shutdown; this thread answers 'ready' and 'stopped'.
 
 const port = parentPort;
 if (!port) throw new Error('worker-thread.ts runs as a worker thread');
-const { config, wake } = workerData as WorkerThreadData;
+const config = workerData as ServerConfig;
 const server = await createServer(
   { ...config, SPILLWAY_ROLE: 'worker', SPILLWAY_WORKER_THREAD: false },
-  { bootstrap: false, designerDir: false, idleGate: sharedIdleGate(wake) },
+  { bootstrap: false, designerDir: false },
 );
 await server.listen();
 port.on('message', (message: unknown) => {

@@ -72,7 +72,6 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     ...(options.sendTimeoutMs ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
     batchSize: options.batchSize ?? 500,
-    idleGate: options.idleGate,
     onError,
   });
   const runsWorker = options.worker ?? true;

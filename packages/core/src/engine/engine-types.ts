@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import type { Commit } from '../ports/work-storage.ts';
-import type { IdleGate } from './round-loop.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
@@ -48,11 +47,6 @@ export interface EngineOptions {
    * wake workers that run elsewhere (`engine.wake()` in another thread or process).
    */
   onWork?: () => void;
-  /**
-   * With workers woken from another thread (`onWork` there, `engine.wake()` here): tells that
-   * thread when this engine's worker waits idle, so that it wakes it only then.
-   */
-  idleGate?: IdleGate;
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */
   maxInFlight?: number;
   /** A driver that has not answered a send after this long fails it temporarily, ms. @default 30000 */

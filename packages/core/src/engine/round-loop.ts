@@ -11,24 +11,6 @@ export interface RoundLoopOptions {
    */
   pause(found: number): number | Promise<number>;
   onError(error: unknown): void;
-  /** Tells another thread when the loop waits idle, so that it wakes the loop only then. */
-  idleGate?: IdleGate | undefined;
-}
-
-/**
- * The loop's side of a wake-up shared with another thread (the reference server's HTTP thread,
- * over a SharedArrayBuffer): that thread wakes the loop (`notify()`, by a message) only while the
- * loop waits idle, and otherwise only marks that work arrived. The pauses of a busy loop then are
- * not broken into by a wake-up per request.
- */
-export interface IdleGate {
-  /** A round begins: work marked before now is the round's to find. */
-  roundStarted(): void;
-  /**
-   * The loop is about to wait idle after a round that found nothing: answers false when work was
-   * marked since the round began (run again at once). From this call on, new work wakes the loop.
-   */
-  mayIdle(): boolean;
 }
 
 /** A loop of rounds that never overlap, with an idle wait that new work cuts short. */
@@ -88,16 +70,13 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
   async function loop(): Promise<void> {
     while (running) {
       poked = false;
-      options.idleGate?.roundStarted();
       const found = await tick();
       if (!running) break;
       // Rounds over a synchronous database resolve without ever leaving the microtask queue:
       // yield to the event loop between rounds, so that requests and timers get their turn.
       await yieldToEventLoop();
-      if (found === 0 && (poked || options.idleGate?.mayIdle() === false)) continue;
-      const ms = await Promise.resolve(options.pause(found)).catch(() => 0);
-      // A notify() that came while the pause was worked out ends the idle wait before it begins.
       if (found === 0 && poked) continue;
+      const ms = await Promise.resolve(options.pause(found)).catch(() => 0);
       if (ms > 0 && running) await sleep(ms, found === 0);
     }
   }

@@ -11,7 +11,7 @@ import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
-import { createRoundLoop, yieldToEventLoop, type IdleGate } from './round-loop.ts';
+import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
 import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
 import { createWorkerRecovery } from './worker-recovery.ts';
 
@@ -50,8 +50,6 @@ export interface WorkerDeps {
   unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
   /** Called after each commit with the events applied to each message (the reachability memory learns from them). */
   onApplied?: (applied: Array<{ message: StoredMessage; events: PendingEvent[] }>) => Promise<void>;
-  /** Tells the thread that stores new work when the rounds wait idle (see {@link IdleGate}). */
-  idleGate?: IdleGate | undefined;
 }
 
 /** A send handed to a driver whose result has not come back. */
@@ -416,7 +414,6 @@ export function createWorker(deps: WorkerDeps) {
     clock,
     round,
     onError: deps.onError,
-    idleGate: deps.idleGate,
     async pause(found) {
       // A full batch means a backlog: go on at once (after yielding to the event loop). Otherwise
       // let receipts and new work gather for a moment, so that a round carries many messages.
