@@ -77,6 +77,8 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
       await yieldToEventLoop();
       if (found === 0 && poked) continue;
       const ms = await Promise.resolve(options.pause(found)).catch(() => 0);
+      // A notify() that came while the pause was worked out ends the idle wait before it begins.
+      if (found === 0 && poked) continue;
       if (ms > 0 && running) await sleep(ms, found === 0);
     }
   }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { createFakeClock } from '../clock.ts';
+import { createRoundLoop } from './round-loop.ts';
+
+/** Lets the loop's promises, setImmediate yields and real timers of 0 ms run. */
+const settle = async () => {
+  for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+};
+
+/** A loop whose rounds find what `work` holds (and empty it); idle waits of 250 ms, busy pauses of 2. */
+function loopOver(pause: (found: number) => number | Promise<number> = (found) => (found > 0 ? 2 : 250)) {
+  const clock = createFakeClock();
+  const state = { work: 0, rounds: 0 };
+  const loop = createRoundLoop({
+    clock,
+    async round() {
+      state.rounds += 1;
+      const found = state.work;
+      state.work = 0;
+      return found;
+    },
+    pause,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  return { clock, state, loop };
+}
+
+describe('the round loop', () => {
+  it('waits idle after an empty round until notify() cuts the wait short', async () => {
+    const { state, loop } = loopOver();
+    loop.start();
+    await settle();
+    expect(state.rounds).toBe(1);
+    await settle();
+    expect(state.rounds).toBe(1);
+    loop.notify();
+    await settle();
+    expect(state.rounds).toBe(2);
+    await loop.stop();
+  });
+
+  it('runs again at once when notify() comes while the idle pause is being worked out', async () => {
+    let release: ((ms: number) => void) | null = null;
+    // The first idle pause is worked out slowly (a storage read); later ones at once.
+    const { state, loop } = loopOver(() => (release ? 250 : new Promise<number>((resolve) => (release = resolve))));
+    loop.start();
+    await settle();
+    expect(state.rounds).toBe(1);
+    loop.notify();
+    release!(250);
+    await settle();
+    expect(state.rounds).toBe(2);
+    await loop.stop();
+  });
+
+  it('lets work gather after a busy round: notify() does not cut that pause', async () => {
+    const { clock, state, loop } = loopOver();
+    state.work = 3;
+    loop.start();
+    await settle();
+    expect(state.rounds).toBe(1);
+    loop.notify();
+    await settle();
+    expect(state.rounds).toBe(1);
+    await clock.advance(2);
+    await settle();
+    expect(state.rounds).toBe(2);
+    await loop.stop();
+  });
+});
