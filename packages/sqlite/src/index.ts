@@ -5,4 +5,6 @@
  */
 export { createSqliteStorage } from './sqlite-storage.ts';
 export type { SqliteStorage, SqliteStorageOptions } from './sqlite-storage.ts';
+export { createCheckpointer } from './checkpointer.ts';
+export type { Checkpointer, CheckpointResult } from './checkpointer.ts';
 export { createSqliteRouteStats } from './route-stats.ts';

@@ -31,6 +31,13 @@ export interface SqliteStorageOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
+  /**
+   * WAL pages past which a commit checkpoints the log into the database file itself
+   * (`PRAGMA wal_autocheckpoint`). Raise it when a {@link createCheckpointer} does the checkpoints
+   * on a thread of its own, leaving this as a backstop; 0 turns them off.
+   * @default 1000 (SQLite's)
+   */
+  walAutocheckpointPages?: number;
 }
 
 function openDatabase(filename: string): Database.Database {
@@ -59,6 +66,8 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  if (options.walAutocheckpointPages !== undefined)
+    db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpointPages))}`);
   // The composed stores prepare their statements when created, so the tables must exist first.
   migrate(db);
 
