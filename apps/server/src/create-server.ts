@@ -18,6 +18,7 @@ import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
 import type { ServerConfig } from './config.ts';
+import type { CheckpointThreadData } from './checkpoint-thread.ts';
 import { wakeAtMostEveryMs } from './wake.ts';
 
 export interface SpillwayServer {
@@ -45,14 +46,24 @@ export interface CreateServerOptions {
   bootstrap?: boolean;
   /** Folder of the designer's build, served at `/designer/`; false: no designer. @default apps/designer/dist */
   designerDir?: string | false;
+  /** Another thread checkpoints the SQLite file (the workers' thread of a server that runs one): commits only as a backstop. */
+  checkpointsElsewhere?: boolean;
 }
 
-function openStorage(config: ServerConfig): SqliteStorage | PostgresStorage {
+/** The SQLite file of a configuration, or null for PostgreSQL and an in-memory database. */
+function sqliteFile(config: ServerConfig): string | null {
+  return config.DATABASE_URL?.startsWith('postgres') || config.SPILLWAY_DB === ':memory:' ? null : config.SPILLWAY_DB;
+}
+
+function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): SqliteStorage | PostgresStorage {
   if (config.DATABASE_URL?.startsWith('postgres')) {
     return createPostgresStorage({ connectionString: config.DATABASE_URL, schema: config.SPILLWAY_PG_SCHEMA });
   }
   if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
-  return createSqliteStorage({ filename: config.SPILLWAY_DB });
+  return createSqliteStorage({
+    filename: config.SPILLWAY_DB,
+    ...(checkpointsElsewhere ? { walAutocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } : {}),
+  });
 }
 
 /** A login's account id, remembered once found (logins never change). */
@@ -70,7 +81,12 @@ function accountIdOf(storage: Storage): (login: string) => Promise<number | unde
 /** The reference server: SQLite storage, simulator channels, the whole HTTP API. */
 export async function createServer(config: ServerConfig, options: CreateServerOptions = {}): Promise<SpillwayServer> {
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
-  const storage = openStorage(config);
+  // The workers run on a thread of their own unless they cannot share the database (in memory);
+  // a SQLite file is then checkpointed by a third thread, so that neither commit does it.
+  const threaded =
+    config.SPILLWAY_ROLE === 'all' && config.SPILLWAY_WORKER_THREAD && !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
+  const checkpointFile = threaded ? sqliteFile(config) : null;
+  const storage = openStorage(config, checkpointFile !== null || options.checkpointsElsewhere === true);
   await storage.migrate();
   // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
@@ -82,11 +98,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS,
     ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
   });
-  // The workers run on a thread of their own unless they cannot share the database (in memory).
-  const threaded =
-    config.SPILLWAY_ROLE === 'all' && config.SPILLWAY_WORKER_THREAD && !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
   const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
   let thread: Worker | null = null;
+  let checkpoints: Worker | null = null;
   const email = config.SPILLWAY_SMTP_URL
     ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
     : undefined;
@@ -180,6 +194,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // The workers' thread starts before the port opens (a server that answers is a server that
       // sends), unless the public origin is only known once a free port was picked.
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
+      if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, logger);
       listening = await serve({ fetch: spillway.fetch, port: config.PORT, hostname: config.HOST });
       const url = origin(listening.port);
@@ -197,6 +212,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     async close() {
       await listening?.close();
       if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
+      if (checkpoints) await stopWorkerThread(checkpoints, 5_000);
       // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
       await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
       email?.close();
@@ -206,28 +222,49 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 
 /** Starts the workers' thread and resolves once it runs. */
 async function startWorkerThread(config: ServerConfig, logger: Logger): Promise<Worker> {
-  // Built (dist/*.js) the thread runs worker-thread.js as it is. From source under tsx, the thread
-  // registers tsx's loader itself (loader hooks of the main thread do not reach worker threads),
-  // then loads the entry; it inherits `--conditions=@spillway/source` with the process's execArgv.
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(fromSource ? './worker-thread.ts' : './worker-thread.js', import.meta.url);
-  let thread: Worker;
-  if (fromSource) {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
-    thread = new Worker(code, { eval: true, workerData: config });
-  } else {
-    thread = new Worker(entry, { workerData: config });
-  }
-  await new Promise<void>((resolve, reject) => {
-    thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`worker thread said ${String(message)}`))));
-    thread.once('error', reject);
-  });
+  const thread = await startThread('worker-thread', config);
   thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
   return thread;
 }
 
-/** Asks the workers' thread to stop cleanly, and ends it after `timeoutMs` at the latest. */
+/** How often the checkpoint thread copies the SQLite log into the database file, ms. */
+const CHECKPOINT_INTERVAL_MS = 200;
+/** The backstop of the HTTP and workers' threads: past this many log pages a commit checkpoints itself. */
+const BACKSTOP_CHECKPOINT_PAGES = 10_000;
+
+/** Starts the thread that checkpoints the SQLite file `filename`, and resolves once it runs. */
+async function startCheckpointThread(filename: string, logger: Logger): Promise<Worker> {
+  const thread = await startThread('checkpoint-thread', { filename, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointThreadData);
+  thread.on('message', (message: unknown) => {
+    if (typeof message === 'object' && message !== null && 'error' in message) logger.warn({ error: message.error }, 'checkpoint failed');
+  });
+  thread.on('error', (error) => logger.error({ err: error }, 'the checkpoint thread failed: commits checkpoint the log themselves'));
+  return thread;
+}
+
+/** Starts the thread of `name` (a module next to this one) and resolves once it says 'ready'. */
+async function startThread(name: string, workerData: unknown): Promise<Worker> {
+  // Built (dist/*.js) the thread runs its .js as it is. From source under tsx, the thread
+  // registers tsx's loader itself (loader hooks of the main thread do not reach worker threads),
+  // then loads the entry; it inherits `--conditions=@spillway/source` with the process's execArgv.
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
+  let thread: Worker;
+  if (fromSource) {
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
+    thread = new Worker(code, { eval: true, workerData });
+  } else {
+    thread = new Worker(entry, { workerData });
+  }
+  await new Promise<void>((resolve, reject) => {
+    thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`${name} said ${String(message)}`))));
+    thread.once('error', reject);
+  });
+  return thread;
+}
+
+/** Asks a thread to stop cleanly ('stop', answered 'stopped'), and ends it after `timeoutMs` at the latest. */
 async function stopWorkerThread(thread: Worker, timeoutMs: number): Promise<void> {
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, timeoutMs);

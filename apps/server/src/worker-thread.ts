@@ -11,7 +11,8 @@ if (!port) throw new Error('worker-thread.ts runs as a worker thread');
 const config = workerData as ServerConfig;
 const server = await createServer(
   { ...config, SPILLWAY_ROLE: 'worker', SPILLWAY_WORKER_THREAD: false },
-  { bootstrap: false, designerDir: false },
+  // The HTTP thread started the checkpoint thread of a SQLite file with this one.
+  { bootstrap: false, designerDir: false, checkpointsElsewhere: true },
 );
 await server.listen();
 port.on('message', (message: unknown) => {
