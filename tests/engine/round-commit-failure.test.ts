@@ -31,3 +31,41 @@ describe('a worker round whose commit fails', () => {
     expect(f.simulator.sent.filter((a) => a.messageId === id)).toHaveLength(1);
   });
 });
+
+describe('stopping while every commit fails', () => {
+  it('tries the round that applies a send result again every 100 ms until the grace period ends, not in a tight loop', async () => {
+    f = await engineFixture({ latencyMs: 200 });
+    // The driver holds the send until released: it is in flight when the commits start failing.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const send = f.simulator.send.bind(f.simulator);
+    f.simulator.send = async (attempt, ctx) => {
+      await held;
+      return send(attempt, ctx);
+    };
+    await f.engine.messages.send(f.account.id, { messages: [{ from: 'Shop', to: '491510000001', text: 'Hello', type: 'sms' }] });
+    const draining = f.engine.drain();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    let attempts = 0;
+    f.storage.commit = async () => {
+      attempts++;
+      throw new Error('database is locked');
+    };
+    release();
+    // The round that applies the send's result fails: the result goes back in flight.
+    await draining;
+    expect(attempts).toBe(1);
+    let stopped = false;
+    const stopping = f.engine.stop(1_000).then(() => (stopped = true));
+    for (let ms = 0; ms < 1_500 && !stopped; ms += 50) {
+      await f.clock.advance(50);
+      // Let the rounds' own yields to the event loop run.
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await stopping;
+    expect(stopped).toBe(true);
+    // About one try per 100 ms of the second's grace (without the pause: hundreds).
+    expect(attempts).toBeGreaterThanOrEqual(8);
+    expect(attempts).toBeLessThanOrEqual(13);
+  });
+});

@@ -21,6 +21,8 @@ export const LEASE_MS = 60_000;
 const POLL_MS = 250;
 /** How long a round waits for more work to gather once some has arrived. */
 const GATHER_MS = 2;
+/** While stopping, how long to wait before a round whose commit failed is tried again, ms. */
+const STOP_RETRY_MS = 100;
 /** Messages this worker committed last, kept to apply their receipts without reading them again. */
 const KNOWN_MAX = 50_000;
 
@@ -481,6 +483,12 @@ export function createWorker(deps: WorkerDeps) {
         // A send leaves the flight when a round applies its result (nothing new is claimed now):
         // without this round the loop would spin until the deadline.
         await rounds.tick();
+        // A failed commit put the results back in flight, their sends long done: try again after
+        // a pause (the database is likely still locked), not in a loop of failing commits.
+        if (lastRoundFailed && inFlight.size > 0) {
+          const ms = Math.max(1, Math.min(STOP_RETRY_MS, deadline - clock.now()));
+          await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), ms));
+        }
       }
       while (queue.length > 0 || byProviderId.length > 0) {
         if ((await rounds.tick()) === 0) break;
