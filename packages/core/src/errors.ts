@@ -64,18 +64,3 @@ export class SpillwayError extends Error {
 export function isSpillwayError(value: unknown): value is SpillwayError {
   return value instanceof SpillwayError;
 }
-
-/**
- * Error codes of the storage adapters' drivers that mean "busy, try again", not "broken": SQLite's
- * lock held past the busy timeout, PostgreSQL's serialization failure, deadlock and lock timeout.
- */
-const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED', '40001', '40P01', '55P03']);
-
-/**
- * Whether a storage error means the database was too busy to take the operation (its transaction
- * wrote nothing): the HTTP adapter answers 503 with `Retry-After` rather than a 500.
- */
-export function isStorageBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && BUSY_CODES.has(code);
-}

@@ -7,7 +7,7 @@
  *
  * @module @spillway/core
  */
-export { SpillwayError, isSpillwayError, isStorageBusy } from './errors.ts';
+export { SpillwayError, isSpillwayError } from './errors.ts';
 export type { ErrorDetail, SpillwayErrorCode } from './errors.ts';
 export { systemClock, createFakeClock } from './clock.ts';
 export type { Clock, FakeClock, TimerHandle } from './clock.ts';

@@ -1,4 +1,4 @@
-import { isSpillwayError, isStorageBusy } from '@spillway/core';
+import { isSpillwayError } from '@spillway/core';
 import type { SpillwayErrorCode } from '@spillway/core';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -43,7 +43,8 @@ export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
       const status = err.status;
       return errorResponse(c, { error: CODE_OF_STATUS[status] ?? 'bad_request', message: err.message || 'Bad request', status });
     }
-    if (isStorageBusy(err)) {
+    // The storage adapter knows its driver's codes for "busy".
+    if (c.get('engine')?.storage.isBusy?.(err)) {
       logger.warn('the database was busy: answered 503', { method: c.req.method, path: c.req.path });
       c.header('Retry-After', '1');
       return errorResponse(c, { error: 'unavailable', message: 'The database is busy; nothing was written, retry shortly', status: 503 });

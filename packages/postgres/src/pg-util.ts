@@ -52,6 +52,15 @@ export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) 
   }
 }
 
+/** PostgreSQL's serialization_failure, deadlock_detected and lock_not_available: the transaction wrote nothing. */
+const BUSY_CODES = new Set(['40001', '40P01', '55P03']);
+
+/** True for PostgreSQL's errors of a database too busy to take the transaction: the storage's `isBusy`. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && BUSY_CODES.has(code);
+}
+
 /** True for PostgreSQL's unique_violation (a UNIQUE or PRIMARY KEY constraint). */
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';

@@ -64,6 +64,32 @@ describe.skipIf(!url)('postgres storage', () => {
   });
 
   describe('on a shared database', () => {
+    it('tells a busy database (a lock not granted in time, a deadlock) from other errors', async () => {
+      const storage = await create();
+      const holder = await storage.pool.connect();
+      const waiter = await storage.pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`LOCK TABLE "${storage.schema}".accounts IN ACCESS EXCLUSIVE MODE`);
+        await waiter.query('BEGIN');
+        await waiter.query(`SET LOCAL lock_timeout = '20ms'`);
+        const timedOut = await waiter.query(`LOCK TABLE "${storage.schema}".accounts IN ACCESS EXCLUSIVE MODE`).catch((e: unknown) => e);
+        expect((timedOut as { code?: string }).code).toBe('55P03');
+        expect(storage.isBusy(timedOut)).toBe(true);
+        await waiter.query('ROLLBACK');
+        const broken = await waiter.query('SELECT * FROM no_such_table').catch((e: unknown) => e);
+        expect(storage.isBusy(broken)).toBe(false);
+        expect(storage.isBusy(new Error('plain'))).toBe(false);
+        expect(storage.isBusy({ code: '40P01' })).toBe(true);
+        expect(storage.isBusy({ code: '40001' })).toBe(true);
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+        waiter.release();
+        await dispose(storage);
+      }
+    });
+
     it('migrates one schema from two processes at once, and again later', async () => {
       const schema = db.schemaName();
       const one = createPostgresStorage({ connectionString: url, schema });

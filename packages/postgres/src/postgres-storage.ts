@@ -10,7 +10,7 @@ import { createReachabilityStore } from './reachability-store.ts';
 import { createAlphaNameDirectory } from './alpha-name-directory.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
-import { schemaPrefix } from './pg-util.ts';
+import { isBusy, schemaPrefix } from './pg-util.ts';
 import { migrate } from './schema.ts';
 
 /** Options of {@link createPostgresStorage}. */
@@ -30,7 +30,7 @@ export interface PostgresStorageOptions {
 export type PostgresStorage = Storage &
   ClientStorage &
   ReachabilityStorage &
-  AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string };
+  AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string; isBusy(error: unknown): boolean };
 
 /**
  * Storage on PostgreSQL: several engine processes share one database; the outbox is claimed
@@ -51,6 +51,7 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
   const own = {
     name: 'postgres',
     pool,
+    isBusy,
     schema,
     async migrate() {
       await migrate(pool, schema);

@@ -13,6 +13,7 @@ import { createAlphaNameDirectory } from './alpha-name-directory.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
 import { migrate } from './schema.ts';
+import { isBusy } from './sqlite-util.ts';
 
 /** Options of {@link createSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -47,7 +48,10 @@ function openDatabase(filename: string): Database.Database {
 }
 
 /** The SQLite storage, with its database handle for tools and tests. */
-export type SqliteStorage = Storage & ClientStorage & ReachabilityStorage & AlphaNameDirectory & { readonly db: Database.Database };
+export type SqliteStorage = Storage &
+  ClientStorage &
+  ReachabilityStorage &
+  AlphaNameDirectory & { readonly db: Database.Database; isBusy(error: unknown): boolean };
 
 /**
  * The embedded default storage: one SQLite file in WAL mode, on better-sqlite3. Opening it
@@ -74,6 +78,7 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
   const own = {
     name: 'sqlite',
     db,
+    isBusy,
     async migrate() {
       migrate(db);
     },

@@ -11,6 +11,15 @@ export function lazy<T>(make: () => T): () => T {
   };
 }
 
+/** better-sqlite3's codes of a lock held past the busy timeout (the statement wrote nothing). */
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED']);
+
+/** True for better-sqlite3's error on a database too busy to take the statement: the storage's `isBusy`. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && BUSY_CODES.has(code);
+}
+
 /** True for better-sqlite3's error on a UNIQUE or PRIMARY KEY constraint. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

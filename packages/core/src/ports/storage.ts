@@ -12,6 +12,12 @@ import type { WorkStorage } from './work-storage.ts';
  */
 export interface Storage extends AccountStorage, MessageStorage, WorkStorage, ChatHubStorage, CascadeStorage, InboundStorage {
   readonly name: string;
+  /**
+   * Whether an error this storage threw means the database was too busy to take the operation (a
+   * lock held past its timeout, a serialization failure): its transaction wrote nothing, and a
+   * retry is safe. The HTTP adapter answers such errors 503 with `Retry-After`, others 500.
+   */
+  isBusy?(error: unknown): boolean;
   /** Creates or upgrades the schema; idempotent. */
   migrate(): Promise<void>;
   close(): Promise<void>;
