@@ -17,7 +17,7 @@ import {
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
-import { MESSAGE_JSON, messageFromJson, toStoredMessage, type SqliteMessageRow } from './rows.ts';
+import { MESSAGE_JSON, messageFromJson } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
 /** Columns of a history read, in the order core's mapper takes them. */
@@ -25,13 +25,16 @@ export const HISTORY_SELECT = `SELECT message_id, step, channel, status, at, err
 
 function prepare(db: Database.Database) {
   return {
-    byId: db.prepare<[number], SqliteMessageRow>(`SELECT * FROM messages WHERE id = ?`),
-    byGuid: db.prepare<[string], SqliteMessageRow>(`SELECT * FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`),
-    byTrackinId: db.prepare<[number, string], SqliteMessageRow>(
-      `SELECT * FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
-    ),
-    // ids as one JSON array: one prepared statement for any number of ids. Rows as JSON, as a
-    // claim reads them: workers read the messages of receipts they hold no copy of here.
+    // Whole messages are read as one JSON object a row (MESSAGE_JSON), everywhere.
+    byId: db.prepare<[number], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE id = ?`).pluck(),
+    byGuid: db.prepare<[string], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`).pluck(),
+    byTrackinId: db
+      .prepare<[number, string], string>(
+        `SELECT ${MESSAGE_JSON} FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
+      )
+      .pluck(),
+    // ids as one JSON array: one prepared statement for any number of ids (workers read the
+    // messages of receipts they hold no copy of here).
     byIds: db.prepare<[string], { id: number; message: string }>(
       `SELECT id, ${MESSAGE_JSON} AS message FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
     ),
@@ -98,16 +101,16 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       return batches.length === 0 ? [] : ingestMany(batches);
     },
     async getMessage(id) {
-      const row = st().byId.get(id);
-      return row ? toStoredMessage(row) : null;
+      const text = st().byId.get(id);
+      return text === undefined ? null : messageFromJson(text);
     },
     async getMessageByGuid(guid) {
-      const row = st().byGuid.get(guid);
-      return row ? toStoredMessage(row) : null;
+      const text = st().byGuid.get(guid);
+      return text === undefined ? null : messageFromJson(text);
     },
     async getMessageByTrackinId(accountId, trackinId) {
-      const row = st().byTrackinId.get(accountId, trackinId);
-      return row ? toStoredMessage(row) : null;
+      const text = st().byTrackinId.get(accountId, trackinId);
+      return text === undefined ? null : messageFromJson(text);
     },
     async getMessages(ids) {
       if (ids.length === 0) return [];

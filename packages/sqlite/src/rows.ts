@@ -14,11 +14,8 @@ import {
 /** `T` with the JSON columns `K` as better-sqlite3 returns them: text (null stays null). */
 type JsonText<T, K extends keyof T> = Omit<T, K> & { [P in K]: null extends T[P] ? string | null : string };
 
-const parseOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-
 export type SqliteAccountRow = JsonText<AccountRow, 'rate_limits'>;
 export type SqliteAlphaNameRow = JsonText<AlphaNameRow, 'channels'>;
-export type SqliteMessageRow = JsonText<MessageRow, 'steps' | 'snapshot' | 'meta' | 'work'>;
 
 /** Parses `rate_limits`, then maps with core's accountFromRow. */
 export function toAccount(row: SqliteAccountRow): Account {
@@ -59,21 +56,10 @@ export const MESSAGE_JSON = `json_object('id', id, 'list_id', list_id, 'account_
   'due_at', due_at, 'expires_at', expires_at, 'cost', cost, 'meta', json(meta), 'version', version, 'work', json(work),
   'charged', charged)`;
 
-/** Parses a {@link MESSAGE_JSON} row, then maps with core's storedMessageFromRow. */
+/** Parses a {@link MESSAGE_JSON} row (every read of whole messages), then maps with core's storedMessageFromRow. */
 export function messageFromJson(text: string): StoredMessage {
   const row = JSON.parse(text) as JsonText<MessageRow, 'snapshot'>;
   const parsed = row as unknown as MessageRow;
   parsed.snapshot = parseSnapshot(row.snapshot);
-  return storedMessageFromRow(parsed);
-}
-
-/** Parses `steps`, `snapshot`, `meta` and `work`, then maps with core's storedMessageFromRow. */
-export function toStoredMessage(row: SqliteMessageRow): StoredMessage {
-  // Parsed in place: one object less per message than spreading the row into a new one.
-  const parsed = row as unknown as MessageRow;
-  parsed.steps = JSON.parse(row.steps) as MessageRow['steps'];
-  parsed.snapshot = parseSnapshot(row.snapshot);
-  parsed.meta = parseOrNull<Record<string, unknown>>(row.meta);
-  parsed.work = JSON.parse(row.work) as MessageRow['work'];
   return storedMessageFromRow(parsed);
 }

@@ -12,7 +12,7 @@ import {
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { HISTORY_SELECT } from './message-store.ts';
-import { MESSAGE_JSON, messageFromJson, toStoredMessage, type SqliteMessageRow } from './rows.ts';
+import { MESSAGE_JSON, messageFromJson } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
 /** The wake-up time of a message from its work column: the earliest `dueAt`, NULL when none. */
@@ -108,11 +108,13 @@ function prepare(db: Database.Database) {
     releaseReceiptLeases: db.prepare<[string]>(
       `UPDATE receipts SET lease_until = 0, lease_owner = NULL WHERE lease_owner IN (SELECT value FROM json_each(?))`,
     ),
-    adopt: db.prepare<[string, string, number], SqliteMessageRow>(
-      `UPDATE messages SET attempt_owner = ?
-       WHERE id IN (SELECT id FROM messages WHERE attempt_owner IN (SELECT value FROM json_each(?)) LIMIT ?)
-       RETURNING *`,
-    ),
+    adopt: db
+      .prepare<[string, string, number], string>(
+        `UPDATE messages SET attempt_owner = ?
+         WHERE id IN (SELECT id FROM messages WHERE attempt_owner IN (SELECT value FROM json_each(?)) LIMIT ?)
+         RETURNING ${MESSAGE_JSON}`,
+      )
+      .pluck(),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
     forget: db.prepare<[string]>(
       `DELETE FROM workers WHERE id IN (SELECT value FROM json_each(?))
@@ -217,7 +219,8 @@ export function createWorkStore(db: Database.Database): WorkStorage {
   const adoptTx = db.transaction((from: string, to: string, limit: number) =>
     st()
       .adopt.all(to, from, limit)
-      .map((row) => ({ message: toStoredMessage(row), history: st().history.all(row.id).map(historyEntryFromRow) })),
+      .map(messageFromJson)
+      .map((message) => ({ message, history: st().history.all(message.id).map(historyEntryFromRow) })),
   );
 
   return {

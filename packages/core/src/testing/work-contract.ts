@@ -98,24 +98,25 @@ export function describeWork(storage: StorageRef): void {
     it('answers a claimed message as getMessage reads it: every field, quotes, control characters and emoji included', async () => {
       const account = await createFundedAccount(storage(), 1_000_000);
       const awkward = 'say "hi"\\n\n\t\u0001 \u2028 émoji 😀';
-      const { ids } = await ingestAccepted(storage(), account.id, [
-        newMessage({
-          kind: 'cascade',
-          guid: 'g-"1"',
-          trackinId: 't\n1',
-          customerMessageId: 'c-1',
-          content: JSON.stringify({ text: awkward }),
-          steps: [step('999000000001', { text: awkward })],
-          routeRef: 'route "a"',
-          expiresAt: 90_000,
-          meta: { note: awkward, nested: { n: 1.5, list: [null, true, 1e21] } },
-          work: [send(0, 1_000), timer(0, 2_000)],
-        }),
-        newMessage({ work: [send(0, 1_500)] }),
-      ]);
+      const first = newMessage({
+        kind: 'cascade',
+        guid: 'g-"1"',
+        trackinId: 't\n1',
+        customerMessageId: 'c-1',
+        content: JSON.stringify({ text: awkward }),
+        steps: [step('999000000001', { text: awkward })],
+        routeRef: 'route "a"',
+        expiresAt: 90_000,
+        meta: { note: awkward, nested: { n: 1.5, list: [null, true, 1e21] } },
+        work: [send(0, 1_000), timer(0, 2_000)],
+      });
+      const { ids } = await ingestAccepted(storage(), account.id, [first, newMessage({ work: [send(0, 1_500)] })]);
       const claimed = await storage().claimDue(2_000, 10, 1_000, 'w1');
       expect(claimed.map((m) => m.id)).toEqual(ids);
       for (const m of claimed) expect(m).toEqual(await get(m.id));
+      // Read back as written (an adapter may read claims and getMessage the same way).
+      const { kind, guid, trackinId, customerMessageId, content, steps, routeRef, expiresAt, meta, work } = first;
+      expect(claimed[0]).toMatchObject({ kind, guid, trackinId, customerMessageId, content, steps, routeRef, expiresAt, meta, work });
     });
 
     it('answers null from nextDueAt when no message waits', async () => {
