@@ -18,7 +18,7 @@
  * asserted; figures go to BENCHMARKS.md.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -29,6 +29,7 @@ import { createNodeHasher } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { createPostgresStorage } from '@spillway/postgres';
 import { request } from './engine-requests.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 const BATCH = 5000;
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-engine-'));
@@ -232,18 +233,8 @@ function pgStorage(url: string, schema: string) {
  */
 async function backendsCpu(storage: ReturnType<typeof pgStorage>, name: string): Promise<number | null> {
   const found = await storage.pool.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [name]);
-  let total = 0;
-  for (const { pid } of found.rows as { pid: number }[]) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
-      total += (Number(fields[11]) + Number(fields[12])) * 10_000;
-    } catch {
-      return null;
-    }
-  }
-  return total;
+  const micros = cpuMicros((found.rows as { pid: number }[]).map((r) => r.pid));
+  return Number.isNaN(micros) ? null : micros;
 }
 
 /** One ingest process on PostgreSQL (forked, so two can run side by side): prints msg/s. */

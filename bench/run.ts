@@ -34,6 +34,7 @@ import { createRequire } from 'node:module';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { backlog } from './backlog.ts';
 import { benchServerEnv, freePort, freePorts, serverArgs } from './bench-server.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 const root = resolve(import.meta.dirname, '..');
 // The checkout whose server is measured (another worktree, for before/after figures); this one by default.
@@ -169,23 +170,6 @@ interface WrkResult {
   /** CPU time of the serving processes per request, µs. */
   cpuPerRequestUs: number;
 }
-
-/** CPU time (user and system, all threads) the processes have used so far, µs; NaN where /proc is not readable. */
-function cpuMicros(pids: readonly (number | undefined)[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return NaN;
-    }
-  }
-  return ticks * (1_000_000 / CLOCK_TICKS);
-}
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /**
  * `wrk -t1 -c32` for SECONDS after a one-second warm-up; counts errors and non-2xx answers, and the
