@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_SMS_TEXT } from './message-data.ts';
-import { MAX_CUSTOMER_MESSAGE_ID, MAX_TTL_SECONDS, messageItemSchema } from './message-item.ts';
+import { MAX_CUSTOMER_MESSAGE_ID, MAX_FROM, MAX_TTL_SECONDS, messageItemSchema } from './message-item.ts';
 import { parseSendRequest } from './send-request.ts';
 import { parseCommonSms } from './sms-fast-path.ts';
 
@@ -22,8 +22,8 @@ const text = mostlyValid(
   fc.constantFrom('', 'x'.repeat(MAX_SMS_TEXT + 1), null, 7, undefined),
 );
 const from = mostlyValid(
-  fc.oneof(fc.string({ minLength: 1, maxLength: 5 }), fc.constant('a'.repeat(64))),
-  fc.constantFrom('', 'a'.repeat(65), undefined, null, true),
+  fc.oneof(fc.string({ minLength: 1, maxLength: 5 }), fc.constant('a'.repeat(MAX_FROM))),
+  fc.constantFrom('', 'a'.repeat(MAX_FROM + 1), undefined, null, true),
 );
 const ttl = mostlyValid(
   fc.oneof(fc.constantFrom(undefined, null, 1, MAX_TTL_SECONDS), fc.integer({ min: 1, max: MAX_TTL_SECONDS })),
