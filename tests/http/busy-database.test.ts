@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createEngine } from '@spillway/core';
 import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -54,5 +55,53 @@ describe('a database too busy to take a request', () => {
     const retried = await send();
     expect(retried.status).toBe(200);
     expect(count()).toBe(1);
+  });
+
+  it('answers 503 on public routes that write too (the gateway callback), as the OpenAPI document says', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'spillway.db');
+    const storage = createSqliteStorage({ filename: file, busyTimeoutMs: 50 });
+    await storage.migrate();
+    cleanups.push(() => storage.close());
+    const engine = createEngine({ storage, channels: [], hasher: createNodeHasher({ N: 1024 }) });
+    const secret = `whsec_${Buffer.from('gateway-secret-of-the-tests-0123').toString('base64')}`;
+    const app = createHttpApp({ engine, defaultMetrics: false, logger: quiet, gatewaySecret: secret });
+    const server = await serve({ fetch: app.fetch, port: 0 });
+    cleanups.push(() => server.close());
+    const base = `http://127.0.0.1:${server.port}`;
+    const callback = () => {
+      const text = JSON.stringify({ receipts: [{ messageId: 1, step: 0, status: 'delivered' }] });
+      const id = `msg_${Math.random().toString(36).slice(2)}`;
+      const at = new Date();
+      return fetch(`${base}/gateway-callback`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': new Webhook(secret).sign(id, at, text),
+        },
+        body: text,
+      });
+    };
+
+    const otherStorage = createSqliteStorage({ filename: file });
+    cleanups.push(() => otherStorage.close());
+    otherStorage.db.exec('BEGIN IMMEDIATE');
+    const busy = await callback();
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    otherStorage.db.exec('ROLLBACK');
+    expect((await callback()).status).toBe(200);
+
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const unavailable = { $ref: '#/components/responses/ServiceUnavailable' };
+    expect(doc.paths['/gateway-callback']!['post']!.responses['503']).toEqual(unavailable);
+    expect(doc.paths['/bat/messagelist']!['post']!.responses['503']).toEqual(unavailable);
+    // Routes that never reach the storage cannot be busy.
+    for (const path of ['/health', '/openapi.json', '/docs']) expect(doc.paths[path]!['get']!.responses['503'], path).toBeUndefined();
   });
 });

@@ -2915,6 +2915,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['ServiceUnavailable'];
     };
   };
   sendReferralCascadeMessagesSync: {
@@ -3704,6 +3705,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['ServiceUnavailable'];
     };
   };
   listOperators: {
@@ -4293,6 +4295,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['ServiceUnavailable'];
       /** @description The token endpoint did not answer in time */
       504: {
         headers: {
@@ -5309,6 +5312,7 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['ServiceUnavailable'];
     };
   };
   getHealth: {
@@ -5555,6 +5559,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['ServiceUnavailable'];
     };
   };
   injectInboundMessage: {
@@ -5661,6 +5666,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['ServiceUnavailable'];
     };
   };
   receiveSocialWebhook: {
@@ -5690,6 +5696,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['ServiceUnavailable'];
     };
   };
   getSocialGraph: {
@@ -5833,6 +5840,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['ServiceUnavailable'];
       /** @description The token endpoint did not answer in time */
       504: {
         headers: {

@@ -134,7 +134,8 @@ function commonResponsesOf(record: RouteRecord): CommonResponse[] {
   if (record.body) out.push('BadRequest', 'PayloadTooLarge', 'UnsupportedMediaType');
   if (record.auth !== 'none') out.push('Unauthorized');
   if (record.auth !== 'none' && record.auth !== 'admin-key') out.push('TooManyRequests');
-  if (record.auth !== 'none') out.push('ServiceUnavailable');
+  // Any route that reaches the storage, authenticated or not (the gateway's callbacks, logins, short links).
+  if (record.storage !== false) out.push('ServiceUnavailable');
   return out;
 }
 

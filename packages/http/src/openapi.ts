@@ -55,6 +55,11 @@ export interface RouteSpec {
   /** An example request body, shown by `/docs` (and prefilled in its try-it). */
   bodyExample?: unknown;
   responses: Record<number, RouteResponse>;
+  /**
+   * Whether the route reads or writes the storage, and so may answer 503 when the database is
+   * too busy (documented on every route that does). @default true
+   */
+  storage?: boolean;
 }
 
 /** A recorded route: its spec with the operationId it is documented under. */

@@ -25,6 +25,7 @@ export function registerSystemRoutes(
       summary: 'Liveness: 200 once the server accepts requests',
       tags: ['system'],
       auth: 'none',
+      storage: false,
       responses: { 200: { description: 'Up', schema: healthSchema } },
     },
     (c) => c.json({ status: 'ok' as const }),
@@ -41,6 +42,7 @@ export function registerSystemRoutes(
         summary: 'Prometheus metrics (text exposition format)',
         tags: ['system'],
         auth: 'none',
+        storage: false,
         responses: { 200: { description: 'Metrics', contentType: 'text/plain', schema: z.string() } },
       },
       async (c) => c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }),
@@ -60,6 +62,7 @@ export function registerSystemRoutes(
       summary: 'This API as an OpenAPI 3.1 document',
       tags: ['system'],
       auth: 'none',
+      storage: false,
       responses: { 200: { description: 'OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
     },
     (c) => {
@@ -84,6 +87,7 @@ export function registerSystemRoutes(
       summary: 'Browsable API reference: search, examples and a try-it client',
       tags: ['system'],
       auth: 'none',
+      storage: false,
       responses: { 200: { description: 'HTML page', contentType: 'text/html', schema: z.string() } },
     },
     (c) =>
@@ -100,6 +104,7 @@ export function registerSystemRoutes(
       summary: 'The script of the API reference (Scalar, served from the package, no CDN)',
       tags: ['system'],
       auth: 'none',
+      storage: false,
       responses: {
         200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() },
         304: { description: 'Not modified (If-None-Match)' },
