@@ -13,7 +13,7 @@ import type { MessageStorage } from '@spillway/core';
 import type { HistoryRow, HistoryTuple, MessageRow, ScheduledChangeResult, StatusViewRow } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
 import { createIngest } from './ingest.ts';
-import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
+import { brokenBy, row, rows, run, transaction, type Queryable } from './pg-util.ts';
 
 /** Columns of a history read, in the order core's mapper takes them. */
 export const HISTORY_FIELDS = 'message_id, step, channel, status, at, error, driver, provider_message_id';
@@ -71,7 +71,7 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
       try {
         await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, historyRowValues(entries));
       } catch (error) {
-        broken = error as Error;
+        broken = brokenBy(error);
         throw error;
       } finally {
         client.release(broken);

@@ -52,6 +52,15 @@ export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) 
   }
 }
 
+/**
+ * What to hand `client.release()` after `error`: nothing for PostgreSQL's own errors (it answered
+ * them and waits for the next query, so the connection goes back to the pool), the error itself
+ * otherwise (the socket or the stream failed, and the connection may be mid-protocol: it is dropped).
+ */
+export function brokenBy(error: unknown): Error | undefined {
+  return error instanceof pg.DatabaseError ? undefined : (error as Error);
+}
+
 /** PostgreSQL's serialization_failure, deadlock_detected and lock_not_available: the transaction wrote nothing. */
 const BUSY_CODES = new Set(['40001', '40P01', '55P03']);
 
