@@ -23,6 +23,7 @@
  * take a core of its own to generate the same load). Nothing here is asserted; figures go to
  * BENCHMARKS.md. Environment: SPILLWAY_BENCH_SECONDS (wrk duration, default 5),
  * SPILLWAY_BENCH_E2E (default 200000), SPILLWAY_BENCH_BACKLOG (default 100000, 0 skips),
+ * SPILLWAY_BENCH_ROUNDS (rounds of the wrk loads, default 3),
  * SPILLWAY_BENCH_SERVER_ROOT (another checkout whose server to measure, for before/after figures).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -43,6 +44,7 @@ const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-'));
 const SECONDS = Number(process.env['SPILLWAY_BENCH_SECONDS'] ?? 5);
 const E2E = Number(process.env['SPILLWAY_BENCH_E2E'] ?? 200_000);
 const BACKLOG = Number(process.env['SPILLWAY_BENCH_BACKLOG'] ?? 100_000);
+const ROUNDS = Math.max(1, Number(process.env['SPILLWAY_BENCH_ROUNDS'] ?? 3));
 const BATCH = 5000;
 const KEY = 'sk_bench_0123456789abcdef';
 const children: ChildProcess[] = [];
@@ -331,8 +333,37 @@ function row(what: string, spillway: string, peer: string, r: string, target: st
   console.error(`  ${what}: ${spillway} | ${peer} | ${r}`);
 }
 const cpuText = (r: WrkResult) => (Number.isFinite(r.cpuPerRequestUs) ? `${Math.round(r.cpuPerRequestUs)} µs CPU/req` : 'CPU ?');
+/** The run of median rate among rounds (its CPU and p99 come with it). */
+function medianRun(runs: WrkResult[]): WrkResult {
+  return [...runs].sort((a, b) => a.rps - b.rps)[(runs.length - 1) >> 1]!;
+}
+/** The median of the rounds' ratios `a[r] / b[r]`, with each round's after it when there are several. */
+function ratioOfRounds(a: WrkResult[], b: WrkResult[]): string {
+  const each = a.map((x, r) => x.rps / (b[r]?.rps ?? NaN)).filter(Number.isFinite);
+  if (each.length === 0) return '—';
+  const median = [...each].sort((x, y) => x - y)[(each.length - 1) >> 1]!;
+  return each.length === 1 ? median.toFixed(2) : `${median.toFixed(2)} (${each.map((x) => x.toFixed(2)).join(', ')})`;
+}
+/**
+ * The share of the machine's CPU time the hypervisor gave to others since `before` (the `steal`
+ * column of /proc/stat); without `before`, the counters to pass later. Linux only (NaN elsewhere).
+ */
+function cpuStolen(): number[];
+function cpuStolen(before: number[]): number;
+function cpuStolen(before?: number[]): number[] | number {
+  let now: number[] = [];
+  try {
+    now = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  } catch {
+    return before ? NaN : [];
+  }
+  if (!before) return now;
+  const total = now.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0);
+  return total > 0 ? ((now[7] ?? 0) - (before[7] ?? 0)) / total : NaN;
+}
 function checked(name: string, result: WrkResult): WrkResult {
-  if (result.bad > 0) notes.push(`${name}: ${result.bad} errors or non-2xx answers during the run (the figure is not valid)`);
+  const note = `${name}: errors or non-2xx answers during a run (its figure is not valid)`;
+  if (result.bad > 0 && !notes.includes(note)) notes.push(note);
   return result;
 }
 
@@ -362,52 +393,66 @@ try {
   const sendLua = luaScript('send', { method: 'POST', headers: json, body: sendBody });
   const first = (await post(spillway.base, JSON.stringify(request(1, 'status')))).messages[0]!.messageId;
 
-  // Single sends: the three servers one after another, the same load.
-  const sends = checked('single sends', wrk(`${spillway.base}/bat/messagelist`, sendLua, [spillway.child.pid]));
-  const kannelSends = kannel
-    ? checked(
-        'Kannel sendsms',
-        wrk(
-          kannel.sendsms,
-          luaScript('kannel', {
-            path: `"${new URL(kannel.sendsms).pathname}${new URL(kannel.sendsms).search}&to=4915" .. string.format("%08d", 10000000 + n) .. "&text=Your+code+is+" .. n`,
-          }),
-          kannel.pids,
-        ),
-      )
-    : null;
-  const bareSends = checked('bare node POST', wrk(`${bare.base}/bat/messagelist`, sendLua, [bare.child.pid]));
+  const kannelLua = kannel
+    ? luaScript('kannel', {
+        path: `"${new URL(kannel.sendsms).pathname}${new URL(kannel.sendsms).search}&to=4915" .. string.format("%08d", 10000000 + n) .. "&text=Your+code+is+" .. n`,
+      })
+    : '';
+  const statusLua = luaScript('status', { headers: { 'X-Authorization-Key': KEY } });
+
+  // Rounds: each one runs every server under each load, one after another, so that a slow minute of
+  // a shared machine falls on both sides of a ratio. Each ratio is the median of its rounds'.
+  const runs = { sends: [] as WrkResult[], kannel: [] as WrkResult[], bareSends: [] as WrkResult[] };
+  const reads = { status: [] as WrkResult[], bareGet: [] as WrkResult[], health: [] as WrkResult[] };
+  const stolenBefore = cpuStolen();
+  for (let r = 0; r < ROUNDS; r++) {
+    console.error(`round ${r + 1} of ${ROUNDS} ...`);
+    runs.sends.push(checked('single sends', wrk(`${spillway.base}/bat/messagelist`, sendLua, [spillway.child.pid])));
+    if (kannel) runs.kannel.push(checked('Kannel sendsms', wrk(kannel.sendsms, kannelLua, kannel.pids)));
+    runs.bareSends.push(checked('bare node POST', wrk(`${bare.base}/bat/messagelist`, sendLua, [bare.child.pid])));
+    reads.status.push(checked('status reads', wrk(`${spillway.base}/bat/message/${first}`, statusLua, [spillway.child.pid])));
+    reads.bareGet.push(checked('bare node GET', wrk(`${bare.base}/`, undefined, [bare.child.pid])));
+    reads.health.push(checked('health', wrk(`${spillway.base}/health`, undefined, [spillway.child.pid])));
+  }
+  const stolen = cpuStolen(stolenBefore);
+  if (stolen >= 0.02) {
+    notes.push(
+      `the hypervisor took ${(stolen * 100).toFixed(0)} % of the machine's CPU time during the rounds (steal): rates move between runs, compare the ratios`,
+    );
+  }
+  const sends = medianRun(runs.sends);
+  const kannelSends = kannel ? medianRun(runs.kannel) : null;
+  const bareSends = medianRun(runs.bareSends);
   row(
     'single-message sends, `POST /bat/messagelist` (1 message, 32 connections)',
     `${fmt(sends.rps)} req/s, ${cpuText(sends)}`,
     kannelSends ? `Kannel \`sendsms\` ${fmt(kannelSends.rps)} req/s, ${cpuText(kannelSends)}` : 'Kannel: not run',
-    kannelSends ? ratio(sends.rps, kannelSends.rps) : '—',
+    kannelSends ? ratioOfRounds(runs.sends, runs.kannel) : '—',
     '≥ 1.5',
   );
   row(
     '  the same',
     `p99 ${sends.p99Ms.toFixed(1)} ms`,
     `bare \`node:http\` ${fmt(bareSends.rps)} req/s, ${cpuText(bareSends)}`,
-    ratio(sends.rps, bareSends.rps),
+    ratioOfRounds(runs.sends, runs.bareSends),
     '≥ 0.5',
   );
 
-  const statusLua = luaScript('status', { headers: { 'X-Authorization-Key': KEY } });
-  const status = checked('status reads', wrk(`${spillway.base}/bat/message/${first}`, statusLua, [spillway.child.pid]));
-  const bareGet = checked('bare node GET', wrk(`${bare.base}/`, undefined, [bare.child.pid]));
+  const status = medianRun(reads.status);
+  const bareGet = medianRun(reads.bareGet);
+  const health = medianRun(reads.health);
   row(
     'status reads, `GET /bat/message/{id}` (32 connections)',
     `${fmt(status.rps)} req/s, ${cpuText(status)}`,
     `bare \`node:http\` ${fmt(bareGet.rps)} req/s, ${cpuText(bareGet)}`,
-    ratio(status.rps, bareGet.rps),
+    ratioOfRounds(reads.status, reads.bareGet),
     '≥ 0.6',
   );
-  const health = checked('health', wrk(`${spillway.base}/health`, undefined, [spillway.child.pid]));
   row(
     '`GET /health` (no authentication, no storage)',
     `${fmt(health.rps)} req/s, ${cpuText(health)}`,
     `bare \`node:http\` ${fmt(bareGet.rps)} req/s, ${cpuText(bareGet)}`,
-    ratio(health.rps, bareGet.rps),
+    ratioOfRounds(reads.health, reads.bareGet),
     '',
   );
   await stop(bare.child);
