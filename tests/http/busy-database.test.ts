@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '@spillway/core';
 import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
+import type { HttpOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,24 +14,33 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A SQLite file, its engine, and a function serving the HTTP app over it on a real port (its base URL). */
+async function busyFixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'spillway.db');
+  // A short busy timeout, so the test does not wait the default 5 s for the lock.
+  const storage = createSqliteStorage({ filename: file, busyTimeoutMs: 50 });
+  await storage.migrate();
+  cleanups.push(() => storage.close());
+  const engine = createEngine({ storage, channels: [], hasher: createNodeHasher({ N: 1024 }) });
+  const serveApp = async (options: Partial<HttpOptions>) => {
+    const app = createHttpApp({ engine, defaultMetrics: false, logger: quiet, ...options });
+    const server = await serve({ fetch: app.fetch, port: 0 });
+    cleanups.push(() => server.close());
+    return `http://127.0.0.1:${server.port}`;
+  };
+  return { file, engine, serveApp };
+}
+
 describe('a database too busy to take a request', () => {
   it('answers 503 with Retry-After and writes nothing; the server stays up and takes the retry', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'spillway.db');
-    // A short busy timeout, so the test does not wait the default 5 s for the lock.
-    const storage = createSqliteStorage({ filename: file, busyTimeoutMs: 50 });
-    await storage.migrate();
-    cleanups.push(() => storage.close());
-    const engine = createEngine({ storage, channels: [], hasher: createNodeHasher({ N: 1024 }) });
+    const { file, engine, serveApp } = await busyFixture();
     const account = await engine.accounts.create({ login: 'shop', password: 'shop-password' });
     await engine.accounts.approveAlphaName(account.id, 'Shop');
     await engine.accounts.topUp(account.id, 10);
     const { key } = await engine.accounts.createKey(account.id);
-    const app = createHttpApp({ engine, defaultMetrics: false, logger: quiet });
-    const server = await serve({ fetch: app.fetch, port: 0 });
-    cleanups.push(() => server.close());
-    const base = `http://127.0.0.1:${server.port}`;
+    const base = await serveApp({});
     const send = () =>
       fetch(`${base}/bat/messagelist`, {
         method: 'POST',
@@ -58,18 +68,9 @@ describe('a database too busy to take a request', () => {
   });
 
   it('answers 503 on public routes that write too (the gateway callback), as the OpenAPI document says', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'spillway.db');
-    const storage = createSqliteStorage({ filename: file, busyTimeoutMs: 50 });
-    await storage.migrate();
-    cleanups.push(() => storage.close());
-    const engine = createEngine({ storage, channels: [], hasher: createNodeHasher({ N: 1024 }) });
+    const { file, serveApp } = await busyFixture();
     const secret = `whsec_${Buffer.from('gateway-secret-of-the-tests-0123').toString('base64')}`;
-    const app = createHttpApp({ engine, defaultMetrics: false, logger: quiet, gatewaySecret: secret });
-    const server = await serve({ fetch: app.fetch, port: 0 });
-    cleanups.push(() => server.close());
-    const base = `http://127.0.0.1:${server.port}`;
+    const base = await serveApp({ gatewaySecret: secret });
     const callback = () => {
       const text = JSON.stringify({ receipts: [{ messageId: 1, step: 0, status: 'delivered' }] });
       const id = `msg_${Math.random().toString(36).slice(2)}`;
