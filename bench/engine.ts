@@ -55,7 +55,10 @@ function line(name: string, messages: number, ms: number, extra = ''): number {
   return rate;
 }
 
-async function setup(storage: Storage, options: { worker?: boolean } = {}): Promise<{ engine: Engine; accountId: number }> {
+async function setup(
+  storage: Storage,
+  options: { worker?: boolean; accountId?: number } = {},
+): Promise<{ engine: Engine; accountId: number }> {
   await storage.migrate();
   const engine = createEngine({
     storage,
@@ -64,6 +67,7 @@ async function setup(storage: Storage, options: { worker?: boolean } = {}): Prom
     batchSize: 1000,
     worker: options.worker ?? true,
   });
+  if (options.accountId !== undefined) return { engine, accountId: options.accountId };
   const account = await engine.accounts.create({ login: `bench-${Math.random()}`, password: 'bench-password', balance: 100_000_000 });
   await engine.accounts.approveAlphaName(account.id, 'Bench');
   return { engine, accountId: account.id };
@@ -237,11 +241,17 @@ async function backendsCpu(storage: ReturnType<typeof pgStorage>, name: string):
   return Number.isNaN(micros) ? null : micros;
 }
 
-/** One ingest process on PostgreSQL (forked, so two can run side by side): prints msg/s. */
-async function pgChild(url: string, schema: string, requests: number): Promise<void> {
+/**
+ * One ingest process on PostgreSQL (forked, so two can run side by side): prints msg/s. It sends
+ * for an account of its own, or for `sharedAccount` (one customer's traffic through two processes).
+ */
+async function pgChild(url: string, schema: string, requests: number, sharedAccount?: number): Promise<void> {
   const name = `spillway-bench-${process.pid}`;
   const storage = pgStorage(`${url}${url.includes('?') ? '&' : '?'}application_name=${name}`, schema);
-  const { engine, accountId } = await setup(storage, { worker: false });
+  const { engine, accountId } = await setup(storage, {
+    worker: false,
+    ...(sharedAccount !== undefined ? { accountId: sharedAccount } : {}),
+  });
   const bodies = Array.from({ length: requests }, (_, r) => request(BATCH, `p${process.pid}-${r}`));
   await engine.messages.send(accountId, request(BATCH, 'warm'));
   process.send?.('ready');
@@ -262,11 +272,17 @@ async function pg(url: string): Promise<void> {
   const schema = `spillway_bench_${Date.now().toString(36)}`;
   const admin = pgStorage(url, schema);
   await admin.migrate();
-  const run = async (processes: number, requests: number, round: number) => {
+  // One customer's account for the processes that share one (made here, so that they need not race to create it).
+  const shared = await setup(admin, { worker: false });
+  const run = async (processes: number, requests: number, round: number, sharedAccount = false) => {
     const children = Array.from({ length: processes }, () =>
-      fork(new URL(import.meta.url).pathname, ['pg-child', schema, String(requests)], {
-        execArgv: ['--conditions=@spillway/source', '--import', 'tsx'],
-      }),
+      fork(
+        new URL(import.meta.url).pathname,
+        ['pg-child', schema, String(requests), ...(sharedAccount ? [String(shared.accountId)] : [])],
+        {
+          execArgv: ['--conditions=@spillway/source', '--import', 'tsx'],
+        },
+      ),
     );
     // Listened for from the start: a child that is done may exit before its sibling reports.
     const exited = children.map((c) => new Promise((r) => c.once('exit', r)));
@@ -284,7 +300,7 @@ async function pg(url: string): Promise<void> {
     // The backends' CPU when the server is on this machine (its background processes not counted).
     const pgCpu = results.every((r) => r.pgCpu !== null) ? results.reduce((a, r) => a + r.pgCpu!, 0) : null;
     return line(
-      `round ${round}: ingest, PostgreSQL, ${processes} process${processes > 1 ? 'es' : ''}`,
+      `round ${round}: ingest, PostgreSQL, ${processes} process${processes > 1 ? 'es' : ''}${sharedAccount ? ', one account' : ''}`,
       messages,
       wall,
       `; engine processes' CPU ${(cpu / messages).toFixed(1)} µs/message, PostgreSQL backends' ${
@@ -297,16 +313,22 @@ async function pg(url: string): Promise<void> {
   const rounds = Math.max(1, Number(process.env['SPILLWAY_BENCH_ROUNDS'] ?? 3));
   const ones: number[] = [];
   const ratios: number[] = [];
+  const sharedRatios: number[] = [];
   for (let r = 1; r <= rounds; r++) {
     const one = await run(1, 10, r);
     const two = await run(2, 10, r);
+    const twoShared = await run(2, 10, r, true);
     ones.push(one);
     ratios.push(two / one);
+    sharedRatios.push(twoShared / one);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
   console.log(`${`ingest, engine API (PostgreSQL), median of ${rounds}`.padEnd(48)} ${String(median(ones)).padStart(9)} messages/s`);
   console.log(
     `${'two processes / one'.padEnd(48)} ${median(ratios).toFixed(2).padStart(9)}×  (rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')})`,
+  );
+  console.log(
+    `${'two processes, one account / one'.padEnd(48)} ${median(sharedRatios).toFixed(2).padStart(9)}×  (rounds: ${sharedRatios.map((x) => x.toFixed(2)).join(', ')})`,
   );
   await admin.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await admin.close();
@@ -314,7 +336,7 @@ async function pg(url: string): Promise<void> {
 
 const [what, ...args] = process.argv.slice(2);
 if (what === 'pg-child') {
-  await pgChild(process.env['DATABASE_URL']!, args[0]!, Number(args[1]));
+  await pgChild(process.env['DATABASE_URL']!, args[0]!, Number(args[1]), args[2] === undefined ? undefined : Number(args[2]));
 } else {
   const all = what === undefined;
   const wants = (name: string) => all || process.argv.slice(2).includes(name);

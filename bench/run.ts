@@ -506,6 +506,7 @@ try {
       const ingest = Number(/\(PostgreSQL\), median[^\n]*?([\d,]+)\s+messages\/s/.exec(text)?.[1]?.replaceAll(',', '') ?? NaN);
       const scale = Number(/two processes \/ one\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
       const scaleRounds = /two processes \/ one[^(]*\(rounds: ([^)]*)\)/.exec(text)?.[1];
+      const shared = /two processes, one account \/ one\s+([\d.]+)×\s+\(rounds: ([^)]*)\)/.exec(text);
       if (Number.isFinite(ingest))
         row(
           'PostgreSQL ingest, engine API (`bench/engine.ts pg`)',
@@ -521,6 +522,14 @@ try {
           'target 1.6×',
           ratio(scale, 1.6),
           '≥ 1',
+        );
+      if (shared)
+        row(
+          '  the same, both processes sending for one account',
+          `${Number(shared[1]).toFixed(2)}× (rounds: ${shared[2]})`,
+          'one process',
+          '',
+          '',
         );
       notes.push(...pg.map((l) => `bench/engine.ts pg: ${l.trim()}`));
     }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core/storage';
 import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS, typedColumns } from './bulk-insert.ts';
-import { row, rows, run, transaction } from './pg-util.ts';
+import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 const MESSAGE_COLUMNS = typedColumns(MESSAGE_ROW_COLUMNS, {
   id: 'bigint',
@@ -57,20 +57,47 @@ function sequenceOnce(x: string): (client: pg.PoolClient) => Promise<string> {
   };
 }
 
+/** The optimistic attempt's balance moved under it (another process spent it): the locked attempt decides. */
+class BalanceMoved extends Error {}
+
+/** Where `balance_after` sits in a wallet row. */
+const BALANCE_AFTER = WALLET_ROW_COLUMNS.indexOf('balance_after');
+
+/** The wallet rows with every `balance_after` moved by `shift` (the balance they run down from was not the one read). */
+function shiftedWallet(wallet: unknown[], shift: number): unknown[] {
+  if (shift === 0) return wallet;
+  const out = wallet.slice();
+  for (let i = BALANCE_AFTER; i < out.length; i += WALLET_ROW_COLUMNS.length) out[i] = (out[i] as number) + shift;
+  return out;
+}
+
 /**
- * The ingest transaction body. The account row is locked first (`FOR UPDATE`), which serialises
- * the ingests of one account across processes: the customerMessageId checks and the balance
- * check both see every earlier ingest of the account. The decision itself is core's planIngest.
+ * The ingest transaction body, in one of two ways.
+ *
+ * Locked: the account row is locked first (`FOR UPDATE`), which serialises the ingests of one
+ * account across processes: the customerMessageId checks and the balance check both see every
+ * earlier ingest of the account.
+ *
+ * Optimistic (tried first): the balance and the customerMessageIds are read without a lock, the
+ * message and history rows copied, and only then the balance taken by a conditional `UPDATE`,
+ * the wallet rows copied after it (their ids and `balance_after` then run in the order the
+ * balance moved). The account row is locked for the end of the transaction only, so that two
+ * processes ingesting for one account copy their rows side by side. When the balance no longer
+ * covers the charge, or another process wrote one of the customerMessageIds meanwhile (a unique
+ * violation), the attempt is rolled back and the locked way decides: the answer is the same as if
+ * the requests had come one after the other. The decision itself is core's planIngest.
  */
 async function ingestIn(
   client: pg.PoolClient,
   x: string,
   sequenceOf: (client: pg.PoolClient) => Promise<string>,
   batch: IngestBatch,
+  locked: boolean,
 ): Promise<IngestResult> {
   const { accountId, at } = batch;
   const balance =
-    (await row<{ balance: number }>(client, `SELECT balance FROM ${x}accounts WHERE id = $1 FOR UPDATE`, [accountId]))?.balance ?? 0;
+    (await row<{ balance: number }>(client, `SELECT balance FROM ${x}accounts WHERE id = $1${locked ? ' FOR UPDATE' : ''}`, [accountId]))
+      ?.balance ?? 0;
 
   // Known customerMessageIds are read in one query.
   const known = new Map<string, KnownCustomerMessage>();
@@ -106,23 +133,51 @@ async function ingestIn(
 
   const written = ingestRows(batch, plan, listId, allocated, balance);
   await bulkInsert(client, `${x}messages`, MESSAGE_COLUMNS, written.messages);
-  if (plan.required !== 0) await run(client, `UPDATE ${x}accounts SET balance = $1 WHERE id = $2`, [written.balance, accountId]);
-  await bulkInsert(client, `${x}wallet_transactions`, WALLET_COLUMNS, written.wallet);
   await bulkInsert(client, `${x}history`, HISTORY_COLUMNS, written.history);
+  let wallet = written.wallet;
+  if (plan.required !== 0) {
+    if (locked) {
+      await run(client, `UPDATE ${x}accounts SET balance = $1 WHERE id = $2`, [written.balance, accountId]);
+    } else {
+      const taken = await row<{ balance: number }>(
+        client,
+        `UPDATE ${x}accounts SET balance = balance - $1 WHERE id = $2 AND balance >= $1 RETURNING balance`,
+        [plan.required, accountId],
+      );
+      if (!taken) throw new BalanceMoved();
+      wallet = shiftedWallet(wallet, taken.balance - written.balance);
+    }
+  }
+  await bulkInsert(client, `${x}wallet_transactions`, WALLET_COLUMNS, wallet);
   return { status: 'accepted', listId, ids: plan.ids, replays: plan.replays };
+}
+
+/** Whether a failed optimistic attempt is decided again the locked way (rather than failing the request). */
+function lockedDecides(error: unknown): boolean {
+  return error instanceof BalanceMoved || isUniqueViolation(error);
 }
 
 /** Creates the `ingest` (one transaction per request) and `ingestMany` operations of the message store. */
 export function createIngest(pool: pg.Pool, x: string) {
   const sequenceOf = sequenceOnce(x);
-  return {
-    ingest: (batch: IngestBatch): Promise<IngestResult> => transaction(pool, (client) => ingestIn(client, x, sequenceOf, batch)),
-    /** Requests that arrived together, in one transaction (one commit), each decided in order. */
-    ingestMany: (batches: IngestBatch[]): Promise<IngestResult[]> =>
+  /** The batches in order in one transaction: optimistic first, locked if that one cannot decide. */
+  const write = async (batches: IngestBatch[]): Promise<IngestResult[]> => {
+    const attempt = (locked: boolean) =>
       transaction(pool, async (client) => {
         const results: IngestResult[] = [];
-        for (const batch of batches) results.push(await ingestIn(client, x, sequenceOf, batch));
+        for (const batch of batches) results.push(await ingestIn(client, x, sequenceOf, batch, locked));
         return results;
-      }),
+      });
+    try {
+      return await attempt(false);
+    } catch (error) {
+      if (!lockedDecides(error)) throw error;
+      return attempt(true);
+    }
+  };
+  return {
+    ingest: async (batch: IngestBatch): Promise<IngestResult> => (await write([batch]))[0]!,
+    /** Requests that arrived together, in one transaction (one commit), each decided in order. */
+    ingestMany: write,
   };
 }
