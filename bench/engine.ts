@@ -30,6 +30,7 @@ import { createSqliteStorage } from '@spillway/sqlite';
 import { createPostgresStorage } from '@spillway/postgres';
 import { request } from './engine-requests.ts';
 import { cpuMicros } from './proc-cpu.ts';
+import { ROUNDS, medianBy, roundsRatioText } from './rounds.ts';
 
 const BATCH = 5000;
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-engine-'));
@@ -308,9 +309,8 @@ async function pg(url: string): Promise<void> {
       }`,
     );
   };
-  // Rounds of one process then two, so that a slow minute of a shared machine falls on both
-  // sides of the ratio; the figures are the medians of the rounds'.
-  const rounds = Math.max(1, Number(process.env['SPILLWAY_BENCH_ROUNDS'] ?? 3));
+  // Rounds of one process, two, and two for one account: the figures are the medians of the rounds'.
+  const rounds = ROUNDS;
   const ones: number[] = [];
   const ratios: number[] = [];
   const sharedRatios: number[] = [];
@@ -322,14 +322,11 @@ async function pg(url: string): Promise<void> {
     ratios.push(two / one);
     sharedRatios.push(twoShared / one);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
-  console.log(`${`ingest, engine API (PostgreSQL), median of ${rounds}`.padEnd(48)} ${String(median(ones)).padStart(9)} messages/s`);
   console.log(
-    `${'two processes / one'.padEnd(48)} ${median(ratios).toFixed(2).padStart(9)}×  (rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')})`,
+    `${`ingest, engine API (PostgreSQL), median of ${rounds}`.padEnd(48)} ${String(medianBy(ones, (x) => x)).padStart(9)} messages/s`,
   );
-  console.log(
-    `${'two processes, one account / one'.padEnd(48)} ${median(sharedRatios).toFixed(2).padStart(9)}×  (rounds: ${sharedRatios.map((x) => x.toFixed(2)).join(', ')})`,
-  );
+  console.log(`${'two processes / one'.padEnd(48)} ${roundsRatioText(ratios)}`);
+  console.log(`${'two processes, one account / one'.padEnd(48)} ${roundsRatioText(sharedRatios)}`);
   await admin.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await admin.close();
 }

@@ -36,6 +36,7 @@ import { createSqliteStorage } from '@spillway/sqlite';
 import { backlog } from './backlog.ts';
 import { benchServerEnv, freePort, freePorts, serverArgs } from './bench-server.ts';
 import { cpuMicros } from './proc-cpu.ts';
+import { ROUNDS, medianBy, roundsRatioText } from './rounds.ts';
 
 const root = resolve(import.meta.dirname, '..');
 // The checkout whose server is measured (another worktree, for before/after figures); this one by default.
@@ -44,7 +45,6 @@ const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-'));
 const SECONDS = Number(process.env['SPILLWAY_BENCH_SECONDS'] ?? 5);
 const E2E = Number(process.env['SPILLWAY_BENCH_E2E'] ?? 200_000);
 const BACKLOG = Number(process.env['SPILLWAY_BENCH_BACKLOG'] ?? 100_000);
-const ROUNDS = Math.max(1, Number(process.env['SPILLWAY_BENCH_ROUNDS'] ?? 3));
 const BATCH = 5000;
 const KEY = 'sk_bench_0123456789abcdef';
 const children: ChildProcess[] = [];
@@ -334,16 +334,9 @@ function row(what: string, spillway: string, peer: string, r: string, target: st
 }
 const cpuText = (r: WrkResult) => (Number.isFinite(r.cpuPerRequestUs) ? `${Math.round(r.cpuPerRequestUs)} µs CPU/req` : 'CPU ?');
 /** The run of median rate among rounds (its CPU and p99 come with it). */
-function medianRun(runs: WrkResult[]): WrkResult {
-  return [...runs].sort((a, b) => a.rps - b.rps)[(runs.length - 1) >> 1]!;
-}
-/** The median of the rounds' ratios `a[r] / b[r]`, with each round's after it when there are several. */
-function ratioOfRounds(a: WrkResult[], b: WrkResult[]): string {
-  const each = a.map((x, r) => x.rps / (b[r]?.rps ?? NaN)).filter(Number.isFinite);
-  if (each.length === 0) return '—';
-  const median = [...each].sort((x, y) => x - y)[(each.length - 1) >> 1]!;
-  return each.length === 1 ? median.toFixed(2) : `${median.toFixed(2)} (${each.map((x) => x.toFixed(2)).join(', ')})`;
-}
+const medianRun = (runs: WrkResult[]): WrkResult => medianBy(runs, (r) => r.rps);
+/** The median of the rounds' ratios `a[r] / b[r]`, each round's after it. */
+const ratioOfRounds = (a: WrkResult[], b: WrkResult[]): string => roundsRatioText(a.map((x, r) => x.rps / (b[r]?.rps ?? NaN)));
 /**
  * The share of the machine's CPU time the hypervisor gave to others since `before` (the `steal`
  * column of /proc/stat); without `before`, the counters to pass later. Linux only (NaN elsewhere).
@@ -505,8 +498,8 @@ try {
       const text = pg.join('\n');
       const ingest = Number(/\(PostgreSQL\), median[^\n]*?([\d,]+)\s+messages\/s/.exec(text)?.[1]?.replaceAll(',', '') ?? NaN);
       const scale = Number(/two processes \/ one\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
-      const scaleRounds = /two processes \/ one[^(]*\(rounds: ([^)]*)\)/.exec(text)?.[1];
-      const shared = /two processes, one account \/ one\s+([\d.]+)×\s+\(rounds: ([^)]*)\)/.exec(text);
+      const scaleRounds = /two processes \/ one\s+[\d.]+ \(([^)]*)\)/.exec(text)?.[1];
+      const shared = /two processes, one account \/ one\s+([\d.]+)(?: \(([^)]*)\))?/.exec(text);
       if (Number.isFinite(ingest))
         row(
           'PostgreSQL ingest, engine API (`bench/engine.ts pg`)',
@@ -526,7 +519,7 @@ try {
       if (shared)
         row(
           '  the same, both processes sending for one account',
-          `${Number(shared[1]).toFixed(2)}× (rounds: ${shared[2]})`,
+          `${Number(shared[1]).toFixed(2)}×${shared[2] ? ` (rounds: ${shared[2]})` : ''}`,
           'one process',
           '',
           '',
