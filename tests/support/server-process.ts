@@ -10,8 +10,8 @@ const H = { 'X-Authorization-Key': CRASH_KEY, 'Content-Type': 'application/json'
 
 export { freePort, freePorts } from '../../packages/channels/src/testing/free-ports.ts';
 
-/** Starts `spillway serve` with `env` (the database) on `port`; resolves once it answers /health. */
-export async function startProcess(env: Record<string, string>, port: number, children: ChildProcess[]): Promise<ChildProcess> {
+/** Spawns `spillway serve` with `env` (the database, the role) on `port`, without waiting for it. */
+export function spawnServer(env: Record<string, string>, port: number, children: ChildProcess[]): ChildProcess {
   const child = spawn(
     process.execPath,
     ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
@@ -36,6 +36,12 @@ export async function startProcess(env: Record<string, string>, port: number, ch
     },
   );
   children.push(child);
+  return child;
+}
+
+/** Starts `spillway serve` with `env` (the database) on `port`; resolves once it answers /health. */
+export async function startProcess(env: Record<string, string>, port: number, children: ChildProcess[]): Promise<ChildProcess> {
+  const child = spawnServer(env, port, children);
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then(

@@ -174,6 +174,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     }
   }
   let listening: { port: number; close(): Promise<void> } | null = null;
+  // A workers-only process has no socket open, and the engine's timers never keep a process
+  // alive: this handle does, from listen() until close().
+  let keepAlive: ReturnType<typeof setInterval> | null = null;
 
   return {
     engine,
@@ -187,6 +190,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // Starts the workers of this process, if it runs them.
       await spillway.start();
       if (config.SPILLWAY_ROLE === 'worker') {
+        keepAlive ??= setInterval(() => undefined, 2 ** 30);
         logger.info({ role: 'worker' }, 'spillway workers are running');
         return { port: 0, url: '' };
       }
@@ -216,6 +220,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
       await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
       email?.close();
+      if (keepAlive) clearInterval(keepAlive);
     },
   };
 }
