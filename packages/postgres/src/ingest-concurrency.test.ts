@@ -156,4 +156,56 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
       await p.close();
     }
   });
+  /**
+   * Makes PostgreSQL abort the next `times` inserts of messages as deadlock victims (SQLSTATE
+   * 40P01), counted by a sequence: it is not rolled back with them.
+   */
+  async function victimsNext(p: Awaited<ReturnType<typeof twoProcesses>>, times: number): Promise<void> {
+    const x = `"${p.schema}".`;
+    await p.a.pool.query(`CREATE SEQUENCE ${x}victims`);
+    await p.a.pool.query(`CREATE FUNCTION ${x}victim() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('${x}victims') <= ${times} THEN
+          RAISE EXCEPTION 'deadlock detected' USING ERRCODE = 'deadlock_detected';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await p.a.pool.query(`CREATE TRIGGER victim BEFORE INSERT ON ${x}messages FOR EACH STATEMENT EXECUTE FUNCTION ${x}victim()`);
+  }
+
+  it("makes a request again when PostgreSQL aborts it as a deadlock's victim, the locked way, and stores it once", async () => {
+    const p = await twoProcesses(1_000);
+    try {
+      // The optimistic attempt and the first locked one are aborted; the second locked one commits.
+      await victimsNext(p, 2);
+      const result = await p.send(p.a, [message(5), message(5), message(5)]);
+      expect(result.status).toBe('accepted');
+      const count = await p.a.pool.query(`SELECT count(*)::int AS n FROM "${p.schema}".messages`);
+      expect(count.rows[0].n).toBe(3);
+      expect(await p.balanceNow()).toBe(985);
+      expectChain(await p.wallet(), 1_000);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('answers busy (a 503 with Retry-After) when the deadlocks go on, having stored nothing', async () => {
+    const p = await twoProcesses(1_000);
+    try {
+      await victimsNext(p, 100);
+      const failure = await p.send(p.a, [message(5)]).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(p.a.isBusy(failure)).toBe(true);
+      // The optimistic attempt, then the locked one and its two retries.
+      const attempts = await p.a.pool.query(`SELECT last_value::int AS n FROM "${p.schema}".victims`);
+      expect(attempts.rows[0].n).toBe(4);
+      const count = await p.a.pool.query(`SELECT count(*)::int AS n FROM "${p.schema}".messages`);
+      expect(count.rows[0].n).toBe(0);
+      expect(await p.balanceNow()).toBe(1_000);
+    } finally {
+      await p.close();
+    }
+  });
 });

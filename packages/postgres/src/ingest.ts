@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, customerMessageIdsOf, ingestRows, planIngest } from '@spillway/core/storage';
 import type { IngestBatch, IngestResult, KnownCustomerMessage } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS, typedColumns } from './bulk-insert.ts';
-import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+import { isDeadlock, isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 const MESSAGE_COLUMNS = typedColumns(MESSAGE_ROW_COLUMNS, {
   id: 'bigint',
@@ -152,10 +152,22 @@ async function ingestIn(
   return { status: 'accepted', listId, ids: plan.ids, replays: plan.replays };
 }
 
-/** Whether a failed optimistic attempt is decided again the locked way (rather than failing the request). */
+/**
+ * Whether a failed optimistic attempt is decided again the locked way (rather than failing the
+ * request): its balance moved, a customerMessageId was taken meanwhile, or PostgreSQL chose it as
+ * a deadlock's victim (an optimistic attempt's foreign-key share lock on the account row, then its
+ * balance update, can meet a locked attempt waiting for that row).
+ */
 function lockedDecides(error: unknown): boolean {
-  return error instanceof BalanceMoved || isUniqueViolation(error);
+  return error instanceof BalanceMoved || isUniqueViolation(error) || isDeadlock(error);
 }
+
+/**
+ * Locked attempts made again when PostgreSQL aborts one to break a deadlock (a group of requests
+ * of several accounts locks their rows in its own order), before the request fails as busy (503
+ * with Retry-After): the aborted transaction wrote nothing, so it is simply made again.
+ */
+const DEADLOCK_RETRIES = 2;
 
 /** Creates the `ingest` (one transaction per request) and `ingestMany` operations of the message store. */
 export function createIngest(pool: pg.Pool, x: string) {
@@ -172,7 +184,13 @@ export function createIngest(pool: pg.Pool, x: string) {
       return await attempt(false);
     } catch (error) {
       if (!lockedDecides(error)) throw error;
-      return attempt(true);
+    }
+    for (let retry = 0; ; retry++) {
+      try {
+        return await attempt(true);
+      } catch (error) {
+        if (!isDeadlock(error) || retry >= DEADLOCK_RETRIES) throw error;
+      }
     }
   };
   return {

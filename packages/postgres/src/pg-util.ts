@@ -70,6 +70,11 @@ export function isBusy(error: unknown): boolean {
   return typeof code === 'string' && BUSY_CODES.has(code);
 }
 
+/** True for PostgreSQL's deadlock_detected: this transaction was the one aborted, and wrote nothing. */
+export function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40P01';
+}
+
 /** True for PostgreSQL's unique_violation (a UNIQUE or PRIMARY KEY constraint). */
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';
