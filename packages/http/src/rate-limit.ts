@@ -1,6 +1,6 @@
 import { SpillwayError } from '@spillway/core';
 import type { RateCategory } from '@spillway/core';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from './env.ts';
 
 /**
@@ -18,10 +18,10 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
     if (!limiter) return next();
     const limit = limiter.limitFor(category, account.rateLimits);
     const decision = limiter.take(`${category}:${account.id}`, limit);
-    c.header('RateLimit-Limit', String(decision.limit));
-    c.header('RateLimit-Remaining', String(decision.remaining));
-    c.header('RateLimit-Reset', String(decision.resetSeconds));
-    c.header('RateLimit-Policy', `${limit.perSecond};w=1;burst=${limit.burst}`);
+    presetHeader(c, 'RateLimit-Limit', String(decision.limit));
+    presetHeader(c, 'RateLimit-Remaining', String(decision.remaining));
+    presetHeader(c, 'RateLimit-Reset', String(decision.resetSeconds));
+    presetHeader(c, 'RateLimit-Policy', `${limit.perSecond};w=1;burst=${limit.burst}`);
     if (!decision.allowed) {
       c.header('Retry-After', String(Math.max(1, decision.retryAfterSeconds)));
       throw new SpillwayError(
@@ -31,4 +31,19 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
     }
     await next();
   };
+}
+
+/** The Node response of a request served by `@hono/node-server` (its `env` is `{ incoming, outgoing }`). */
+type NodeOutgoing = { setHeader(name: string, value: string): unknown; headersSent: boolean };
+
+/**
+ * Sets a header of the answer before the handler runs. Under Node it goes on the `ServerResponse`
+ * itself, which Node merges into the head the answer writes (the answer's own headers win): the
+ * answer then needs no web `Headers` object, which `c.header` creates and `@hono/node-server`
+ * converts back, about 7 µs a request. Elsewhere (`app.request`, other runtimes) `c.header`.
+ */
+export function presetHeader(c: Context, name: string, value: string): void {
+  const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+  if (outgoing && typeof outgoing.setHeader === 'function' && !outgoing.headersSent) outgoing.setHeader(name, value);
+  else c.header(name, value);
 }
