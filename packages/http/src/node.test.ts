@@ -59,6 +59,29 @@ describe('serve', () => {
     }
   });
 
+  it('carries the rate-limit headers over a real socket on an answer and on a refusal, with Retry-After', async () => {
+    const handler = createFetchHandler({
+      engine: createFakeEngine(),
+      defaultMetrics: false,
+      rateLimits: { data: { perSecond: 1, burst: 1 } },
+    });
+    const server = await serve({ fetch: handler, port: 0 });
+    try {
+      const read = () => fetch(`http://127.0.0.1:${server.port}/bat/balance`, { headers: { 'X-Authorization-Key': FAKE_KEY } });
+      const first = await read();
+      expect(first.status).toBe(200);
+      expect([first.headers.get('ratelimit-limit'), first.headers.get('ratelimit-remaining')]).toEqual(['1', '0']);
+      expect(first.headers.get('ratelimit-policy')).toBe('1;w=1;burst=1');
+      const refused = await read();
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ error: 'rate_limited' });
+      expect([refused.headers.get('ratelimit-remaining'), refused.headers.get('retry-after')]).toEqual(['0', '1']);
+      expect(refused.headers.get('content-type')).toContain('application/json');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers 413 over a real socket for an oversized body', async () => {
     const server = await serve({
       fetch: createFetchHandler({ engine: createFakeEngine(), defaultMetrics: false, maxBodyBytes: 64 }),
