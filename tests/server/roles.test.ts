@@ -23,8 +23,12 @@ describe('spillway serve --role', () => {
     const api = await startProcess({ SPILLWAY_DB: db, SPILLWAY_ROLE: 'api' }, port, children);
     const worker = spawnServer({ SPILLWAY_DB: db, SPILLWAY_ROLE: 'worker' }, 0, children);
 
+    // A worker process that goes away fails the test at once, naming its exit code.
+    const gone = new Promise<never>((_, reject) =>
+      worker.once('exit', (code) => reject(new Error(`the worker process exited with ${code} while messages waited`))),
+    );
     const ids = await sendBatch(port, 0);
-    const { finals } = await settled(port, ids);
+    const { finals } = await Promise.race([settled(port, ids), gone]);
     expect(finals).toEqual(finals.map((_, i) => expectedFinal(i)));
     expect(worker.exitCode).toBeNull();
 
