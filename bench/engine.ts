@@ -310,11 +310,10 @@ async function pg(url: string): Promise<void> {
     );
   };
   // Rounds of one process, two, and two for one account: the figures are the medians of the rounds'.
-  const rounds = ROUNDS;
   const ones: number[] = [];
   const ratios: number[] = [];
   const sharedRatios: number[] = [];
-  for (let r = 1; r <= rounds; r++) {
+  for (let r = 1; r <= ROUNDS; r++) {
     const one = await run(1, 10, r);
     const two = await run(2, 10, r);
     const twoShared = await run(2, 10, r, true);
@@ -323,7 +322,7 @@ async function pg(url: string): Promise<void> {
     sharedRatios.push(twoShared / one);
   }
   console.log(
-    `${`ingest, engine API (PostgreSQL), median of ${rounds}`.padEnd(48)} ${String(medianBy(ones, (x) => x)).padStart(9)} messages/s`,
+    `${`ingest, engine API (PostgreSQL), median of ${ROUNDS}`.padEnd(48)} ${String(medianBy(ones, (x) => x)).padStart(9)} messages/s`,
   );
   console.log(`${'two processes / one'.padEnd(48)} ${roundsRatioText(ratios)}`);
   console.log(`${'two processes, one account / one'.padEnd(48)} ${roundsRatioText(sharedRatios)}`);

@@ -214,13 +214,17 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
      * is still awaited at once.
      */
     async close() {
-      await listening?.close();
-      if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
-      if (checkpoints) await stopWorkerThread(checkpoints, 5_000);
-      // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
-      await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
-      email?.close();
-      if (keepAlive) clearInterval(keepAlive);
+      try {
+        await listening?.close();
+        if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
+        if (checkpoints) await stopWorkerThread(checkpoints, 5_000);
+        // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
+        await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
+        email?.close();
+      } finally {
+        // Held through the stop (whose timers hold nothing), let go even when the stop fails.
+        if (keepAlive) clearInterval(keepAlive);
+      }
     },
   };
 }

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.ts';
 // Two storages on one schema, each with a pool of its own: two engine processes on one database.
 const url = process.env.DATABASE_URL;
 
-describe.skipIf(!url)('postgres ingest from two processes for one account', () => {
+describe.skipIf(!url)('postgres ingest, concurrent and aborted', () => {
   let db: TestDatabase;
   beforeAll(() => {
     db = createTestDatabase(url!);
@@ -52,12 +52,20 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
       ).rows.map((r) => ({ amount: Number(r.amount), after: Number(r.balance_after) }));
     const balanceNow = async () =>
       Number((await a.pool.query(`SELECT balance FROM "${schema}".accounts WHERE id = $1`, [account.id])).rows[0].balance);
+    /** Messages stored, all or those of one customerMessageId. */
+    const stored = async (customerMessageId?: string) =>
+      (
+        await a.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${schema}".messages${customerMessageId === undefined ? '' : ' WHERE customer_message_id = $1'}`,
+          customerMessageId === undefined ? [] : [customerMessageId],
+        )
+      ).rows[0]!.n;
     const close = async () => {
       await a.close();
       await b.close();
       await db.drop(schema);
     };
-    return { schema, a, b, account, send, wallet, balanceNow, close };
+    return { schema, a, b, account, send, wallet, balanceNow, stored, close };
   }
 
   /** Each wallet row's balance is the one before it less its amount, from `start`. */
@@ -97,8 +105,7 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
       const rows = await p.wallet();
       expect(rows).toHaveLength(50);
       expectChain(rows, 350);
-      const stored = await p.a.pool.query(`SELECT count(*)::int AS n FROM "${p.schema}".messages`);
-      expect(stored.rows[0].n).toBe(50);
+      expect(await p.stored()).toBe(50);
     } finally {
       await p.close();
     }
@@ -112,8 +119,7 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
         const [one, two] = await Promise.all([p.send(p.a, [message(1, cmid)]), p.send(p.b, [message(1, cmid)])]);
         if (one.status !== 'accepted' || two.status !== 'accepted') throw new Error(`${one.status} ${two.status}`);
         expect(one.ids).toEqual(two.ids);
-        const stored = await p.a.pool.query(`SELECT count(*)::int AS n FROM "${p.schema}".messages WHERE customer_message_id = $1`, [cmid]);
-        expect(stored.rows[0].n).toBe(1);
+        expect(await p.stored(cmid)).toBe(1);
       }
       // Charged once per message, never for a replay.
       expect(await p.balanceNow()).toBe(1_000 - 5);
@@ -156,6 +162,7 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
       await p.close();
     }
   });
+
   /**
    * Makes PostgreSQL abort the next `times` inserts of messages as deadlock victims (SQLSTATE
    * 40P01), counted by a sequence: it is not rolled back with them.
@@ -180,8 +187,7 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
       await victimsNext(p, 2);
       const result = await p.send(p.a, [message(5), message(5), message(5)]);
       expect(result.status).toBe('accepted');
-      const count = await p.a.pool.query(`SELECT count(*)::int AS n FROM "${p.schema}".messages`);
-      expect(count.rows[0].n).toBe(3);
+      expect(await p.stored()).toBe(3);
       expect(await p.balanceNow()).toBe(985);
       expectChain(await p.wallet(), 1_000);
     } finally {
@@ -201,8 +207,7 @@ describe.skipIf(!url)('postgres ingest from two processes for one account', () =
       // The optimistic attempt, then the locked one and its two retries.
       const attempts = await p.a.pool.query(`SELECT last_value::int AS n FROM "${p.schema}".victims`);
       expect(attempts.rows[0].n).toBe(4);
-      const count = await p.a.pool.query(`SELECT count(*)::int AS n FROM "${p.schema}".messages`);
-      expect(count.rows[0].n).toBe(0);
+      expect(await p.stored()).toBe(0);
       expect(await p.balanceNow()).toBe(1_000);
     } finally {
       await p.close();

@@ -61,23 +61,28 @@ export function brokenBy(error: unknown): Error | undefined {
   return error instanceof pg.DatabaseError ? undefined : (error as Error);
 }
 
+/** The SQLSTATE of an error PostgreSQL reported (`code`), if it is one. */
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** PostgreSQL's serialization_failure, deadlock_detected and lock_not_available: the transaction wrote nothing. */
 const BUSY_CODES = new Set(['40001', '40P01', '55P03']);
 
 /** True for PostgreSQL's errors of a database too busy to take the transaction: the storage's `isBusy`. */
 export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && BUSY_CODES.has(code);
+  return BUSY_CODES.has(sqlState(error) ?? '');
 }
 
 /** True for PostgreSQL's deadlock_detected: this transaction was the one aborted, and wrote nothing. */
 export function isDeadlock(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '40P01';
+  return sqlState(error) === '40P01';
 }
 
 /** True for PostgreSQL's unique_violation (a UNIQUE or PRIMARY KEY constraint). */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '23505';
+  return sqlState(error) === '23505';
 }
 
 /**
