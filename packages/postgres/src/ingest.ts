@@ -26,6 +26,8 @@ const MESSAGE_COLUMNS = typedColumns(MESSAGE_ROW_COLUMNS, {
   work: 'json',
   wake_at: 'bigint',
   charged: 'bigint',
+  lease_until: 'bigint',
+  lease_owner: 'text',
 });
 const WALLET_COLUMNS = typedColumns(WALLET_ROW_COLUMNS, {
   account_id: 'bigint',

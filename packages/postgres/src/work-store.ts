@@ -120,6 +120,15 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
       // RETURNING does not promise an order: restore the claim order.
       return claimed.map(storedMessageFromRow).sort((a, b) => (wakeAtOf(a.work) ?? 0) - (wakeAtOf(b.work) ?? 0) || a.id - b.id);
     },
+    async takeHandedOver(ids, owner, now) {
+      if (ids.length === 0) return [];
+      const taken = await rows<MessageRow>(
+        pool,
+        `SELECT * FROM ${x}messages WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND lease_until > $3`,
+        [ids, owner, now],
+      );
+      return taken.map(storedMessageFromRow);
+    },
     async nextDueAt(now) {
       const found = await row<{ due: number }>(
         pool,

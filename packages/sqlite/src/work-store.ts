@@ -38,6 +38,11 @@ function prepare(db: Database.Database) {
     ),
     // What a worker reads of a claimed message: every column it maps, without the lease's own.
     claimed: db.prepare<[string], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
+    handedOver: db
+      .prepare<[string, string, number], string>(
+        `SELECT ${MESSAGE_JSON} FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND lease_until > ?`,
+      )
+      .pluck(),
     nextDue: db.prepare<[number], { due: number | null }>(
       `SELECT wake_at AS due FROM messages WHERE wake_at IS NOT NULL AND lease_until <= ? ORDER BY wake_at LIMIT 1`,
     ),
@@ -231,6 +236,11 @@ export function createWorkStore(db: Database.Database): WorkStorage {
         .immediate(now, limit, leaseMs, owner)
         .map(messageFromJson)
         .sort((a, b) => (wakeAtOf(a.work) ?? 0) - (wakeAtOf(b.work) ?? 0) || a.id - b.id);
+    },
+    async takeHandedOver(ids, owner, now) {
+      if (ids.length === 0) return [];
+      // A read: the lease was written with the message, so no write lock is taken.
+      return st().handedOver.all(JSON.stringify(ids), owner, now).map(messageFromJson);
     },
     async nextDueAt(now) {
       return st().nextDue.get(now)?.due ?? null;

@@ -32,6 +32,13 @@ export interface IngestBatch {
   messages: NewMessage[];
   /** Wallet transaction description of the acceptance charge of the request. */
   chargeDescription: string;
+  /**
+   * A hand-over: the messages whose work is due at `at` are stored leased to the worker `owner`
+   * until `until` (their wake-up moved to `until`, as a claim moves it), so that this worker takes
+   * them by id (`WorkStorage.takeHandedOver`) instead of claiming them. Which messages: see
+   * `isHandedOver` in `@spillway/core/storage`.
+   */
+  lease?: { owner: string; until: number } | undefined;
 }
 
 /** What storing an {@link IngestBatch} answers: accepted with the ids, or nothing stored (a conflict or too low a balance). */

@@ -100,6 +100,13 @@ export interface WorkStorage {
    * `owner` until `now + leaseMs`, oldest due first.
    */
   claimDue(now: number, limit: number, leaseMs: number, owner: string): Promise<StoredMessage[]>;
+  /**
+   * The messages among `ids` that an ingest stored leased to `owner` (a hand-over, see
+   * `IngestBatch.lease`) and that this lease still holds at `now`: read, not written, so that the
+   * worker takes them without a claim's write. Messages whose lease ran out, or that another
+   * worker holds or this one committed meanwhile, are not answered. In no promised order.
+   */
+  takeHandedOver(ids: readonly number[], owner: string, now: number): Promise<StoredMessage[]>;
   /** Earliest wake-up time of an unleased message, or null when none waits. */
   nextDueAt(now: number): Promise<number | null>;
   /**

@@ -56,6 +56,8 @@ export {
   historyRowValues,
   pushHistoryRow,
   MESSAGE_ROW_COLUMNS,
+  isHandedOver,
+  handedOverIds,
   WALLET_ROW_COLUMNS,
   HISTORY_ROW_COLUMNS,
 } from './ingest-rows.ts';

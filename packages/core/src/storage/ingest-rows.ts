@@ -1,6 +1,6 @@
 import type { HistoryEntry } from '../types/message.ts';
 import { wakeAtOf } from '../types/work.ts';
-import type { IngestBatch } from '../ports/message-storage.ts';
+import type { IngestBatch, IngestResult, NewMessage } from '../ports/message-storage.ts';
 import type { IngestInsertPlan } from './plan-ingest.ts';
 
 /** Columns of a `messages` row as {@link ingestRows} writes them, in value order. */
@@ -26,7 +26,27 @@ export const MESSAGE_ROW_COLUMNS = [
   'work',
   'wake_at',
   'charged',
+  'lease_until',
+  'lease_owner',
 ] as const;
+
+/** Whether an ingest stores `m` leased to the batch's `lease` owner: a fresh message whose work is due at acceptance. */
+export function isHandedOver(batch: IngestBatch, m: NewMessage): boolean {
+  if (!batch.lease) return false;
+  const wake = wakeAtOf(m.work);
+  return wake !== null && wake <= batch.at;
+}
+
+/** The ids of the messages an accepted ingest stored leased to the batch's `lease` owner (replays never are). */
+export function handedOverIds(batch: IngestBatch, result: IngestResult | null): number[] {
+  if (!batch.lease || result?.status !== 'accepted') return [];
+  const replays = new Set(result.replays);
+  const ids: number[] = [];
+  batch.messages.forEach((m, i) => {
+    if (!replays.has(i) && isHandedOver(batch, m)) ids.push(result.ids[i]!);
+  });
+  return ids;
+}
 
 /** Columns of a `wallet_transactions` row as {@link ingestRows} writes them, in value order. */
 export const WALLET_ROW_COLUMNS = ['account_id', 'kind', 'amount', 'balance_after', 'message_id', 'description', 'created_at'] as const;
@@ -92,6 +112,7 @@ export function ingestRows(
     const m = batch.messages[i]!;
     const id = freshIds[k]!;
     plan.ids[i] = id;
+    const leased = isHandedOver(batch, m);
     out.messages.push(
       id,
       listId,
@@ -112,9 +133,11 @@ export function ingestRows(
       m.charge,
       m.meta === null ? null : JSON.stringify(m.meta),
       textOf(m.work),
-      wakeAtOf(m.work),
+      leased ? batch.lease!.until : wakeAtOf(m.work),
       // The acceptance charge pays the first step: it is never charged again.
       m.charge > 0 ? 1 : 0,
+      leased ? batch.lease!.until : 0,
+      leased ? batch.lease!.owner : null,
     );
     if (m.charge > 0) {
       out.balance -= m.charge;

@@ -3,6 +3,7 @@ import type { ScheduledChange } from '../ports/message-storage.ts';
 import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
 import type { StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
+import { handedOverIds } from '../storage/ingest-rows.ts';
 import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
 
 const send = (stepIndex: number, dueAt: number): WorkItem => ({ kind: 'send', step: stepIndex, dueAt });
@@ -122,6 +123,66 @@ export function describeWork(storage: StorageRef): void {
     it('answers null from nextDueAt when no message waits', async () => {
       await messagesWith([]);
       expect(await storage().nextDueAt(0)).toBeNull();
+    });
+  });
+
+  describe('hand-over (an ingest leased to a worker)', () => {
+    /** Ingests messages at 2_000 with a hand-over to `w1` until 60_000; the replay of `c-1` names an earlier message. */
+    const handedOver = async (...works: WorkItem[][]) => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const replayed = newMessage({ customerMessageId: 'c-1', work: [send(0, 2_000)] });
+      const earlier = await ingestAccepted(storage(), account.id, [replayed]);
+      const batch = {
+        accountId: account.id,
+        at: 2_000,
+        messages: [...works.map((work) => newMessage({ work })), replayed],
+        chargeDescription: 'SMS',
+        lease: { owner: 'w1', until: 60_000 },
+      };
+      const result = await storage().ingest(batch);
+      if (result.status !== 'accepted') throw new Error(`ingest answered ${JSON.stringify(result)}`);
+      return { ids: result.ids, earlier: earlier.ids[0]!, handed: handedOverIds(batch, result) };
+    };
+
+    it('stores the messages due at acceptance leased to the worker, which reads them by id as getMessage does', async () => {
+      const { ids, earlier, handed } = await handedOver([send(0, 2_000)], [send(0, 1_500), timer(0, 9_000)], [send(0, 5_000)], []);
+      const [now, overdue, later] = ids as [number, number, number];
+      // Due at acceptance: handed over. Due later, no work at all, or a replay: not.
+      expect(handed).toEqual([now, overdue]);
+      expect(ids[4]).toBe(earlier);
+      const taken = await storage().takeHandedOver([now, overdue, later, earlier, 999_999], 'w1', 3_000);
+      expect(taken.map((m) => m.id).sort((a, b) => a - b)).toEqual([now, overdue]);
+      for (const m of taken) expect(m).toEqual(await get(m.id));
+      // Leased: nobody else claims them, nor sees them as the next wake-up, until the lease runs out.
+      expect((await storage().claimDue(5_000, 10, 1_000, 'w2')).map((m) => m.id).sort((a, b) => a - b)).toEqual(
+        [earlier, later].sort((a, b) => a - b),
+      );
+      expect(await storage().nextDueAt(5_000)).toBeNull();
+      expect(await storage().takeHandedOver([now], 'w2', 3_000)).toEqual([]);
+    });
+
+    it('takes nothing once the lease ran out, and the messages are claimed as any due message', async () => {
+      const { handed } = await handedOver([send(0, 2_000)]);
+      expect(await storage().takeHandedOver(handed, 'w1', 60_000)).toEqual([]);
+      expect((await storage().claimDue(60_000, 10, 1_000, 'w2')).map((m) => m.id)).toContain(handed[0]);
+      expect(await storage().takeHandedOver(handed, 'w1', 60_000)).toEqual([]);
+    });
+
+    it("takes nothing the worker's commit already freed, and a commit over a handed-over message applies", async () => {
+      const { handed } = await handedOver([send(0, 2_000)]);
+      const [message] = await storage().takeHandedOver(handed, 'w1', 3_000);
+      const result = await storage().commit(commitOf('w1', { updates: [updateOf(message!, { status: 'delivered' })] }));
+      expect(result.conflicts).toEqual([]);
+      expect((await get(message!.id)).status).toBe('delivered');
+      expect(await storage().takeHandedOver(handed, 'w1', 3_000)).toEqual([]);
+      expect(await storage().takeHandedOver([], 'w1', 3_000)).toEqual([]);
+    });
+
+    it("frees a dead worker's handed-over messages with its other leases", async () => {
+      const { handed } = await handedOver([send(0, 2_000)]);
+      await storage().releaseLeases(['w1']);
+      expect(await storage().takeHandedOver(handed, 'w1', 3_000)).toEqual([]);
+      expect((await storage().claimDue(3_000, 10, 1_000, 'w2')).map((m) => m.id)).toContain(handed[0]);
     });
   });
 
