@@ -4,6 +4,7 @@ import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts'
 import { defaultRateCard } from '../pricing/rate-card.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { MessageKind } from '../types/message.ts';
+import type { IngestBatch } from '../ports/message-storage.ts';
 import { createAccountDriverLookup } from './account-channels.ts';
 import { createAccountService } from './account-service.ts';
 import { MachineAdvancer } from './advance.ts';
@@ -12,7 +13,7 @@ import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
-import { createWorker } from './worker.ts';
+import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
 
@@ -75,10 +76,21 @@ export function createEngine(options: EngineOptions): Engine {
     onError,
   });
   const runsWorker = options.worker ?? true;
+  /** Whether this engine's own worker runs (started, not stopping): accepted messages are then handed over to it. */
+  let ownWorkerRuns = false;
+  /** The lease under which an ingest hands its messages due now over to a worker, if any. */
+  function lease(at: number): IngestBatch['lease'] {
+    const elsewhere = typeof options.handOverTo === 'function' ? options.handOverTo() : options.handOverTo;
+    const owner = elsewhere ?? (ownWorkerRuns ? worker.owner : undefined);
+    return owner === undefined ? undefined : { owner, until: at + LEASE_MS };
+  }
   /** New work was stored: wake this engine's worker and whoever else works on the database. */
-  function notify(): void {
-    if (runsWorker) worker.notify();
-    options.onWork?.();
+  function notify(handedOver: readonly number[] = []): void {
+    if (runsWorker) {
+      if (handedOver.length > 0 && options.handOverTo === undefined) worker.handOver(handedOver);
+      else worker.notify();
+    }
+    options.onWork?.(handedOver);
   }
 
   /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
@@ -106,16 +118,22 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     storage,
     accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
-    messages: createMessagingService({ storage, clock, rateCard, advancer, notify }),
+    messages: createMessagingService({ storage, clock, rateCard, advancer, notify, lease }),
     cascades: cascades.service,
     reachability: reachability.service,
     start: () => {
-      if (runsWorker) worker.start();
+      if (!runsWorker) return;
+      worker.start();
+      ownWorkerRuns = true;
     },
-    stop: (graceMs) => worker.stop(graceMs),
+    stop: (graceMs) => {
+      ownWorkerRuns = false;
+      return worker.stop(graceMs);
+    },
     receive,
     receiveInbound,
     wake: () => worker.notify(),
+    handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),
   };
 }

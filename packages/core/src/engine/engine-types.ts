@@ -44,9 +44,21 @@ export interface EngineOptions {
   workerId?: string;
   /**
    * Called after this engine stored new work (accepted messages, a changed schedule, a receipt):
-   * wake workers that run elsewhere (`engine.wake()` in another thread or process).
+   * wake workers that run elsewhere (`engine.wake()` in another thread or process). With
+   * `handOverTo`, `handedOver` names the accepted messages stored leased to that worker: pass
+   * them to its engine's `handOver(ids)`.
    */
-  onWork?: () => void;
+  onWork?: (handedOver: readonly number[]) => void;
+  /**
+   * The `workerId` of a worker elsewhere (the reference server's workers' thread) to which this
+   * engine hands the messages it accepts due at once: they are stored leased to that worker, and
+   * their ids go to `onWork`, so that it reads them instead of claiming them (one write less a
+   * message). Should the ids never reach it, the lease runs out (60 s) or the worker's death
+   * releases it, and any worker claims them. Without it, an engine whose own worker is started
+   * hands over to that worker. A function is asked at each acceptance (undefined: no hand-over,
+   * while that worker does not run).
+   */
+  handOverTo?: string | (() => string | undefined);
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */
   maxInFlight?: number;
   /** A driver that has not answered a send after this long fails it temporarily, ms. @default 30000 */
@@ -162,6 +174,8 @@ export interface Engine {
   receiveInbound(report: InboundReport): Promise<void>;
   /** New work was stored elsewhere (another thread or process): look for it now, not at the next poll. */
   wake(): void;
+  /** Messages another engine stored leased to this engine's worker (its `handOverTo`): the worker takes them by id. */
+  handOver(ids: readonly number[]): void;
   /**
    * Runs worker rounds until no work is due and no receipt is pending at the clock's current
    * time. Tests call it after `clock.advance()`.

@@ -1,4 +1,5 @@
 import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
+import { handedOverIds } from '../storage/ingest-rows.ts';
 import { yieldToEventLoop } from './round-loop.ts';
 
 /** Messages a group carries at most; a request alone may be larger (it is never cut). */
@@ -20,41 +21,46 @@ interface Waiting {
  * When a group's transaction fails, nothing of it was written: its requests are then written one
  * by one, so that one request's failure is never another's.
  */
-export function createIngestGroup(storage: Pick<MessageStorage, 'ingest' | 'ingestMany'>, onAccepted: () => void) {
+export function createIngestGroup(
+  storage: Pick<MessageStorage, 'ingest' | 'ingestMany'>,
+  /** Called once a group stored something, with the ids of the messages it handed over (`IngestBatch.lease`). */
+  onAccepted: (handedOver: number[]) => void,
+) {
   let waiting: Waiting[] = [];
   let scheduled = false;
 
-  async function writeAlone(w: Waiting): Promise<boolean> {
+  async function writeAlone(w: Waiting): Promise<IngestResult | null> {
     try {
       const result = await storage.ingest(w.batch);
       w.resolve(result);
-      return result.status === 'accepted';
+      return result;
     } catch (error) {
       w.reject(error);
-      return false;
+      return null;
     }
   }
 
   async function write(group: Waiting[]): Promise<void> {
-    let accepted = false;
-    if (group.length === 1) {
-      accepted = await writeAlone(group[0]!);
-    } else {
-      let results: IngestResult[] | null = null;
+    let results: Array<IngestResult | null> | null = null;
+    if (group.length > 1) {
       try {
         results = await storage.ingestMany(group.map((w) => w.batch));
+        group.forEach((w, i) => w.resolve(results![i]!));
       } catch {
         results = null;
       }
-      if (results) {
-        group.forEach((w, i) => w.resolve(results[i]!));
-        accepted = results.some((r) => r.status === 'accepted');
-      } else {
-        for (const w of group) accepted = (await writeAlone(w)) || accepted;
-      }
+    }
+    if (!results) {
+      results = [];
+      for (const w of group) results.push(await writeAlone(w));
     }
     // One wake-up of the workers for the whole group.
-    if (accepted) onAccepted();
+    if (!results.some((r) => r?.status === 'accepted')) return;
+    const handedOver: number[] = [];
+    group.forEach((w, i) => {
+      for (const id of handedOverIds(w.batch, results![i]!)) handedOver.push(id);
+    });
+    onAccepted(handedOver);
   }
 
   function flush(): void {

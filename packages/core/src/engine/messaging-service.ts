@@ -5,7 +5,7 @@ import { messageMachine } from '../machines/message-machine.ts';
 import type { AttemptDraft, ValidatedMessage } from '../messages/send-request.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
-import type { NewMessage } from '../ports/message-storage.ts';
+import type { IngestBatch, NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { SendResponse, SentMessage } from '../types/api.ts';
 import type { MessageStatusView, StepSpec, StoredMessage } from '../types/message.ts';
@@ -27,8 +27,10 @@ export interface MessagingDeps {
   clock: Clock;
   rateCard: RateCard;
   advancer: MachineAdvancer;
-  /** Called after new work was stored, to wake the workers. */
-  notify: () => void;
+  /** Called after new work was stored, to wake the workers, with the ids of the messages handed over. */
+  notify: (handedOver?: readonly number[]) => void;
+  /** The hand-over lease of an ingest at `at`, if accepted messages go leased to a worker. */
+  lease?: (at: number) => IngestBatch['lease'];
 }
 
 /** How messaging API messages run: the message machine; fallbacks are charged when used. */
@@ -167,7 +169,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
         if (!machine) machines.set(v.attempts.length, (machine = firstSteps(v.attempts.length)));
         return build(v, now, machine, works);
       });
-      const result = await group.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message' });
+      const result = await group.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message', lease: deps.lease?.(now) });
       if (result.status === 'conflict') {
         const details: ErrorDetail[] = result.indexes.map((i) => ({
           path: `messages[${i}].customerMessageId`,

@@ -93,6 +93,8 @@ export function createWorker(deps: WorkerDeps) {
   const sendTimeoutMs = deps.sendTimeoutMs ?? 30_000;
   const queue: PendingEvent[] = [];
   const inFlight = new Map<number, InFlight>();
+  /** Ids of messages an ingest stored leased to this worker (a hand-over), to take without a claim. */
+  const handedOver: number[] = [];
   let seq = 0;
   let claiming = true;
   /** Set by `start()`: the next round starts the drivers. */
@@ -270,6 +272,15 @@ export function createWorker(deps: WorkerDeps) {
     }
     const capacity = claiming ? Math.min(deps.batchSize, maxInFlight - inFlight.size) : 0;
     const claimed = capacity > 0 ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
+    if (capacity > claimed.length && handedOver.length > 0) {
+      // Handed-over messages beyond the capacity wait for a later round (their lease holds them).
+      // One this worker already holds (claimed again after its hand-over's lease ran out) is not
+      // taken twice; the storage answers only those still leased to this worker.
+      const taking = handedOver.splice(0, capacity - claimed.length);
+      const have = new Set(claimed.map((m) => m.id));
+      const ids = taking.filter((id) => !have.has(id) && !inFlight.has(id));
+      if (ids.length > 0) claimed.push(...(await storage.takeHandedOver(ids, owner, now)));
+    }
     if (events.length === 0 && claimed.length === 0) return 0;
 
     const eventsOf = new Map<number, PendingEvent[]>();
@@ -420,7 +431,7 @@ export function createWorker(deps: WorkerDeps) {
       // A full batch means a backlog: go on at once (after yielding to the event loop). Otherwise
       // let receipts and new work gather for a moment, so that a round carries many messages.
       if (found >= deps.batchSize) return 0;
-      if (found > 0 || queue.length > 0) return GATHER_MS;
+      if (found > 0 || queue.length > 0 || handedOver.length > 0) return GATHER_MS;
       const next = await storage.nextDueAt(clock.now());
       const wait = next === null ? POLL_MS : Math.max(GATHER_MS, next - clock.now());
       return Math.min(POLL_MS, wait, recovery.nextMaintenanceIn(clock.now()));
@@ -443,7 +454,7 @@ export function createWorker(deps: WorkerDeps) {
         await Promise.all([...inFlight.values()].map((f) => f.done));
         continue;
       }
-      if (found === 0 && queue.length === 0 && byProviderId.length === 0) return;
+      if (found === 0 && queue.length === 0 && byProviderId.length === 0 && handedOver.length === 0) return;
     }
   }
 
@@ -452,6 +463,15 @@ export function createWorker(deps: WorkerDeps) {
     /** The context of a driver, for receipts that reach this process some other way. */
     contextOf: ctx,
     notify,
+    /**
+     * Messages an ingest stored leased to this worker (`IngestBatch.lease` with its `owner`): the
+     * next rounds take them by id, without a claim.
+     */
+    handOver(ids: readonly number[]): void {
+      if (ids.length === 0) return;
+      for (const id of ids) handedOver.push(id);
+      notify();
+    },
     tick: rounds.tick,
     pending: () => queue.length + byProviderId.length + inFlight.size,
     /**

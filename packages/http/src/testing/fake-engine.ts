@@ -88,6 +88,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     receive: async () => {},
     receiveInbound: async () => {},
     wake: () => {},
+    handOver: () => {},
     drain: async () => {},
     calls,
     account,

@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, createFakeClock } from '@spillway/core';
+import type { Engine, Storage } from '@spillway/core';
+import { createSimulator } from '@spillway/channels';
+import { createNodeHasher } from '@spillway/http';
+import { testStorage } from '../support/engine-fixture.ts';
+
+// Messages an engine accepts due at once are stored leased to a worker (its own started one, or
+// the one named by `handOverTo`) and taken by id: no claim's write. Should the hand-over never
+// reach that worker, the lease runs out and any worker claims them.
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A storage that counts the messages its claims and its hand-overs answered. */
+async function countingStorage() {
+  const inner = await testStorage();
+  cleanups.push(() => inner.close());
+  const counts = { claimed: 0, taken: 0 };
+  const storage: Storage = {
+    ...inner,
+    async claimDue(...args) {
+      const claimed = await inner.claimDue(...args);
+      counts.claimed += claimed.length;
+      return claimed;
+    },
+    async takeHandedOver(...args) {
+      const taken = await inner.takeHandedOver(...args);
+      counts.taken += taken.length;
+      return taken;
+    },
+  };
+  return { storage, counts };
+}
+
+const hasher = createNodeHasher({ N: 2 ** 12 });
+/** How long a hand-over's lease holds (the worker's `LEASE_MS`). */
+const LEASE_MS = 60_000;
+
+async function accountOf(engine: Engine) {
+  const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: 100 });
+  await engine.accounts.approveAlphaName(account.id, 'Shop');
+  return account;
+}
+
+/** `n` messages the simulator delivers (numbers ending in 00). */
+const request = (n: number, from = 0) => ({
+  messages: Array.from({ length: n }, (_, i) => ({
+    from: 'Shop',
+    to: `9990000${String(from + i).padStart(4, '0')}00`,
+    text: 'Hello',
+    type: 'sms' as const,
+  })),
+});
+
+async function untilDelivered(engine: Engine, accountId: number, ids: number[]): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const statuses = await Promise.all(ids.map(async (id) => (await engine.messages.status(accountId, id)).deliverystatus));
+    if (statuses.every((s) => s === 'delivered')) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('not every message was delivered in 4 s');
+}
+
+describe('hand-over of accepted messages to a worker', () => {
+  it('an engine whose worker runs hands it what it accepts: sent without a claim', async () => {
+    const { storage, counts } = await countingStorage();
+    const simulator = createSimulator({ latencyMs: 0 });
+    const engine = createEngine({ storage, channels: [simulator], hasher });
+    const account = await accountOf(engine);
+    engine.start();
+    cleanups.push(() => engine.stop());
+    const res = await engine.messages.send(account.id, request(40));
+    await untilDelivered(
+      engine,
+      account.id,
+      res.messages.map((m) => m.messageId),
+    );
+    expect(counts).toEqual({ claimed: 0, taken: 40 });
+    expect(simulator.sent).toHaveLength(40);
+  });
+
+  it('messages accepted before the worker started are claimed as before', async () => {
+    const { storage, counts } = await countingStorage();
+    const simulator = createSimulator({ latencyMs: 0 });
+    const engine = createEngine({ storage, channels: [simulator], hasher });
+    const account = await accountOf(engine);
+    const res = await engine.messages.send(account.id, request(40));
+    engine.start();
+    cleanups.push(() => engine.stop());
+    await untilDelivered(
+      engine,
+      account.id,
+      res.messages.map((m) => m.messageId),
+    );
+    expect(counts).toEqual({ claimed: 40, taken: 0 });
+  });
+
+  it("hands over to another engine's worker by its id, which takes the messages it is told of", async () => {
+    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+    const { storage, counts } = await countingStorage();
+    const simulator = createSimulator({ latencyMs: 0 });
+    const handed: number[] = [];
+    const api = createEngine({
+      storage,
+      channels: [],
+      hasher,
+      clock,
+      worker: false,
+      handOverTo: 'w-thread',
+      onWork: (ids) => handed.push(...ids),
+    });
+    const workers = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-thread' });
+    const account = await accountOf(api);
+    const res = await api.messages.send(account.id, request(3));
+    const ids = res.messages.map((m) => m.messageId);
+    expect(handed).toEqual(ids);
+    // Leased to the worker: a round that was not told of them claims nothing.
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 0 });
+    workers.handOver(handed);
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 3 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
+  it('a hand-over that never reaches its worker is claimed once its lease runs out, and sent once', async () => {
+    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+    const { storage, counts } = await countingStorage();
+    const simulator = createSimulator({ latencyMs: 0 });
+    const api = createEngine({ storage, channels: [], hasher, clock, worker: false, handOverTo: 'w-lost' });
+    const workers = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-lost' });
+    const account = await accountOf(api);
+    const res = await api.messages.send(account.id, request(2));
+    const ids = res.messages.map((m) => m.messageId);
+    await workers.drain();
+    expect(simulator.sent).toEqual([]);
+    await clock.advance(LEASE_MS);
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 2, taken: 0 });
+    // The hand-over arrives late: the worker already committed them, and takes nothing again.
+    workers.handOver(ids);
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 2, taken: 0 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+});
