@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { dirname } from 'node:path';
 import pino from 'pino';
@@ -19,6 +21,7 @@ import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
 import type { ServerConfig } from './config.ts';
 import type { CheckpointThreadData } from './checkpoint-thread.ts';
+import type { WorkerThreadData } from './worker-thread.ts';
 import { wakeAtMostEveryMs } from './wake.ts';
 
 export interface SpillwayServer {
@@ -48,6 +51,8 @@ export interface CreateServerOptions {
   designerDir?: string | false;
   /** Another thread checkpoints the SQLite file (the workers' thread of a server that runs one): commits only as a backstop. */
   checkpointsElsewhere?: boolean;
+  /** This process's worker id in leases and heartbeats (the workers' thread gets the one its HTTP thread hands over to). */
+  workerId?: string;
 }
 
 /** The SQLite file of a configuration, or null for PostgreSQL and an in-memory database. */
@@ -100,6 +105,18 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   });
   const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
   let thread: Worker | null = null;
+  const threadWorkerId = `${hostname()}-${process.pid}-workers-${randomUUID()}`;
+  /** Ids handed over to the workers' thread since its last wake-up. */
+  let handedOver: number[] = [];
+  const wakeThread = wakeAtMostEveryMs(WAKE_INTERVAL_MS, () => {
+    if (handedOver.length > 0) thread?.postMessage({ handOver: handedOver });
+    else thread?.postMessage('wake');
+    handedOver = [];
+  });
+  const handOver = (ids: readonly number[]) => {
+    for (const id of ids) handedOver.push(id);
+    wakeThread();
+  };
   let checkpoints: Worker | null = null;
   const email = config.SPILLWAY_SMTP_URL
     ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
@@ -124,7 +141,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     chatHub: config.SPILLWAY_JWT_SECRET ? { jwtSecret: config.SPILLWAY_JWT_SECRET } : true,
     routeStats: 'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
     engine: {
-      ...(threaded ? { onWork: wakeAtMostEveryMs(WAKE_INTERVAL_MS, () => thread?.postMessage('wake')) } : {}),
+      // Messages accepted due now go leased to the workers' thread, their ids with its wake-ups.
+      ...(threaded ? { onWork: handOver, handOverTo: () => (thread ? threadWorkerId : undefined) } : {}),
+      ...(options.workerId ? { workerId: options.workerId } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       onError: (error) => logger.error({ err: error }, 'worker error'),
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
@@ -199,11 +218,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // sends), unless the public origin is only known once a free port was picked.
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
-      if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, logger);
+      if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, logger);
       listening = await serve({ fetch: spillway.fetch, port: config.PORT, hostname: config.HOST });
       const url = origin(listening.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
-      if (threaded && !thread) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, logger);
+      if (threaded && !thread) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, logger);
       logger.info({ url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process' }, 'spillway is listening');
       return { port: listening.port, url };
     },
@@ -230,8 +249,8 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 }
 
 /** Starts the workers' thread and resolves once it runs. */
-async function startWorkerThread(config: ServerConfig, logger: Logger): Promise<Worker> {
-  const thread = await startThread('worker-thread', config);
+async function startWorkerThread(config: ServerConfig, workerId: string, logger: Logger): Promise<Worker> {
+  const thread = await startThread('worker-thread', { config, workerId } satisfies WorkerThreadData);
   thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
   return thread;
 }
