@@ -195,6 +195,43 @@ describe.skipIf(!url)('postgres ingest, concurrent and aborted', () => {
     }
   });
 
+  it('locks the accounts of a group in id order when it decides the locked way: no row held while it waits for another', async () => {
+    const p = await twoProcesses(1_000);
+    const second = await p.a.createAccount({ login: 'second', name: 'Second', passwordHash: 'h', currency: 'EUR' }, 1);
+    await p.a.pool.query(`UPDATE "${p.schema}".accounts SET balance = 1000 WHERE id = $1`, [second.id]);
+    const holder = await p.a.pool.connect();
+    try {
+      // The optimistic attempt is aborted: the group is decided the locked way.
+      await victimsNext(p, 1);
+      await holder.query('BEGIN');
+      await holder.query(`SELECT balance FROM "${p.schema}".accounts WHERE id = $1 FOR UPDATE`, [p.account.id]);
+      // The group names the later account first.
+      const pending = p.a.ingestMany(
+        [second.id, p.account.id].map((accountId) => ({ accountId, at: 2, chargeDescription: 'SMS', messages: [message(5)] })),
+      );
+      let waiting = false;
+      for (let i = 0; i < 5000 && !waiting; i++) {
+        const found = await p.a.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query LIKE $1`,
+          [`%"${p.schema}".accounts%`],
+        );
+        waiting = found.rows.length > 0;
+        if (!waiting) await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(waiting).toBe(true);
+      // Waiting for the first account, the group holds nothing of the second (in request order it would).
+      await expect(
+        p.b.pool.query(`SELECT id FROM "${p.schema}".accounts WHERE id = $1 FOR UPDATE NOWAIT`, [second.id]),
+      ).resolves.toMatchObject({ rowCount: 1 });
+      await holder.query('COMMIT');
+      expect((await pending).map((r) => r.status)).toEqual(['accepted', 'accepted']);
+      expect(await p.stored()).toBe(2);
+    } finally {
+      holder.release();
+      await p.close();
+    }
+  });
+
   it('answers busy (a 503 with Retry-After) when the deadlocks go on, having stored nothing', async () => {
     const p = await twoProcesses(1_000);
     try {

@@ -165,11 +165,24 @@ function lockedDecides(error: unknown): boolean {
 }
 
 /**
- * Locked attempts made again when PostgreSQL aborts one to break a deadlock (a group of requests
- * of several accounts locks their rows in its own order), before the request fails as busy (503
- * with Retry-After): the aborted transaction wrote nothing, so it is simply made again.
+ * Locked attempts made again when PostgreSQL aborts one to break a deadlock (against an optimistic
+ * attempt, whose foreign-key share lock and balance update take an account row in another order),
+ * before the request fails as busy (503 with Retry-After): the aborted transaction wrote nothing,
+ * so it is simply made again.
  */
 const DEADLOCK_RETRIES = 2;
+
+/**
+ * A locked attempt of a group of several accounts takes their rows up front, in id order: two
+ * groups then never hold one account each while waiting for the other's (each request's own
+ * `FOR UPDATE` finds its row already held).
+ */
+async function lockAccounts(client: pg.PoolClient, x: string, batches: readonly IngestBatch[]): Promise<void> {
+  const accounts = [...new Set(batches.map((b) => b.accountId))];
+  if (accounts.length < 2) return;
+  // Rows are locked as the sorted scan returns them.
+  await run(client, `SELECT id FROM ${x}accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, [accounts]);
+}
 
 /** Creates the `ingest` (one transaction per request) and `ingestMany` operations of the message store. */
 export function createIngest(pool: pg.Pool, x: string) {
@@ -178,6 +191,7 @@ export function createIngest(pool: pg.Pool, x: string) {
   const write = async (batches: IngestBatch[]): Promise<IngestResult[]> => {
     const attempt = (locked: boolean) =>
       transaction(pool, async (client) => {
+        if (locked) await lockAccounts(client, x, batches);
         const results: IngestResult[] = [];
         for (const batch of batches) results.push(await ingestIn(client, x, sequenceOf, batch, locked));
         return results;
