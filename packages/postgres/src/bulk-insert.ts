@@ -23,6 +23,9 @@ function copyField(value: string): string {
   return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!) : value;
 }
 
+/** Rows of a COPY's text built and sent at a time: PostgreSQL parses one while the next is built. */
+export const COPY_CHUNK_ROWS = 1000;
+
 /**
  * Inserts many rows of one table with one `COPY … FROM STDIN` (text format). PostgreSQL takes
  * COPY's rows straight into the table: for 5000 message rows it spends about half the CPU an
@@ -32,6 +35,10 @@ function copyField(value: string): string {
  * `c` at `r * columns.length + c`); values of `json` and `jsonb` columns are JSON text already. A null is
  * SQL NULL. Text travels as UTF-8, so a lone surrogate arrives as U+FFFD, as in any other query.
  * COPY is one statement: on an error nothing of it is written.
+ *
+ * More than {@link COPY_CHUNK_ROWS} rows go in chunks, the event loop let through between them:
+ * each chunk reaches the socket while the next is built, so PostgreSQL parses and inserts rows
+ * meanwhile instead of waiting for the whole text (a 5000-message ingest is about a fifth faster).
  */
 export async function bulkInsert(
   client: pg.PoolClient,
@@ -41,27 +48,56 @@ export async function bulkInsert(
 ): Promise<void> {
   if (values.length === 0) return;
   const width = columns.length;
+  const rows = values.length / width;
   const json = columns.map(([, type]) => type === 'json' || type === 'jsonb');
-  let text = '';
-  for (let r = 0; r < values.length; r += width) {
-    for (let c = 0; c < width; c++) {
-      const v = values[r + c];
-      if (c > 0) text += '\t';
-      // A JSON null in a JSON column is SQL NULL too (no column stores a JSON null).
-      if (v === null || v === undefined || (json[c] && v === 'null')) text += '\\N';
-      else if (typeof v === 'string') text += copyField(v);
-      else text += String(v);
+  /** Rows `from` to `to` (excluded) in COPY's text format. */
+  const text = (from: number, to: number): string => {
+    let out = '';
+    for (let r = from * width; r < to * width; r += width) {
+      for (let c = 0; c < width; c++) {
+        const v = values[r + c];
+        if (c > 0) out += '\t';
+        // A JSON null in a JSON column is SQL NULL too (no column stores a JSON null).
+        if (v === null || v === undefined || (json[c] && v === 'null')) out += '\\N';
+        else if (typeof v === 'string') out += copyField(v);
+        else out += String(v);
+      }
+      out += '\n';
     }
-    text += '\n';
-  }
+    return out;
+  };
   const names = columns.map(([name]) => name).join(', ');
-  // The stream is written and ended at once (it holds the data until PostgreSQL is ready for
-  // it): stream.pipeline would build an AbortSignal per call, a cost that single sends noticed.
+  // The stream is written and ended by hand (it holds the data until PostgreSQL is ready for it):
+  // stream.pipeline would build an AbortSignal per call, a cost that single sends noticed.
   await new Promise<void>((resolve, reject) => {
     const copy = client.query(copyFrom(`COPY ${table} (${names}) FROM STDIN`));
-    copy.once('error', reject);
+    let failed = false;
+    copy.once('error', (error) => {
+      // PostgreSQL refused a row (a unique violation, say): nothing more is written.
+      failed = true;
+      reject(error);
+    });
     copy.once('finish', resolve);
-    copy.end(text);
+    let from = 0;
+    const next = () => {
+      if (failed) return;
+      const to = Math.min(rows, from + COPY_CHUNK_ROWS);
+      try {
+        const chunk = text(from, to);
+        from = to;
+        if (from >= rows) {
+          copy.end(chunk);
+        } else {
+          copy.write(chunk);
+          setImmediate(next);
+        }
+      } catch (error) {
+        failed = true;
+        copy.destroy(error as Error);
+        reject(error);
+      }
+    };
+    next();
   });
 }
 
