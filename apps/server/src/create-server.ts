@@ -6,10 +6,10 @@ import { dirname } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
-import type { ChannelDriver, Clock, Engine, Storage } from '@spillway/core';
+import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createSmtpTransport, createSpillway, serve } from '@spillway/http';
-import type { TokenService } from '@spillway/http';
+import { createEngineMetrics, createSmtpTransport, createSpillway, serve } from '@spillway/http';
+import type { EngineCounts, TokenService } from '@spillway/http';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
 import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
@@ -53,6 +53,8 @@ export interface CreateServerOptions {
   checkpointsElsewhere?: boolean;
   /** This process's worker id in leases and heartbeats (the workers' thread gets the one its HTTP thread hands over to). */
   workerId?: string;
+  /** Observes every committed worker round, beside the metrics (the workers' thread counts them for the HTTP thread's `/metrics`). */
+  onCommit?: (commit: Commit) => void;
 }
 
 /** The SQLite file of a configuration, or null for PostgreSQL and an in-memory database. */
@@ -144,6 +146,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // Messages accepted due now go leased to the workers' thread, their ids with its wake-ups.
       ...(threaded ? { onWork: handOver, handOverTo: () => (thread ? threadWorkerId : undefined) } : {}),
       ...(options.workerId ? { workerId: options.workerId } : {}),
+      ...(options.onCommit ? { onCommit: options.onCommit } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       onError: (error) => logger.error({ err: error }, 'worker error'),
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
@@ -172,6 +175,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     },
   });
   const { engine } = spillway;
+  // The workers' thread's rounds reach /metrics through this thread's registry.
+  const threadMetrics = spillway.registry ? createEngineMetrics(spillway.registry) : null;
+  const recordCounts = (counts: EngineCounts) => threadMetrics?.record(counts);
   const tokens = spillway.tokens!;
   // Generates and persists the signing key on the first start.
   await tokens.ready();
@@ -218,11 +224,13 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // sends), unless the public origin is only known once a free port was picked.
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
-      if (threaded && known) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, logger);
+      if (threaded && known)
+        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, logger, recordCounts);
       listening = await serve({ fetch: spillway.fetch, port: config.PORT, hostname: config.HOST });
       const url = origin(listening.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
-      if (threaded && !thread) thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, logger);
+      if (threaded && !thread)
+        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, logger, recordCounts);
       logger.info({ url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process' }, 'spillway is listening');
       return { port: listening.port, url };
     },
@@ -249,8 +257,17 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 }
 
 /** Starts the workers' thread and resolves once it runs. */
-async function startWorkerThread(config: ServerConfig, workerId: string, logger: Logger): Promise<Worker> {
+async function startWorkerThread(
+  config: ServerConfig,
+  workerId: string,
+  logger: Logger,
+  record: (counts: EngineCounts) => void,
+): Promise<Worker> {
   const thread = await startThread('worker-thread', { config, workerId } satisfies WorkerThreadData);
+  // The thread's rounds, counted there: this thread's registry serves /metrics.
+  thread.on('message', (message: unknown) => {
+    if (typeof message === 'object' && message !== null && 'engineCounts' in message) record(message.engineCounts as EngineCounts);
+  });
   thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
   return thread;
 }

@@ -1,6 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config.ts';
+import { countCommit } from '@spillway/http';
+import type { EngineCounts } from '@spillway/http';
 import { createServer } from './create-server.ts';
+
+/** How often the thread sends its rounds' metric counts to the HTTP thread, ms. */
+const METRICS_FLUSH_MS = 200;
 
 // The workers of a reference server started with SPILLWAY_ROLE=all, on a thread of their own: the
 // rounds never hold up the HTTP thread's event loop. The HTTP thread posts 'wake' when it stored
@@ -17,10 +22,26 @@ export interface WorkerThreadData {
 const port = parentPort;
 if (!port) throw new Error('worker-thread.ts runs as a worker thread');
 const { config, workerId } = workerData as WorkerThreadData;
+// The rounds' metrics, counted here and sent to the HTTP thread, whose registry serves /metrics:
+// at most every METRICS_FLUSH_MS, and once more when the thread stops.
+let counts: EngineCounts = { events: [], finished: [] };
+const flushCounts = () => {
+  if (counts.events.length === 0 && counts.finished.length === 0) return;
+  port.postMessage({ engineCounts: counts });
+  counts = { events: [], finished: [] };
+};
+const flushTimer = setInterval(flushCounts, METRICS_FLUSH_MS);
+flushTimer.unref();
 const server = await createServer(
   { ...config, SPILLWAY_ROLE: 'worker', SPILLWAY_WORKER_THREAD: false },
   // The HTTP thread started the checkpoint thread of a SQLite file with this one.
-  { bootstrap: false, designerDir: false, checkpointsElsewhere: true, workerId },
+  {
+    bootstrap: false,
+    designerDir: false,
+    checkpointsElsewhere: true,
+    workerId,
+    onCommit: (commit) => void countCommit(commit, counts),
+  },
 );
 await server.listen();
 port.on('message', (message: unknown) => {
@@ -28,9 +49,15 @@ port.on('message', (message: unknown) => {
   if (typeof message === 'object' && message !== null && 'handOver' in message) server.engine.handOver(message.handOver as number[]);
   if (message === 'stop') {
     void server.close().then(
-      () => port.postMessage('stopped'),
+      () => {
+        clearInterval(flushTimer);
+        flushCounts();
+        port.postMessage('stopped');
+      },
       (error: unknown) => {
         server.logger.error({ err: error }, 'worker thread stop failed');
+        clearInterval(flushTimer);
+        flushCounts();
         port.postMessage('stopped');
       },
     );

@@ -83,11 +83,39 @@ export function createHttpMetrics(registry: Registry = new Registry(), options: 
 }
 
 /**
+ * What the engine metrics count of commits: history entries by channel and status, messages that
+ * reached a final status by status. Plain data, so that a workers' thread can send its counts to
+ * the thread whose registry serves `/metrics`.
+ */
+export interface EngineCounts {
+  events: Array<[channel: string, status: string, n: number]>;
+  finished: Array<[status: string, n: number]>;
+}
+
+/** Adds the history entries and final statuses of `commit` to `into` (new counts by default). */
+export function countCommit(commit: Commit, into: EngineCounts = { events: [], finished: [] }): EngineCounts {
+  for (const u of commit.updates) {
+    for (const h of u.history) {
+      const counted = into.events.find(([channel, status]) => channel === h.channel && status === h.status);
+      if (counted) counted[2]++;
+      else into.events.push([h.channel, h.status, 1]);
+    }
+    if (isFinalStatus(u.status)) {
+      const counted = into.finished.find(([status]) => status === u.status);
+      if (counted) counted[1]++;
+      else into.finished.push([u.status, 1]);
+    }
+  }
+  return into;
+}
+
+/**
  * Engine metrics on `registry`: every history entry the workers write (attempts sent, delivered,
  * failed, expired, skipped, by channel) and every message reaching a final status. Pass
- * `onCommit` to `createEngine({ onCommit })`.
+ * `onCommit` to `createEngine({ onCommit })`; `record` adds counts made elsewhere (a workers'
+ * thread's, from {@link countCommit}).
  */
-export function createEngineMetrics(registry: Registry): { onCommit: (commit: Commit) => void } {
+export function createEngineMetrics(registry: Registry): { onCommit: (commit: Commit) => void; record: (counts: EngineCounts) => void } {
   const events = shared(
     registry,
     'spillway_message_events_total',
@@ -110,23 +138,11 @@ export function createEngineMetrics(registry: Registry): { onCommit: (commit: Co
         registers: [registry],
       }),
   );
-  return {
-    onCommit(commit) {
-      // Counted per label set first: prom-client hashes the labels on every inc, and a round
-      // carries hundreds of entries of a handful of kinds.
-      const byEntry = new Map<string, { channel: string; status: string; n: number }>();
-      const byFinal = new Map<string, number>();
-      for (const u of commit.updates) {
-        for (const h of u.history) {
-          const key = `${h.channel} ${h.status}`;
-          const counted = byEntry.get(key);
-          if (counted) counted.n++;
-          else byEntry.set(key, { channel: h.channel, status: h.status, n: 1 });
-        }
-        if (isFinalStatus(u.status)) byFinal.set(u.status, (byFinal.get(u.status) ?? 0) + 1);
-      }
-      for (const { channel, status, n } of byEntry.values()) events.inc({ channel, status }, n);
-      for (const [status, n] of byFinal) finished.inc({ status }, n);
-    },
+  // Counted per label set first: prom-client hashes the labels on every inc, and a round carries
+  // hundreds of entries of a handful of kinds.
+  const record = (counts: EngineCounts) => {
+    for (const [channel, status, n] of counts.events) events.inc({ channel, status }, n);
+    for (const [status, n] of counts.finished) finished.inc({ status }, n);
   };
+  return { onCommit: (commit) => record(countCommit(commit)), record };
 }
