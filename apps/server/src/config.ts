@@ -37,6 +37,11 @@ export const configSchema = z.object({
     .string()
     .optional()
     .transform((v) => v !== 'false' && v !== '0'),
+  /**
+   * With the role `worker`, a port (on HOST) that serves `GET /metrics` and `GET /health`: a
+   * workers-only process has no API port. Unset: none.
+   */
+  SPILLWAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** On SIGTERM, how long to wait for sends in flight before exiting, ms. */
   SPILLWAY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Public origin of the server (short links); default: the address it listens on. */

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { dirname } from 'node:path';
@@ -9,7 +12,8 @@ import { parseRateCard, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createEngineMetrics, createSmtpTransport, createSpillway, serve } from '@spillway/http';
-import type { EngineCounts, TokenService } from '@spillway/http';
+import type { EngineCounts, ErrorBody, TokenService } from '@spillway/http';
+import type { Registry } from 'prom-client';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
 import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
@@ -202,6 +206,8 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   // A workers-only process has no socket open, and the engine's timers never keep a process
   // alive: this handle does, from listen() until close().
   let keepAlive: ReturnType<typeof setInterval> | null = null;
+  /** A workers-only process's `/metrics` and `/health` (SPILLWAY_METRICS_PORT). */
+  let metricsListener: MetricsListener | null = null;
 
   return {
     engine,
@@ -215,9 +221,13 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // Starts the workers of this process, if it runs them.
       await spillway.start();
       if (config.SPILLWAY_ROLE === 'worker') {
+        if (config.SPILLWAY_METRICS_PORT !== undefined && spillway.registry && !metricsListener) {
+          metricsListener = await listenForMetrics(spillway.registry, config.SPILLWAY_METRICS_PORT, config.HOST);
+          logger.info({ role: 'worker', metrics: metricsListener.url }, 'spillway worker metrics are served');
+        }
         keepAlive ??= setInterval(() => undefined, 2 ** 30);
         logger.info({ role: 'worker' }, 'spillway workers are running');
-        return { port: 0, url: '' };
+        return { port: metricsListener?.port ?? 0, url: metricsListener?.url ?? '' };
       }
       const origin = (port: number) => `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
       // The workers' thread starts before the port opens (a server that answers is a server that
@@ -243,6 +253,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     async close() {
       try {
         await listening?.close();
+        await metricsListener?.close();
         if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
         if (checkpoints) await stopWorkerThread(checkpoints, 5_000);
         // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
@@ -327,4 +338,51 @@ async function stopWorkerThread(thread: Worker, timeoutMs: number): Promise<void
     thread.postMessage('stop');
   });
   await thread.terminate();
+}
+
+interface MetricsListener {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `GET /metrics` (the registry, Prometheus text) and `GET /health` on `port` for a
+ * workers-only process; anything else is a JSON 404 (405 for another method on those paths).
+ */
+async function listenForMetrics(registry: Registry, port: number, host: string): Promise<MetricsListener> {
+  /** The API's error body (`ErrorBody`), or `body` as it is. */
+  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const error = (res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}) => json(res, body.status, body, headers);
+  const server = createHttpServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' && path !== '/health') {
+      error(res, { error: 'not_found', message: `No such endpoint ${path}: a worker process serves /metrics and /health`, status: 404 });
+    } else if (req.method !== 'GET' && req.method !== 'HEAD') {
+      error(res, { error: 'method_not_allowed', message: `${req.method} is not allowed on ${path}`, status: 405 }, { allow: 'GET, HEAD' });
+    } else if (path === '/health') {
+      json(res, 200, { status: 'ok', role: 'worker' });
+    } else {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': registry.contentType });
+          res.end(text);
+        },
+        (failure: unknown) => error(res, { error: 'internal', message: `metrics failed: ${String(failure)}`, status: 500 }),
+      );
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    port: bound,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

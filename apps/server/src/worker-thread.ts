@@ -33,7 +33,8 @@ const flushCounts = () => {
 const flushTimer = setInterval(flushCounts, METRICS_FLUSH_MS);
 flushTimer.unref();
 const server = await createServer(
-  { ...config, SPILLWAY_ROLE: 'worker', SPILLWAY_WORKER_THREAD: false },
+  // Its metrics go to the HTTP thread's /metrics: no port of its own.
+  { ...config, SPILLWAY_ROLE: 'worker', SPILLWAY_WORKER_THREAD: false, SPILLWAY_METRICS_PORT: undefined },
   // The HTTP thread started the checkpoint thread of a SQLite file with this one.
   {
     bootstrap: false,
