@@ -351,7 +351,7 @@ interface MetricsListener {
  * workers-only process; anything else is a JSON 404 (405 for another method on those paths).
  */
 async function listenForMetrics(registry: Registry, port: number, host: string): Promise<MetricsListener> {
-  /** The API's error body (`ErrorBody`), or `body` as it is. */
+  /** Answers `body` as JSON with `status`. */
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
