@@ -64,11 +64,28 @@ async function untilDelivered(engine: Engine, accountId: number, ids: number[]):
   throw new Error('not every message was delivered in 4 s');
 }
 
+/**
+ * On a fake clock: an API engine (no worker) that hands over to the worker `workerId`, and the
+ * engine that runs that worker (driven with `drain()`), on one counting storage.
+ */
+async function apiAndWorkers(workerId: string, onWork?: (ids: readonly number[]) => void) {
+  const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+  const { storage, counts } = await countingStorage();
+  const simulator = createSimulator({ latencyMs: 0 });
+  const api = createEngine({ storage, channels: [], hasher, clock, worker: false, handOverTo: workerId, ...(onWork ? { onWork } : {}) });
+  const workers = createEngine({ storage, channels: [simulator], hasher, clock, workerId });
+  return { clock, counts, simulator, api, workers, account: await accountOf(api) };
+}
+
 describe('hand-over of accepted messages to a worker', () => {
-  it('an engine whose worker runs hands it what it accepts: sent without a claim', async () => {
+  it.each([
+    ['no handOverTo', {}],
+    // A worker elsewhere that does not run (the server's thread not started yet): its own worker takes them.
+    ['a handOverTo that names no worker now', { handOverTo: () => undefined }],
+  ])('an engine whose worker runs hands it what it accepts: sent without a claim (%s)', async (_, options) => {
     const { storage, counts } = await countingStorage();
     const simulator = createSimulator({ latencyMs: 0 });
-    const engine = createEngine({ storage, channels: [simulator], hasher });
+    const engine = createEngine({ storage, channels: [simulator], hasher, ...options });
     const account = await accountOf(engine);
     engine.start();
     cleanups.push(() => engine.stop());
@@ -99,21 +116,8 @@ describe('hand-over of accepted messages to a worker', () => {
   });
 
   it("hands over to another engine's worker by its id, which takes the messages it is told of", async () => {
-    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
-    const { storage, counts } = await countingStorage();
-    const simulator = createSimulator({ latencyMs: 0 });
     const handed: number[] = [];
-    const api = createEngine({
-      storage,
-      channels: [],
-      hasher,
-      clock,
-      worker: false,
-      handOverTo: 'w-thread',
-      onWork: (ids) => handed.push(...ids),
-    });
-    const workers = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-thread' });
-    const account = await accountOf(api);
+    const { counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids) => handed.push(...ids));
     const res = await api.messages.send(account.id, request(3));
     const ids = res.messages.map((m) => m.messageId);
     expect(handed).toEqual(ids);
@@ -127,12 +131,7 @@ describe('hand-over of accepted messages to a worker', () => {
   });
 
   it('a hand-over that never reaches its worker is claimed once its lease runs out, and sent once', async () => {
-    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
-    const { storage, counts } = await countingStorage();
-    const simulator = createSimulator({ latencyMs: 0 });
-    const api = createEngine({ storage, channels: [], hasher, clock, worker: false, handOverTo: 'w-lost' });
-    const workers = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-lost' });
-    const account = await accountOf(api);
+    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-lost');
     const res = await api.messages.send(account.id, request(2));
     const ids = res.messages.map((m) => m.messageId);
     await workers.drain();

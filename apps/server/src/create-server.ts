@@ -57,8 +57,13 @@ export interface CreateServerOptions {
   checkpointsElsewhere?: boolean;
   /** This process's worker id in leases and heartbeats (the workers' thread gets the one its HTTP thread hands over to). */
   workerId?: string;
-  /** Observes every committed worker round, beside the metrics (the workers' thread counts them for the HTTP thread's `/metrics`). */
+  /** Observes every committed worker round (the workers' thread counts them for the HTTP thread's `/metrics`). */
   onCommit?: (commit: Commit) => void;
+  /**
+   * Collect Prometheus metrics on a registry of this server's own. The workers' thread collects
+   * none (its counts go to the HTTP thread through `onCommit`). @default true
+   */
+  metrics?: boolean;
 }
 
 /** The SQLite file of a configuration, or null for PostgreSQL and an in-memory database. */
@@ -131,6 +136,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   // bootstrap account, the designer and the workers' thread.
   const spillway = createSpillway({
     storage,
+    metrics: options.metrics ?? true,
     // Later drivers win a channel: configured ones over the simulator.
     channels: [simulator, ...configured.channels],
     clock: options.clock ?? systemClock,

@@ -41,6 +41,8 @@ const server = await createServer(
     designerDir: false,
     checkpointsElsewhere: true,
     workerId,
+    // Counted for the HTTP thread, not on a registry here that nothing serves.
+    metrics: false,
     onCommit: (commit) => void countCommit(commit, counts),
   },
 );

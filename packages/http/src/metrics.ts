@@ -94,6 +94,8 @@ export interface EngineCounts {
 
 /** Adds the history entries and final statuses of `commit` to `into` (new counts by default). */
 export function countCommit(commit: Commit, into: EngineCounts = { events: [], finished: [] }): EngineCounts {
+  // Counted per label set first: prom-client hashes the labels on every inc, and a round carries
+  // hundreds of entries of a handful of kinds.
   for (const u of commit.updates) {
     for (const h of u.history) {
       const counted = into.events.find(([channel, status]) => channel === h.channel && status === h.status);
@@ -138,8 +140,6 @@ export function createEngineMetrics(registry: Registry): { onCommit: (commit: Co
         registers: [registry],
       }),
   );
-  // Counted per label set first: prom-client hashes the labels on every inc, and a round carries
-  // hundreds of entries of a handful of kinds.
   const record = (counts: EngineCounts) => {
     for (const [channel, status, n] of counts.events) events.inc({ channel, status }, n);
     for (const [status, n] of counts.finished) finished.inc({ status }, n);

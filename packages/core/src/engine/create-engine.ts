@@ -11,6 +11,7 @@ import { MachineAdvancer } from './advance.ts';
 import type { Engine, EngineOptions } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
+import type { HandOver } from './ingest-group.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
@@ -85,12 +86,20 @@ export function createEngine(options: EngineOptions): Engine {
     return owner === undefined ? undefined : { owner, until: at + LEASE_MS };
   }
   /** New work was stored: wake this engine's worker and whoever else works on the database. */
-  function notify(handedOver: readonly number[] = []): void {
-    if (runsWorker) {
-      if (handedOver.length > 0 && options.handOverTo === undefined) worker.handOver(handedOver);
-      else worker.notify();
+  function notify(handedOver: readonly HandOver[] = []): void {
+    // Each hand-over goes to the worker its lease names: this engine's own, or the one elsewhere.
+    const elsewhere: number[] = [];
+    let own = false;
+    for (const { owner, ids } of handedOver) {
+      if (runsWorker && owner === worker.owner) {
+        worker.handOver(ids);
+        own = true;
+      } else {
+        for (const id of ids) elsewhere.push(id);
+      }
     }
-    options.onWork?.(handedOver);
+    if (runsWorker && !own) worker.notify();
+    options.onWork?.(elsewhere);
   }
 
   /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */

@@ -1,5 +1,11 @@
 import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
 import { handedOverIds } from '../storage/ingest-rows.ts';
+
+/** Messages an ingest stored leased to the worker `owner` (`IngestBatch.lease`), for it to take by id. */
+export interface HandOver {
+  owner: string;
+  ids: number[];
+}
 import { yieldToEventLoop } from './round-loop.ts';
 
 /** Messages a group carries at most; a request alone may be larger (it is never cut). */
@@ -23,8 +29,8 @@ interface Waiting {
  */
 export function createIngestGroup(
   storage: Pick<MessageStorage, 'ingest' | 'ingestMany'>,
-  /** Called once a group stored something, with the ids of the messages it handed over (`IngestBatch.lease`). */
-  onAccepted: (handedOver: number[]) => void,
+  /** Called once a group stored something, with the messages it handed over to each lease's owner (`IngestBatch.lease`). */
+  onAccepted: (handedOver: HandOver[]) => void,
 ) {
   let waiting: Waiting[] = [];
   let scheduled = false;
@@ -56,11 +62,16 @@ export function createIngestGroup(
     }
     // One wake-up of the workers for the whole group.
     if (!results.some((r) => r?.status === 'accepted')) return;
-    const handedOver: number[] = [];
+    const byOwner = new Map<string, number[]>();
     group.forEach((w, i) => {
-      for (const id of handedOverIds(w.batch, results![i]!)) handedOver.push(id);
+      const ids = handedOverIds(w.batch, results![i]!);
+      if (ids.length === 0) return;
+      const owner = w.batch.lease!.owner;
+      const list = byOwner.get(owner);
+      if (list) for (const id of ids) list.push(id);
+      else byOwner.set(owner, ids);
     });
-    onAccepted(handedOver);
+    onAccepted([...byOwner].map(([owner, ids]) => ({ owner, ids })));
   }
 
   function flush(): void {

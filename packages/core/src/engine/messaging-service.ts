@@ -18,7 +18,7 @@ import { validateSendRequest } from './validate-send.ts';
 import { fromMicros } from './money.ts';
 import { applyMessagePatch } from './message-patch.ts';
 import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
-import { createIngestGroup } from './ingest-group.ts';
+import { createIngestGroup, type HandOver } from './ingest-group.ts';
 
 const MACHINE_KEY = 'message';
 
@@ -27,8 +27,8 @@ export interface MessagingDeps {
   clock: Clock;
   rateCard: RateCard;
   advancer: MachineAdvancer;
-  /** Called after new work was stored, to wake the workers, with the ids of the messages handed over. */
-  notify: (handedOver?: readonly number[]) => void;
+  /** Called after new work was stored, to wake the workers, with the messages handed over to each worker. */
+  notify: (handedOver?: readonly HandOver[]) => void;
   /** The hand-over lease of an ingest at `at`, if accepted messages go leased to a worker. */
   lease?: (at: number) => IngestBatch['lease'];
 }
