@@ -55,8 +55,8 @@ export interface EngineOptions {
    * their ids go to `onWork`, so that it reads them instead of claiming them (one write less a
    * message). Should the ids never reach it, the lease runs out (60 s) or the worker's death
    * releases it, and any worker claims them. Without it, an engine whose own worker is started
-   * hands over to that worker. A function is asked at each acceptance (undefined: no hand-over,
-   * while that worker does not run).
+   * hands over to that worker. A function is asked at each acceptance (undefined while that worker
+   * does not run: then as without it).
    */
   handOverTo?: string | (() => string | undefined);
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */
