@@ -21,7 +21,7 @@ const JWT = /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/;
  * with login and password, or Basic with login `@` and the key as password. The key header wins
  * when both are sent (it is the primary method of the cascade API). Null when none is usable.
  */
-export function readCredentials(headers: Headers): Credentials | null {
+export function readCredentials(headers: Pick<Headers, 'get'>): Credentials | null {
   const key = headers.get('x-authorization-key')?.trim();
   if (key) return JWT.test(key) ? { kind: 'token', token: key } : { kind: 'key', key };
   const authorization = headers.get('authorization');
@@ -107,6 +107,17 @@ function challenge(c: Context<Env>): void {
   if (c.req.header('x-requested-with') !== 'XMLHttpRequest') c.header('WWW-Authenticate', BASIC_CHALLENGE);
 }
 
+/** The auth cache's key of `credentials`: a SHA-256, so that no clear secret is kept as a map key. */
+export function authCacheKey(credentials: Credentials): string {
+  return digestHex(
+    credentials.kind === 'key'
+      ? `k\0${credentials.key}`
+      : credentials.kind === 'token'
+        ? `t\0${credentials.token}`
+        : `p\0${credentials.login}\0${credentials.password}`,
+  );
+}
+
 /**
  * Middleware authenticating an account by any of the three methods of interface 5.1 and setting
  * it as `c.var.account`. Missing or wrong credentials answer 401 with a Basic challenge.
@@ -122,13 +133,7 @@ export function authenticate(): MiddlewareHandler<Env> {
       throw new SpillwayError('unauthorized', 'Authentication required: HTTP Basic (login:password or @:key) or X-Authorization-Key');
     }
     const cache = c.get('authCache');
-    const cacheKey = digestHex(
-      credentials.kind === 'key'
-        ? `k\0${credentials.key}`
-        : credentials.kind === 'token'
-          ? `t\0${credentials.token}`
-          : `p\0${credentials.login}\0${credentials.password}`,
-    );
+    const cacheKey = authCacheKey(credentials);
     // Read before verifying: a revocation committed meanwhile changes it, and the entry is dropped.
     const revision = await cache.revision();
     let account = cache.get(cacheKey, revision);

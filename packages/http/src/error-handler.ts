@@ -30,31 +30,57 @@ export function errorResponse(c: Context, body: ErrorBody): Response {
   return c.json(body, body.status as ContentfulStatusCode);
 }
 
+/** What an error is answered with: its body, and `Retry-After` when the client should wait. */
+export interface ErrorAnswer {
+  body: ErrorBody;
+  retryAfter?: string;
+}
+
 /**
  * The one place errors become HTTP answers: a SpillwayError keeps its code, status and details;
  * a Hono HTTPException keeps its status; a database too busy to take the request (its transaction
  * wrote nothing) is a 503 with `Retry-After`; anything else is logged and answered as a bare 500,
- * never with its message or stack (they may hold internals).
+ * never with its message or stack (they may hold internals). Shared by the app's error handler and
+ * the direct routes (`createDirectRoutes`).
  */
+export function errorAnswer(
+  err: unknown,
+  context: { logger: HttpLogger; method: string; path: string; isBusy?: ((error: unknown) => boolean) | undefined },
+): ErrorAnswer {
+  if (isSpillwayError(err)) return { body: err.toJSON() };
+  if (err instanceof HTTPException && err.status < 500) {
+    const status = err.status;
+    return { body: { error: CODE_OF_STATUS[status] ?? 'bad_request', message: err.message || 'Bad request', status } };
+  }
+  const { logger, method, path } = context;
+  // The storage adapter knows its driver's codes for "busy".
+  if (context.isBusy?.(err)) {
+    logger.warn('the database was busy: answered 503', { method, path });
+    return {
+      body: { error: 'unavailable', message: 'The database is busy; nothing was written, retry shortly', status: 503 },
+      retryAfter: '1',
+    };
+  }
+  logger.error('unhandled error in request', {
+    method,
+    path,
+    error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+  });
+  return { body: { error: 'internal', message: 'Internal server error', status: 500 } };
+}
+
+/** The app's error handler: {@link errorAnswer} as a Hono answer. */
 export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
   return (err, c) => {
-    if (isSpillwayError(err)) return errorResponse(c, err.toJSON());
-    if (err instanceof HTTPException && err.status < 500) {
-      const status = err.status;
-      return errorResponse(c, { error: CODE_OF_STATUS[status] ?? 'bad_request', message: err.message || 'Bad request', status });
-    }
-    // The storage adapter knows its driver's codes for "busy".
-    if (c.get('engine')?.storage.isBusy?.(err)) {
-      logger.warn('the database was busy: answered 503', { method: c.req.method, path: c.req.path });
-      c.header('Retry-After', '1');
-      return errorResponse(c, { error: 'unavailable', message: 'The database is busy; nothing was written, retry shortly', status: 503 });
-    }
-    logger.error('unhandled error in request', {
+    const storage = c.get('engine')?.storage;
+    const answer = errorAnswer(err, {
+      logger,
       method: c.req.method,
       path: c.req.path,
-      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+      ...(storage?.isBusy ? { isBusy: (error: unknown) => storage.isBusy!(error) } : {}),
     });
-    return errorResponse(c, { error: 'internal', message: 'Internal server error', status: 500 });
+    if (answer.retryAfter) c.header('Retry-After', answer.retryAfter);
+    return errorResponse(c, answer.body);
   };
 }
 

@@ -18,6 +18,8 @@ export interface HttpMetrics {
   registry: Registry;
   /** Counts and times every request by method, route pattern and status. */
   middleware: MiddlewareHandler<Env>;
+  /** Counts and times one request answered outside the middleware (the direct routes). */
+  record(method: string, route: string, status: number, seconds: number): void;
 }
 
 /**
@@ -68,18 +70,21 @@ export function createHttpMetrics(registry: Registry = new Registry(), options: 
     return child;
   };
 
+  const record = (method: string, route: string, status: number, seconds: number) => {
+    const child = childOf(method, route, status);
+    child.count.inc();
+    child.time.observe(seconds);
+  };
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     // Wall time, not the engine clock: a fake clock would make every duration zero.
     const started = performance.now();
     try {
       await next();
     } finally {
-      const child = childOf(c.req.method, c.get('routeId') ?? 'unmatched', c.res.status);
-      child.count.inc();
-      child.time.observe((performance.now() - started) / 1000);
+      record(c.req.method, c.get('routeId') ?? 'unmatched', c.res.status, (performance.now() - started) / 1000);
     }
   };
-  return { registry, middleware };
+  return { registry, middleware, record };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { SpillwayError } from '@spillway/core';
-import type { RateCategory } from '@spillway/core';
+import type { RateCategory, RateLimit } from '@spillway/core';
+import type { RateDecision } from '@spillway/core/adapter';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from './env.ts';
 
@@ -18,10 +19,7 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
     if (!limiter) return next();
     const limit = limiter.limitFor(category, account.rateLimits);
     const decision = limiter.take(`${category}:${account.id}`, limit);
-    presetHeader(c, 'RateLimit-Limit', String(decision.limit));
-    presetHeader(c, 'RateLimit-Remaining', String(decision.remaining));
-    presetHeader(c, 'RateLimit-Reset', String(decision.resetSeconds));
-    presetHeader(c, 'RateLimit-Policy', `${limit.perSecond};w=1;burst=${limit.burst}`);
+    for (const [name, value] of rateLimitHeaders(decision, limit)) presetHeader(c, name, value);
     if (!decision.allowed) {
       c.header('Retry-After', String(Math.max(1, decision.retryAfterSeconds)));
       throw new SpillwayError(
@@ -31,6 +29,16 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
     }
     await next();
   };
+}
+
+/** The `RateLimit-*` headers of a decision, in the order every limited answer carries them. */
+export function rateLimitHeaders(decision: RateDecision, limit: RateLimit): Array<[name: string, value: string]> {
+  return [
+    ['RateLimit-Limit', String(decision.limit)],
+    ['RateLimit-Remaining', String(decision.remaining)],
+    ['RateLimit-Reset', String(decision.resetSeconds)],
+    ['RateLimit-Policy', `${limit.perSecond};w=1;burst=${limit.burst}`],
+  ];
 }
 
 /** The Node response of a request served by `@hono/node-server` (its `env` is `{ incoming, outgoing }`). */

@@ -16,14 +16,22 @@ export function isJsonContentType(contentType: string | null | undefined): boole
  * empty or malformed body. (The size limit is enforced earlier, by the app's body-limit middleware.)
  */
 export async function readJson(c: Context): Promise<unknown> {
-  const contentType = c.req.header('content-type');
+  checkJsonContentType(c.req.header('content-type'));
+  return parseJsonBody(await c.req.text());
+}
+
+/** Throws the 415 of {@link readJson} unless `contentType` is one of the JSON types. */
+export function checkJsonContentType(contentType: string | null | undefined): void {
   if (!isJsonContentType(contentType)) {
     throw new SpillwayError(
       'unsupported_media_type',
       `Content-Type must be application/json (or text/json, application/*+json); got ${contentType ? `'${contentType}'` : 'none'}`,
     );
   }
-  const text = await c.req.text();
+}
+
+/** Parses a request body's text, with the 400s of {@link readJson} for an empty or malformed one. */
+export function parseJsonBody(text: string): unknown {
   if (!text.trim()) throw new SpillwayError('bad_request', 'Request body is empty; a JSON document is required');
   try {
     return JSON.parse(text) as unknown;

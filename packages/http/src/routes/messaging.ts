@@ -26,12 +26,19 @@ const MESSAGE_ID = /^[1-9][0-9]{0,15}$/;
 const messageIdParam = z.string().regex(MESSAGE_ID, 'must be a positive integer');
 const safeMessageId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
-/** The path's message id; zod reports the bad ones (the common good one is checked without it). */
-function messageIdOf(raw: string | undefined): number {
+/** The path's message id when it is a good one (checked without zod), else undefined. */
+export function plainMessageId(raw: string | undefined): number | undefined {
   if (raw !== undefined && MESSAGE_ID.test(raw)) {
     const id = Number(raw);
     if (Number.isSafeInteger(id)) return id;
   }
+  return undefined;
+}
+
+/** The path's message id; zod reports the bad ones (the common good one is checked without it). */
+function messageIdOf(raw: string | undefined): number {
+  const plain = plainMessageId(raw);
+  if (plain !== undefined) return plain;
   const text = parseOrThrow(messageIdParam, raw, 'messageId', 'messageId');
   return parseOrThrow(safeMessageId, Number(text), 'messageId', 'messageId');
 }
