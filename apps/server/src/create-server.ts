@@ -242,7 +242,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known)
         thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, logger, recordCounts);
-      listening = await serve({ fetch: spillway.fetch, port: config.PORT, hostname: config.HOST });
+      listening = await serve({ fetch: spillway.fetch, direct: spillway.direct, port: config.PORT, hostname: config.HOST });
       const url = origin(listening.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
       if (threaded && !thread)

@@ -7,6 +7,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Registry } from 'prom-client';
 import { createAuthCache } from './auth-cache.ts';
+import { createDirectRoutes } from './direct-routes.ts';
+import type { DirectRoutes } from './direct-routes.ts';
 import { createLoginGuard } from './login-guard.ts';
 import type { LoginLimits } from './login-guard.ts';
 import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
@@ -190,7 +192,19 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
 
   app.notFound(notFoundHandler);
   app.onError(createErrorHandler(logger));
+  directRoutes.set(app, createDirectRoutes({ engine, authCache, rateLimiter, metrics, logger, maxBodyBytes }));
   return app;
+}
+
+const directRoutes = new WeakMap<Hono<Env>, DirectRoutes>();
+
+/**
+ * The direct routes of an app made by {@link createHttpApp} (`createDirectRoutes`: its hottest
+ * routes answered without Hono, sharing its auth cache, rate limiter and metrics), to put in front
+ * of it under Node: `serve({ fetch, direct })`. Undefined for any other app.
+ */
+export function directRoutesOf(app: Hono<Env>): DirectRoutes | undefined {
+  return directRoutes.get(app);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { DirectRoutes } from './direct-routes.ts';
 import type { FetchHandler } from './node.ts';
 
 /**
@@ -43,5 +44,18 @@ export function withBasePath(handler: FetchHandler, basePath: string): FetchHand
       ...(req.body ? { body: req.body, duplex: 'half' } : {}),
     };
     return handler(new Request(url, init), env);
+  };
+}
+
+/**
+ * The direct routes under `basePath`: a request target inside the prefix reaches them below it;
+ * any other goes to `next` (the fetch handler, which answers it).
+ */
+export function directBelow(direct: DirectRoutes, basePath: string): DirectRoutes {
+  const base = normalizeBasePath(basePath);
+  if (!base) return direct;
+  return (req, res, next, path = req.url ?? '') => {
+    if (!path.startsWith(`${base}/`)) return next();
+    direct(req, res, next, path.slice(base.length));
   };
 }

@@ -2,21 +2,30 @@ import { STATUS_CODES, createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import type { DirectRoutes } from './direct-routes.ts';
 
 /** A fetch handler; under Node, `env` is `{ incoming, outgoing }` (the client address comes from it). */
 export type FetchHandler = (req: Request, env?: unknown) => Promise<Response> | Response;
 
 /**
- * A Node `http` request listener over a fetch handler, for a plain `http.Server`. To mount in
+ * A Node `http` request listener over a fetch handler, for a plain `http.Server`, with `direct`
+ * routes in front of it if given (`Spillway.direct`). To mount in
  * express, fastify or koa use `toNodeHandler`, `toFastifyPlugin` or `toKoaMiddleware`.
  */
-export function createNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return getRequestListener((req, env) => handler(req, env));
+export function createNodeListener(
+  handler: FetchHandler,
+  direct?: DirectRoutes,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const listener = getRequestListener((req, env) => handler(req, env));
+  if (!direct) return listener;
+  return async (req, res) => direct(req, res, () => void listener(req, res));
 }
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
   fetch: FetchHandler;
+  /** Routes answered before `fetch` is asked (`Spillway.direct`); they hand it what they do not take. */
+  direct?: DirectRoutes | undefined;
   /** 0 picks a free port, answered in the result. @default 8080 */
   port?: number;
   /** @default '127.0.0.1' */
@@ -74,7 +83,7 @@ export interface RunningServer {
 export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
-  const server = createServer({ maxHeaderSize: maxHeaderBytes }, createNodeListener(options.fetch));
+  const server = createServer({ maxHeaderSize: maxHeaderBytes }, createNodeListener(options.fetch, options.direct));
   answerClientErrors(server, maxHeaderBytes);
   let closing = false;
   // Once closing, every answer closes its connection, those in flight included: a kept-alive

@@ -2,9 +2,10 @@ import { createEngine, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Engine, EngineOptions, PasswordHasher, RouteStatsStorage, Storage } from '@spillway/core';
 import type { Hono } from 'hono';
 import { Registry } from 'prom-client';
-import { createHttpApp } from './app.ts';
+import { createHttpApp, directRoutesOf } from './app.ts';
 import type { HttpOptions } from './app.ts';
-import { normalizeBasePath, withBasePath } from './base-path.ts';
+import { directBelow, normalizeBasePath, withBasePath } from './base-path.ts';
+import type { DirectRoutes } from './direct-routes.ts';
 import { createChatHubRoutes } from './chat-hub/chat-hub-routes.ts';
 import { createTokenService } from './chat-hub/token-service.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
@@ -96,6 +97,13 @@ export interface Spillway {
   basePath: string;
   /** A web-standard handler serving the API under `basePath`: Next.js route handlers, Bun, Deno, `serve`. */
   fetch: FetchHandler;
+  /**
+   * The API's hottest routes (single and bulk sends, status reads) under `basePath`, answered
+   * straight from Node's request and response without Hono, exactly as `fetch` answers them; they
+   * hand every other request to `fetch`. `listen()` uses them; with your own Node server,
+   * `serve({ fetch, direct })` or `createNodeListener(fetch, direct)`.
+   */
+  direct: DirectRoutes;
   /** The chat hub's token service, unless `chatHub: false`. */
   tokens: TokenService | undefined;
   /** The webhook delivery worker, unless `webhooks` or `workers` is false. */
@@ -220,6 +228,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     app,
     basePath,
     fetch: withBasePath(app.fetch, basePath),
+    direct: directBelow(directRoutesOf(app)!, basePath),
     tokens,
     webhooks,
     registry,
@@ -227,7 +236,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     async listen(listenOptions = {}) {
       await spillway.start();
       if (server) throw new Error('createSpillway: listen() was already called');
-      server = await serve({ fetch: spillway.fetch, ...listenOptions });
+      server = await serve({ fetch: spillway.fetch, direct: spillway.direct, ...listenOptions });
       return server;
     },
     stop: (stopOptions = {}) => (stopping ??= stop(stopOptions.graceMs)),

@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Account, Engine, RateCategory } from '@spillway/core';
+import type { RateLimiter } from '@spillway/core/adapter';
+import type { SendMessagesInput } from '@spillway/core';
+import { authCacheKey, readCredentials } from './auth.ts';
+import type { AuthCache } from './auth-cache.ts';
+import type { HttpLogger } from './env.ts';
+import { errorAnswer } from './error-handler.ts';
+import type { HttpMetrics } from './metrics.ts';
+import { rateLimitHeaders } from './rate-limit.ts';
+import { isJsonContentType, parseJsonBody } from './read-json.ts';
+import { plainMessageId } from './routes/messaging.ts';
+
+/**
+ * A Node request listener for the API's hottest routes, in front of the Hono app: it takes a
+ * request only when it can answer exactly as the app would, and otherwise calls `next` (perhaps
+ * after an await) having read nothing of the body and written nothing, so that the app answers.
+ * `path` is the request target below the mount point (`req.url` by default).
+ */
+export type DirectRoutes = (req: IncomingMessage, res: ServerResponse, next: () => void, path?: string) => void;
+
+/** What the direct routes share with the app they stand in front of (`createHttpApp` builds both). */
+export interface DirectRoutesDeps {
+  engine: Engine;
+  authCache: AuthCache;
+  rateLimiter: RateLimiter;
+  /** Null when the app counts no requests. */
+  metrics: Pick<HttpMetrics, 'record'> | null;
+  logger: HttpLogger;
+  maxBodyBytes: number;
+}
+
+const SEND_PATH = '/bat/messagelist';
+const STATUS_PREFIX = '/bat/message/';
+const STATUS_ROUTE = '/bat/message/:messageId';
+const DIGITS = /^\d+$/;
+const textDecoder = new TextDecoder();
+
+/** Thrown by {@link readBody} when the client went away: nobody is left to answer. */
+class ClientGone extends Error {}
+
+/**
+ * A request header as a web `Headers` object would give it: every value of a repeated header,
+ * joined with `, ` (Node's `req.headers` keeps only the first of some, like `Authorization`).
+ */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const values = req.headersDistinct[name];
+  return values === undefined ? null : values.join(', ');
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(textDecoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+    req.once('error', () => reject(new ClientGone()));
+    req.once('close', () => {
+      if (!req.complete) reject(new ClientGone());
+    });
+  });
+}
+
+/**
+ * The direct routes of `POST /bat/messagelist` (single and bulk sends) and `GET
+ * /bat/message/{id}` (status reads): the same authentication (a hit of the app's auth cache),
+ * rate limit, body checks, engine call, JSON answers, errors and metrics as the app's routes, but
+ * without building the web `Request`, Hono's context, router match and middleware chain, and the
+ * web `Response` that `@hono/node-server` converts back: about half of a status read's cost and a
+ * third of a single send's (`docs/decisions.md`, "Speed, seventh pass").
+ *
+ * Everything else goes to the app, and so does every request these routes would answer with
+ * anything but their own result or an error of the engine: no, unknown or uncached credentials
+ * (the app authenticates and caches them), a refused rate limit, another content type, a body
+ * without a Content-Length or over the limit, a malformed message id, a query string.
+ */
+export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
+  const { engine, authCache, rateLimiter, metrics, logger, maxBodyBytes } = deps;
+  const storage = engine.storage as Partial<Engine['storage']> | undefined;
+  const isBusy = typeof storage?.isBusy === 'function' ? (error: unknown) => storage.isBusy!(error) : undefined;
+  const headers = (req: IncomingMessage) => ({ get: (name: string) => headerOf(req, name) });
+
+  /** The account of a cached authentication, else null (the app then authenticates). */
+  async function cachedAccount(req: IncomingMessage): Promise<Account | null> {
+    const credentials = readCredentials(headers(req));
+    if (!credentials) return null;
+    const key = authCacheKey(credentials);
+    try {
+      return authCache.get(key, await authCache.revision()) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Takes a token of `category`; false when refused (the app refuses it again, with its 429). */
+  function admit(res: ServerResponse, account: Account, category: RateCategory): boolean {
+    const limit = rateLimiter.limitFor(category, account.rateLimits);
+    const decision = rateLimiter.take(`${category}:${account.id}`, limit);
+    if (!decision.allowed) return false;
+    for (const [name, value] of rateLimitHeaders(decision, limit)) res.setHeader(name, value);
+    return true;
+  }
+
+  function answer(req: IncomingMessage, res: ServerResponse, route: string, started: number, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+    metrics?.record(req.method!, route, status, (performance.now() - started) / 1000);
+  }
+
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: () => void,
+    path: string,
+    route: string,
+    category: RateCategory,
+    handle: (account: Account) => Promise<unknown>,
+  ): Promise<void> {
+    // Wall time, as the app's metrics middleware counts it.
+    const started = performance.now();
+    const account = await cachedAccount(req);
+    if (!account || !admit(res, account, category)) {
+      next();
+      return;
+    }
+    try {
+      answer(req, res, route, started, 200, await handle(account));
+    } catch (error) {
+      if (error instanceof ClientGone) return;
+      const { body, retryAfter } = errorAnswer(error, { logger, method: req.method!, path, isBusy });
+      if (retryAfter) res.setHeader('Retry-After', retryAfter);
+      answer(req, res, route, started, body.status, body);
+    }
+  }
+
+  return (req, res, next, path = req.url ?? '') => {
+    if (req.method === 'POST' && path === SEND_PATH) {
+      // The app's body limit and content type checks, before anything is read or counted.
+      const length = headerOf(req, 'content-length');
+      const sized = length !== null && DIGITS.test(length) && Number(length) <= maxBodyBytes && !('transfer-encoding' in req.headers);
+      if (!sized || !isJsonContentType(headerOf(req, 'content-type'))) return next();
+      void serve(req, res, next, path, SEND_PATH, 'messaging', async (account) => {
+        const body = parseJsonBody(await readBody(req));
+        return engine.messages.send(account.id, body as SendMessagesInput);
+      });
+      return;
+    }
+    if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {
+      const id = plainMessageId(path.slice(STATUS_PREFIX.length));
+      if (id === undefined) return next();
+      void serve(req, res, next, path, STATUS_ROUTE, 'data', (account) => engine.messages.status(account.id, id, account.currency));
+      return;
+    }
+    next();
+  };
+}
