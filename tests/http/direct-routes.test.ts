@@ -272,6 +272,13 @@ describe('direct routes: the same answers as the app', () => {
     }
   });
 
+  it('/health, taken; HEAD /health goes to the app', async () => {
+    const health = await both(p, '/health');
+    expect([health.answer.status, health.answer.body, health.taken]).toEqual([200, { status: 'ok' }, true]);
+    const head = await both(p, '/health', { method: 'HEAD' });
+    expect([head.answer.status, head.taken]).toEqual([200, false]);
+  });
+
   it('counts its requests on /metrics under the same labels as the app', async () => {
     const count = async () => {
       const text = await (await fetch(`http://127.0.0.1:${p.app.port}/metrics`)).text();

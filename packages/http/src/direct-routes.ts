@@ -30,6 +30,8 @@ export interface DirectRoutesDeps {
   maxBodyBytes: number;
 }
 
+const HEALTH_PATH = '/health';
+const HEALTH = { status: 'ok' } as const;
 const SEND_PATH = '/bat/messagelist';
 const STATUS_PREFIX = '/bat/message/';
 const STATUS_ROUTE = '/bat/message/:messageId';
@@ -61,8 +63,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /**
- * The direct routes of `POST /bat/messagelist` (single and bulk sends) and `GET
- * /bat/message/{id}` (status reads): the same authentication (a hit of the app's auth cache),
+ * The direct routes of `POST /bat/messagelist` (single and bulk sends), `GET /bat/message/{id}`
+ * (status reads) and `GET /health` (the liveness probe, asked often under load): the same authentication (a hit of the app's auth cache),
  * rate limit, body checks, engine call, JSON answers, errors and metrics as the app's routes, but
  * without building the web `Request`, Hono's context, router match and middleware chain, and the
  * web `Response` that `@hono/node-server` converts back: about half of a status read's cost and a
@@ -143,6 +145,10 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
         const body = parseJsonBody(await readBody(req));
         return engine.messages.send(account.id, body as SendMessagesInput);
       });
+      return;
+    }
+    if (req.method === 'GET' && path === HEALTH_PATH) {
+      answer(req, res, HEALTH_PATH, performance.now(), 200, HEALTH);
       return;
     }
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {

@@ -98,7 +98,7 @@ export interface Spillway {
   /** A web-standard handler serving the API under `basePath`: Next.js route handlers, Bun, Deno, `serve`. */
   fetch: FetchHandler;
   /**
-   * The API's hottest routes (single and bulk sends, status reads) under `basePath`, answered
+   * The API's hottest routes (single and bulk sends, status reads, `/health`) under `basePath`, answered
    * straight from Node's request and response without Hono, exactly as `fetch` answers them; they
    * hand every other request to `fetch`. `listen()` uses them; with your own Node server,
    * `serve({ fetch, direct })` or `createNodeListener(fetch, direct)`.
