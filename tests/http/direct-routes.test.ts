@@ -1,10 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher, createSpillway, serve } from '@spillway/http';
 import type { DirectRoutes, RunningServer, Spillway } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
+import { until } from '../support/server-fixture.ts';
 
 // The direct routes answer the hottest routes without Hono. They must answer exactly as the app
 // does: every request here goes to two servers over one Spillway, one with the direct routes in
@@ -35,6 +37,8 @@ interface Pair {
   direct: RunningServer;
   /** Whether the direct routes took the last request the direct server got. */
   taken: () => boolean | undefined;
+  /** Requests the direct server got so far. */
+  seen: () => number;
   errors: unknown[][];
 }
 
@@ -50,7 +54,9 @@ async function pair(options: { basePath?: string; maxBodyBytes?: number } = {}):
   });
   await spillway.start();
   let taken: boolean | undefined;
+  let seen = 0;
   const watched: DirectRoutes = (req, res, next, path) => {
+    seen++;
     taken = true;
     spillway.direct(
       req,
@@ -64,7 +70,7 @@ async function pair(options: { basePath?: string; maxBodyBytes?: number } = {}):
   };
   const app = await serve({ fetch: spillway.fetch, port: 0 });
   const direct = await serve({ fetch: spillway.fetch, direct: watched, port: 0 });
-  return { spillway, app, direct, taken: () => taken, errors };
+  return { spillway, app, direct, taken: () => taken, seen: () => seen, errors };
 }
 
 async function call(server: RunningServer, path: string, init: RequestInit = {}): Promise<Answer> {
@@ -270,6 +276,24 @@ describe('direct routes: the same answers as the app', () => {
     } finally {
       messages.status = original;
     }
+  });
+
+  it('a client gone in the middle of its body gets no answer and costs no error; the server goes on', async () => {
+    p.errors.length = 0;
+    const before = p.seen();
+    const socket = connect(p.direct.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /bat/messagelist HTTP/1.1\r\nHost: x\r\nAuthorization: ${shop}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"messa`,
+    );
+    await until(
+      async () => p.seen(),
+      (n) => n > before,
+    );
+    expect(p.taken()).toBe(true);
+    socket.destroy();
+    expect((await call(p.direct, '/bat/messagelist', json(shop, { messages: [sms()] }))).status).toBe(200);
+    expect(p.errors).toEqual([]);
   });
 
   it('/health, taken; HEAD /health goes to the app', async () => {

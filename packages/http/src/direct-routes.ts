@@ -135,16 +135,22 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     }
   }
 
+  /** Runs a route; a failure to write the answer itself (a socket gone meanwhile) is logged, never thrown. */
+  function run(route: Promise<void>, req: IncomingMessage, path: string): void {
+    route.catch((error: unknown) => logger.error('direct route failed to answer', { method: req.method, path, error: String(error) }));
+  }
+
   return (req, res, next, path = req.url ?? '') => {
     if (req.method === 'POST' && path === SEND_PATH) {
       // The app's body limit and content type checks, before anything is read or counted.
       const length = headerOf(req, 'content-length');
       const sized = length !== null && DIGITS.test(length) && Number(length) <= maxBodyBytes && !('transfer-encoding' in req.headers);
       if (!sized || !isJsonContentType(headerOf(req, 'content-type'))) return next();
-      void serve(req, res, next, path, SEND_PATH, 'messaging', async (account) => {
+      const send = async (account: Account) => {
         const body = parseJsonBody(await readBody(req));
         return engine.messages.send(account.id, body as SendMessagesInput);
-      });
+      };
+      run(serve(req, res, next, path, SEND_PATH, 'messaging', send), req, path);
       return;
     }
     if (req.method === 'GET' && path === HEALTH_PATH) {
@@ -154,7 +160,8 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {
       const id = plainMessageId(path.slice(STATUS_PREFIX.length));
       if (id === undefined) return next();
-      void serve(req, res, next, path, STATUS_ROUTE, 'data', (account) => engine.messages.status(account.id, id, account.currency));
+      const status = (account: Account) => engine.messages.status(account.id, id, account.currency);
+      run(serve(req, res, next, path, STATUS_ROUTE, 'data', status), req, path);
       return;
     }
     next();
