@@ -93,18 +93,29 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     }
   }
 
-  /** Takes a token of `category`; false when refused (the app refuses it again, with its 429). */
-  function admit(res: ServerResponse, account: Account, category: RateCategory): boolean {
+  /**
+   * Takes a token of `category`: the answer's `RateLimit-*` headers as a flat list, or null when
+   * refused (the app refuses it again, with its 429).
+   */
+  function admit(account: Account, category: RateCategory): string[] | null {
     const limit = rateLimiter.limitFor(category, account.rateLimits);
     const decision = rateLimiter.take(`${category}:${account.id}`, limit);
-    if (!decision.allowed) return false;
-    for (const [name, value] of rateLimitHeaders(decision, limit)) res.setHeader(name, value);
-    return true;
+    return decision.allowed ? rateLimitHeaders(decision, limit).flat() : null;
   }
 
-  function answer(req: IncomingMessage, res: ServerResponse, route: string, started: number, status: number, body: unknown): void {
+  /** Writes the answer with `head` (a flat list of header names and values) in one `writeHead`. */
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string,
+    started: number,
+    status: number,
+    body: unknown,
+    head: string[],
+  ): void {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    head.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(text)));
+    res.writeHead(status, head);
     res.end(text);
     metrics?.record(req.method!, route, status, (performance.now() - started) / 1000);
   }
@@ -121,17 +132,18 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     // Wall time, as the app's metrics middleware counts it.
     const started = performance.now();
     const account = await cachedAccount(req);
-    if (!account || !admit(res, account, category)) {
+    const head = account ? admit(account, category) : null;
+    if (!account || !head) {
       next();
       return;
     }
     try {
-      answer(req, res, route, started, 200, await handle(account));
+      answer(req, res, route, started, 200, await handle(account), head);
     } catch (error) {
       if (error instanceof ClientGone) return;
       const { body, retryAfter } = errorAnswer(error, { logger, method: req.method!, path, isBusy });
-      if (retryAfter) res.setHeader('Retry-After', retryAfter);
-      answer(req, res, route, started, body.status, body);
+      if (retryAfter) head.push('Retry-After', retryAfter);
+      answer(req, res, route, started, body.status, body, head);
     }
   }
 
@@ -154,7 +166,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       return;
     }
     if (req.method === 'GET' && path === HEALTH_PATH) {
-      answer(req, res, HEALTH_PATH, performance.now(), 200, HEALTH);
+      answer(req, res, HEALTH_PATH, performance.now(), 200, HEALTH, []);
       return;
     }
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {
