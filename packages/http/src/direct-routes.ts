@@ -64,11 +64,12 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * The direct routes of `POST /bat/messagelist` (single and bulk sends), `GET /bat/message/{id}`
- * (status reads) and `GET /health` (the liveness probe, asked often under load): the same authentication (a hit of the app's auth cache),
- * rate limit, body checks, engine call, JSON answers, errors and metrics as the app's routes, but
- * without building the web `Request`, Hono's context, router match and middleware chain, and the
- * web `Response` that `@hono/node-server` converts back: about half of a status read's cost and a
- * third of a single send's (`docs/decisions.md`, "Speed, seventh pass").
+ * (status reads) and `GET /health` (the liveness probe, asked often under load): the same
+ * authentication (a hit of the app's auth cache), rate limit, body checks, engine call, JSON
+ * answers, errors and metrics as the app's routes, but without building the web `Request`, Hono's
+ * context, router match and middleware chain, and the web `Response` that `@hono/node-server`
+ * converts back: about a third of the HTTP thread's CPU for a single send, and most of `/health`'s
+ * (`docs/decisions.md`, "Speed, seventh pass").
  *
  * Everything else goes to the app, and so does every request these routes would answer with
  * anything but their own result or an error of the engine: no, unknown or uncached credentials
