@@ -51,19 +51,14 @@ port.on('message', (message: unknown) => {
   if (message === 'wake') server.engine.wake();
   if (typeof message === 'object' && message !== null && 'handOver' in message) server.engine.handOver(message.handOver as number[]);
   if (message === 'stop') {
-    void server.close().then(
-      () => {
+    void server
+      .close()
+      .catch((error: unknown) => server.logger.error({ err: error }, 'worker thread stop failed'))
+      .then(() => {
         clearInterval(flushTimer);
         flushCounts();
         port.postMessage('stopped');
-      },
-      (error: unknown) => {
-        server.logger.error({ err: error }, 'worker thread stop failed');
-        clearInterval(flushTimer);
-        flushCounts();
-        port.postMessage('stopped');
-      },
-    );
+      });
   }
 });
 port.postMessage('ready');

@@ -10,6 +10,7 @@ import { createAuthCache } from './auth-cache.ts';
 import { createDirectRoutes } from './direct-routes.ts';
 import type { DirectRoutes } from './direct-routes.ts';
 import { createLoginGuard } from './login-guard.ts';
+import { declaredBodyLength } from './read-json.ts';
 import type { LoginLimits } from './login-guard.ts';
 import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { Env, HttpLogger } from './env.ts';
@@ -226,9 +227,9 @@ function limitBody(maxBytes: number): MiddlewareHandler<Env> {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next();
     const headers = c.req.raw.headers;
-    const length = headers.get('content-length');
-    if (length === null || !/^\d+$/.test(length) || headers.has('transfer-encoding')) return streamed(c, next);
-    if (Number(length) > maxBytes) throw new SpillwayError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
+    const length = declaredBodyLength(headers.get('content-length'), headers.has('transfer-encoding'));
+    if (length === null) return streamed(c, next);
+    if (length > maxBytes) throw new SpillwayError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
     return next();
   };
 }

@@ -94,10 +94,11 @@ const sha256Hex: (value: string) => string =
     : (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
 
 /**
- * SHA-256 hex of a string, computed synchronously with Node's one-shot `crypto.hash` (about 0.3
- * µs for a key alone, less than half of `createHash`'s, which builds a Hash object). Web Crypto's `digest` runs on libuv's thread pool in Node, where it would queue behind
- * password hashing (an API-key request must never wait for a scrypt), and a hash in JavaScript
- * costs several times as much CPU on every authenticated request.
+ * SHA-256 hex of a string, computed synchronously with Node's one-shot `crypto.hash` (about 0.3 µs
+ * for a key alone, less than half of `createHash`'s, which builds a Hash object). Web Crypto's
+ * `digest` runs on libuv's thread pool in Node, where it would queue behind password hashing (an
+ * API-key request must never wait for a scrypt), and a hash in JavaScript costs several times as
+ * much CPU on every authenticated request.
  */
 export function digestHex(value: string): string {
   return sha256Hex(value);

@@ -8,8 +8,9 @@ import type { HttpLogger } from './env.ts';
 import { errorAnswer } from './error-handler.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
-import { isJsonContentType, parseJsonBody } from './read-json.ts';
+import { declaredBodyLength, isJsonContentType, parseJsonBody } from './read-json.ts';
 import { plainMessageId } from './routes/messaging.ts';
+import { HEALTH_BODY } from './routes/system.ts';
 
 /**
  * A Node request listener for the API's hottest routes, in front of the Hono app: it takes a
@@ -31,11 +32,9 @@ export interface DirectRoutesDeps {
 }
 
 const HEALTH_PATH = '/health';
-const HEALTH = { status: 'ok' } as const;
 const SEND_PATH = '/bat/messagelist';
 const STATUS_PREFIX = '/bat/message/';
 const STATUS_ROUTE = '/bat/message/:messageId';
-const DIGITS = /^\d+$/;
 const textDecoder = new TextDecoder();
 
 /** Thrown by {@link readBody} when the client went away: nobody is left to answer. */
@@ -156,9 +155,8 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
   return (req, res, next, path = req.url ?? '') => {
     if (req.method === 'POST' && path === SEND_PATH) {
       // The app's body limit and content type checks, before anything is read or counted.
-      const length = headerOf(req, 'content-length');
-      const sized = length !== null && DIGITS.test(length) && Number(length) <= maxBodyBytes && !('transfer-encoding' in req.headers);
-      if (!sized || !isJsonContentType(headerOf(req, 'content-type'))) return next();
+      const length = declaredBodyLength(headerOf(req, 'content-length'), 'transfer-encoding' in req.headers);
+      if (length === null || length > maxBodyBytes || !isJsonContentType(headerOf(req, 'content-type'))) return next();
       const send = async (account: Account) => {
         const body = parseJsonBody(await readBody(req));
         return engine.messages.send(account.id, body as SendMessagesInput);
@@ -167,7 +165,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       return;
     }
     if (req.method === 'GET' && path === HEALTH_PATH) {
-      answer(req, res, HEALTH_PATH, performance.now(), 200, HEALTH, []);
+      answer(req, res, HEALTH_PATH, performance.now(), 200, HEALTH_BODY, []);
       return;
     }
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {

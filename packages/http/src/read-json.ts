@@ -16,18 +16,23 @@ export function isJsonContentType(contentType: string | null | undefined): boole
  * empty or malformed body. (The size limit is enforced earlier, by the app's body-limit middleware.)
  */
 export async function readJson(c: Context): Promise<unknown> {
-  checkJsonContentType(c.req.header('content-type'));
-  return parseJsonBody(await c.req.text());
-}
-
-/** Throws the 415 of {@link readJson} unless `contentType` is one of the JSON types. */
-export function checkJsonContentType(contentType: string | null | undefined): void {
+  const contentType = c.req.header('content-type');
   if (!isJsonContentType(contentType)) {
     throw new SpillwayError(
       'unsupported_media_type',
       `Content-Type must be application/json (or text/json, application/*+json); got ${contentType ? `'${contentType}'` : 'none'}`,
     );
   }
+  return parseJsonBody(await c.req.text());
+}
+
+/**
+ * The length a request body declares, when its size can be judged before reading it: a numeric
+ * `Content-Length` and no `Transfer-Encoding` (Node's parser never lets a body run past its
+ * `Content-Length`). Null for a streamed body, which can only be counted while it is read.
+ */
+export function declaredBodyLength(contentLength: string | null, transferEncoding: boolean): number | null {
+  return contentLength !== null && /^\d+$/.test(contentLength) && !transferEncoding ? Number(contentLength) : null;
 }
 
 /** Parses a request body's text, with the 400s of {@link readJson} for an empty or malformed one. */

@@ -1,12 +1,12 @@
 import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
 import { handedOverIds } from '../storage/ingest-rows.ts';
+import { yieldToEventLoop } from './round-loop.ts';
 
 /** Messages an ingest stored leased to the worker `owner` (`IngestBatch.lease`), for it to take by id. */
 export interface HandOver {
   owner: string;
   ids: number[];
 }
-import { yieldToEventLoop } from './round-loop.ts';
 
 /** Messages a group carries at most; a request alone may be larger (it is never cut). */
 const GROUP_MAX_MESSAGES = 20_000;

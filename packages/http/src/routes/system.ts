@@ -7,6 +7,9 @@ import type { OpenApiInfo } from '../openapi.ts';
 import { z } from 'zod';
 import { healthSchema } from '../schemas.ts';
 
+/** What `GET /health` answers (the app's route and the direct one). */
+export const HEALTH_BODY = { status: 'ok' } as const;
+
 /**
  * Registers `/health`, `/metrics` (with a registry), `/openapi.json` and `/docs` (unless `docs` is
  * false). None needs authentication: probes and scrapers carry no credentials (keep `/metrics` off
@@ -28,7 +31,7 @@ export function registerSystemRoutes(
       storage: false,
       responses: { 200: { description: 'Up', schema: healthSchema } },
     },
-    (c) => c.json({ status: 'ok' as const }),
+    (c) => c.json(HEALTH_BODY),
   );
 
   const registry = options.registry;
