@@ -1,5 +1,13 @@
 import type pg from 'pg';
-import { historyRowValues, queuedReceiptFromRow, receiptOfOrphan, storedMessageFromRow, wakeAtOf } from '@spillway/core/storage';
+import {
+  historyRowValues,
+  queuedReceiptFromRow,
+  receiptOfOrphan,
+  snapshotText,
+  storedMessageFromRow,
+  wakeAtOf,
+  workText,
+} from '@spillway/core/storage';
 import type { Commit, CommitResult, WorkStorage } from '@spillway/core';
 import type { MessageRow, MessageUpdate, OrphanReceipt, QueuedReceipt, ReceiptRow, StepChargeResult } from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
@@ -23,8 +31,8 @@ async function applyUpdates(client: Queryable, x: string, updates: MessageUpdate
     [
       updates.map((u) => u.id),
       updates.map((u) => u.status),
-      updates.map((u) => JSON.stringify(u.snapshot)),
-      updates.map((u) => JSON.stringify(u.work)),
+      updates.map((u) => snapshotText(u.snapshot)),
+      updates.map((u) => workText(u.work)),
       updates.map((u) => wakeAtOf(u.work)),
       updates.map((u) => u.version),
       updates.map((u) => u.attempt),

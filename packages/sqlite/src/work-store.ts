@@ -7,7 +7,9 @@ import {
   pushHistoryRow,
   queuedReceiptFromRow,
   receiptOfOrphan,
+  snapshotText,
   wakeAtOf,
+  workText,
   type HistoryRow,
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
@@ -139,8 +141,8 @@ function commitIn(s: Statements, commit: Commit): CommitResult {
   for (const u of commit.updates) {
     const changed = s.update.run(
       u.status,
-      JSON.stringify(u.snapshot),
-      JSON.stringify(u.work),
+      snapshotText(u.snapshot),
+      workText(u.work),
       wakeAtOf(u.work),
       at,
       u.attempt,

@@ -70,6 +70,8 @@ export {
   historyFromTuples,
   HISTORY_TUPLE_SQL,
   scheduledChangeValues,
+  snapshotText,
+  workText,
 } from './message-rows.ts';
 export type { MessageRow, StatusViewRow, HistoryRow, HistoryTuple, ScheduledChangeValues } from './message-rows.ts';
 export { queuedReceiptFromRow, receiptOfOrphan } from './receipt-rows.ts';
