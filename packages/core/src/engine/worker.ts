@@ -284,7 +284,11 @@ export function createWorker(deps: WorkerDeps) {
     if (events.length === 0 && claimed.length === 0) return 0;
 
     const eventsOf = new Map<number, PendingEvent[]>();
-    for (const e of events) eventsOf.set(e.messageId, [...(eventsOf.get(e.messageId) ?? []), e]);
+    for (const e of events) {
+      const list = eventsOf.get(e.messageId);
+      if (list) list.push(e);
+      else eventsOf.set(e.messageId, [e]);
+    }
     const claimedIds = new Set(claimed.map((m) => m.id));
     const cached: StoredMessage[] = [];
     const toLoad: number[] = [];
@@ -404,7 +408,7 @@ export function createWorker(deps: WorkerDeps) {
     const lost = new Set(conflicts);
     for (const u of commit.updates) {
       const before = stepped.get(u.id)!;
-      if (lost.has(u.id)) known.delete(u.id);
+      if (lost.has(u.id) || isFinalStatus(u.status)) known.delete(u.id);
       else remember({ ...before, status: u.status, snapshot: u.snapshot, work: u.work, version: u.version + 1, updatedAt: now });
     }
     for (const [messageId, list] of applied) {
