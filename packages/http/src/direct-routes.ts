@@ -9,8 +9,8 @@ import { errorAnswer } from './error-handler.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { declaredBodyLength, isJsonContentType, parseJsonBody } from './read-json.ts';
-import { plainMessageId } from './routes/messaging.ts';
-import { HEALTH_BODY } from './routes/system.ts';
+import { plainMessageId, SEND_ROUTE, STATUS_ROUTE } from './routes/messaging.ts';
+import { HEALTH_BODY, HEALTH_ROUTE } from './routes/system.ts';
 
 /**
  * A Node request listener for the API's hottest routes, in front of the Hono app: it takes a
@@ -31,10 +31,7 @@ export interface DirectRoutesDeps {
   maxBodyBytes: number;
 }
 
-const HEALTH_PATH = '/health';
-const SEND_PATH = '/bat/messagelist';
-const STATUS_PREFIX = '/bat/message/';
-const STATUS_ROUTE = '/bat/message/:messageId';
+const STATUS_PREFIX = STATUS_ROUTE.slice(0, STATUS_ROUTE.indexOf(':'));
 const textDecoder = new TextDecoder();
 
 /** Thrown by {@link readBody} when the client went away: nobody is left to answer. */
@@ -77,8 +74,6 @@ function readBody(req: IncomingMessage): Promise<string> {
  */
 export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
   const { engine, authCache, rateLimiter, metrics, logger, maxBodyBytes } = deps;
-  const storage = engine.storage as Partial<Engine['storage']> | undefined;
-  const isBusy = typeof storage?.isBusy === 'function' ? (error: unknown) => storage.isBusy!(error) : undefined;
   const headers = (req: IncomingMessage) => ({ get: (name: string) => headerOf(req, name) });
 
   /** The account of a cached authentication, else null (the app then authenticates). */
@@ -141,7 +136,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       answer(req, res, route, started, 200, await handle(account), head);
     } catch (error) {
       if (error instanceof ClientGone) return;
-      const { body, retryAfter } = errorAnswer(error, { logger, method: req.method!, path, isBusy });
+      const { body, retryAfter } = errorAnswer(error, { logger, method: req.method!, path, storage: engine.storage });
       if (retryAfter) head.push('Retry-After', retryAfter);
       answer(req, res, route, started, body.status, body, head);
     }
@@ -153,7 +148,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
   }
 
   return (req, res, next, path = req.url ?? '') => {
-    if (req.method === 'POST' && path === SEND_PATH) {
+    if (req.method === 'POST' && path === SEND_ROUTE) {
       // The app's body limit and content type checks, before anything is read or counted.
       const length = declaredBodyLength(headerOf(req, 'content-length'), 'transfer-encoding' in req.headers);
       if (length === null || length > maxBodyBytes || !isJsonContentType(headerOf(req, 'content-type'))) return next();
@@ -161,11 +156,11 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
         const body = parseJsonBody(await readBody(req));
         return engine.messages.send(account.id, body as SendMessagesInput);
       };
-      run(serve(req, res, next, path, SEND_PATH, 'messaging', send), req, path);
+      run(serve(req, res, next, path, SEND_ROUTE, 'messaging', send), req, path);
       return;
     }
-    if (req.method === 'GET' && path === HEALTH_PATH) {
-      answer(req, res, HEALTH_PATH, performance.now(), 200, HEALTH_BODY, []);
+    if (req.method === 'GET' && path === HEALTH_ROUTE) {
+      answer(req, res, HEALTH_ROUTE, performance.now(), 200, HEALTH_BODY, []);
       return;
     }
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {

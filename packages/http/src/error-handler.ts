@@ -1,5 +1,5 @@
 import { isSpillwayError } from '@spillway/core';
-import type { SpillwayErrorCode } from '@spillway/core';
+import type { SpillwayErrorCode, Storage } from '@spillway/core';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -45,7 +45,8 @@ export interface ErrorAnswer {
  */
 export function errorAnswer(
   err: unknown,
-  context: { logger: HttpLogger; method: string; path: string; isBusy?: ((error: unknown) => boolean) | undefined },
+  /** `storage` says which of its driver's errors mean busy (`Storage.isBusy`). */
+  context: { logger: HttpLogger; method: string; path: string; storage?: Pick<Partial<Storage>, 'isBusy'> | undefined },
 ): ErrorAnswer {
   if (isSpillwayError(err)) return { body: err.toJSON() };
   if (err instanceof HTTPException && err.status < 500) {
@@ -54,7 +55,7 @@ export function errorAnswer(
   }
   const { logger, method, path } = context;
   // The storage adapter knows its driver's codes for "busy".
-  if (context.isBusy?.(err)) {
+  if (context.storage?.isBusy?.(err)) {
     logger.warn('the database was busy: answered 503', { method, path });
     return {
       body: { error: 'unavailable', message: 'The database is busy; nothing was written, retry shortly', status: 503 },
@@ -72,13 +73,7 @@ export function errorAnswer(
 /** The app's error handler: {@link errorAnswer} as a Hono answer. */
 export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
   return (err, c) => {
-    const storage = c.get('engine')?.storage;
-    const answer = errorAnswer(err, {
-      logger,
-      method: c.req.method,
-      path: c.req.path,
-      ...(storage?.isBusy ? { isBusy: (error: unknown) => storage.isBusy!(error) } : {}),
-    });
+    const answer = errorAnswer(err, { logger, method: c.req.method, path: c.req.path, storage: c.get('engine')?.storage });
     if (answer.retryAfter) c.header('Retry-After', answer.retryAfter);
     return errorResponse(c, answer.body);
   };

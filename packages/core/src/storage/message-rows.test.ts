@@ -10,7 +10,7 @@ describe('commit columns', () => {
     expect(JSON.parse(snapshotText(awaiting))).toEqual(awaiting);
     expect(JSON.parse(snapshotText(delivered))).toEqual(delivered);
     expect(snapshotText(awaiting)).toBe(snapshotText(awaiting));
-    // An equal state in another object is its own entry, with the same text.
+    // An equal state in another object gets the same text.
     expect(snapshotText({ ...delivered, context: { ...delivered.context } })).toBe(snapshotText(delivered));
   });
 

@@ -26,6 +26,10 @@ const MESSAGE_ID = /^[1-9][0-9]{0,15}$/;
 const messageIdParam = z.string().regex(MESSAGE_ID, 'must be a positive integer');
 const safeMessageId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** The routes the direct routes (`createDirectRoutes`) also answer: their paths are their metrics' route labels. */
+export const SEND_ROUTE = '/bat/messagelist';
+export const STATUS_ROUTE = '/bat/message/:messageId';
+
 /** The path's message id when it is a good one (checked without zod), else undefined. */
 export function plainMessageId(raw: string | undefined): number | undefined {
   if (raw !== undefined && MESSAGE_ID.test(raw)) {
@@ -76,7 +80,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     app,
     {
       method: 'post',
-      path: '/bat/messagelist',
+      path: SEND_ROUTE,
       operationId: 'sendMessages',
       summary: 'Send messages (one campaign; at most 5000 items)',
       description: 'Accepts the whole request or rejects it whole: a 400 lists every invalid item by path.',
@@ -101,7 +105,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     app,
     {
       method: 'get',
-      path: '/bat/message/:messageId',
+      path: STATUS_ROUTE,
       operationId: 'getMessageStatus',
       summary: 'Status of a message',
       tags: ['messaging'],
@@ -123,7 +127,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
     app,
     {
       method: 'patch',
-      path: '/bat/message/:messageId',
+      path: STATUS_ROUTE,
       operationId: 'updateMessage',
       summary: 'Change or cancel a message while it is scheduled',
       tags: ['messaging'],

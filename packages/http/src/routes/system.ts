@@ -7,7 +7,8 @@ import type { OpenApiInfo } from '../openapi.ts';
 import { z } from 'zod';
 import { healthSchema } from '../schemas.ts';
 
-/** What `GET /health` answers (the app's route and the direct one). */
+/** `GET /health`'s path and what it answers (the app's route and the direct one). */
+export const HEALTH_ROUTE = '/health';
 export const HEALTH_BODY = { status: 'ok' } as const;
 
 /**
@@ -23,7 +24,7 @@ export function registerSystemRoutes(
     app,
     {
       method: 'get',
-      path: '/health',
+      path: HEALTH_ROUTE,
       operationId: 'getHealth',
       summary: 'Liveness: 200 once the server accepts requests',
       tags: ['system'],
