@@ -1,0 +1,69 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBatchInserter } from './batch-insert.ts';
+
+const COLUMNS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+type Row = Array<string | number | null>;
+
+let db: Database.Database;
+
+beforeEach(() => {
+  db = new Database(':memory:');
+  db.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, ${COLUMNS.join(', ')}, must TEXT NOT NULL DEFAULT 'x')`);
+});
+
+afterEach(() => db.close());
+
+function stored(): Row[] {
+  return db
+    .prepare(`SELECT ${COLUMNS.join(', ')} FROM t ORDER BY id`)
+    .raw()
+    .all() as Row[];
+}
+
+describe('createBatchInserter', () => {
+  it('stores every row as given, whichever of its columns are null in a whole chunk or in some rows only', () => {
+    const insert = createBatchInserter(db, 't', COLUMNS);
+    // 341 rows go in chunks of 256, 64, 16, 4 and 1; columns b and h are null throughout, d in
+    // the first 300 rows only, f in every other row, and the rest never.
+    const rows: Row[] = Array.from({ length: 341 }, (_, i) => [
+      i,
+      null,
+      `c${i}`,
+      i < 300 ? null : i * 2,
+      1.5,
+      i % 2 === 0 ? null : 'f',
+      'g',
+      null,
+    ]);
+    insert.insert(rows.flat());
+    expect(stored()).toEqual(rows);
+  });
+
+  it('stores any rows, with more patterns of null columns than it keeps statements for', () => {
+    const value = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(fc.array(value, { minLength: COLUMNS.length, maxLength: COLUMNS.length }), { maxLength: 300 }), (rows) => {
+        db.exec('DELETE FROM t');
+        // A fresh inserter per run sees each run's patterns from its first statement on.
+        createBatchInserter(db, 't', COLUMNS).insert(rows.flat());
+        expect(stored()).toEqual(rows);
+      }),
+      { numRuns: 60 },
+    );
+    // 1-row chunks of 8 columns: 256 patterns of nulls, four times what an inserter keeps statements for.
+    const insert = createBatchInserter(db, 't', COLUMNS);
+    db.exec('DELETE FROM t');
+    const rows: Row[] = Array.from({ length: 256 }, (_, i) => COLUMNS.map((_, c) => (i & (1 << c) ? null : i * 10 + c)));
+    for (const row of rows) insert.insert(row);
+    expect(stored()).toEqual(rows);
+  });
+
+  it('refuses a null in a NOT NULL column as a bound null would, whole chunks of it included', () => {
+    const insert = createBatchInserter(db, 't', [...COLUMNS, 'must']);
+    const rows = Array.from({ length: 4 }, (_, i) => [...COLUMNS.map(() => i), null]);
+    expect(() => insert.insert(rows.flat())).toThrow(/NOT NULL constraint failed: t\.must/);
+    expect(stored()).toEqual([]);
+  });
+});
