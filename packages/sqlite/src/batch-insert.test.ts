@@ -60,6 +60,20 @@ describe('createBatchInserter', () => {
     expect(stored()).toEqual(rows);
   });
 
+  it('stores the rows of a table too wide for its mask of null columns, binding every column', () => {
+    const wide = Array.from({ length: 34 }, (_, c) => `w${c}`);
+    db.exec(`CREATE TABLE wide (id INTEGER PRIMARY KEY, ${wide.join(', ')})`);
+    // Columns 1 and 31 null throughout; column 33 never is, though a 32-bit mask would take it for column 1.
+    const rows: Row[] = Array.from({ length: 21 }, (_, i) => wide.map((_, c) => (c === 1 || c === 31 ? null : i * 100 + c)));
+    createBatchInserter(db, 'wide', wide).insert(rows.flat());
+    expect(
+      db
+        .prepare(`SELECT ${wide.join(', ')} FROM wide ORDER BY id`)
+        .raw()
+        .all(),
+    ).toEqual(rows);
+  });
+
   it('refuses a null in a NOT NULL column as a bound null would, whole chunks of it included', () => {
     const insert = createBatchInserter(db, 't', [...COLUMNS, 'must']);
     const rows = Array.from({ length: 4 }, (_, i) => [...COLUMNS.map(() => i), null]);

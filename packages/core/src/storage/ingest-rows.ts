@@ -2,6 +2,7 @@ import type { HistoryEntry } from '../types/message.ts';
 import { wakeAtOf } from '../types/work.ts';
 import type { IngestBatch, IngestResult, NewMessage } from '../ports/message-storage.ts';
 import type { IngestInsertPlan } from './plan-ingest.ts';
+import { snapshotText } from './message-rows.ts';
 
 /** Columns of a `messages` row as {@link ingestRows} writes them, in value order. */
 export const MESSAGE_ROW_COLUMNS = [
@@ -99,11 +100,12 @@ export function ingestRows(
   const out: IngestRows = into
     ? { messages: into.messages, wallet: into.wallet, history: into.history, balance }
     : { messages: [], wallet: [], history: [], balance };
-  // Messages of one request usually share the snapshot and work objects: serialise each once.
-  const texts = new Map<object, string>();
-  const textOf = (value: object) => {
-    let text = texts.get(value);
-    if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
+  // Messages of one request usually share their work list: serialise each once. (Their machine
+  // states are the advancer's shared objects, whose text snapshotText keeps for the commits too.)
+  const workTexts = new Map<object, string>();
+  const workTextOf = (work: object) => {
+    let text = workTexts.get(work);
+    if (text === undefined) workTexts.set(work, (text = JSON.stringify(work)));
     return text;
   };
 
@@ -124,7 +126,7 @@ export function ingestRows(
       m.content,
       JSON.stringify(m.steps),
       m.status,
-      textOf(m.snapshot),
+      snapshotText(m.snapshot),
       m.routeRef,
       at,
       at,
@@ -132,7 +134,7 @@ export function ingestRows(
       m.expiresAt,
       m.charge,
       m.meta === null ? null : JSON.stringify(m.meta),
-      textOf(m.work),
+      workTextOf(m.work),
       leased ? batch.lease!.until : wakeAtOf(m.work),
       // The acceptance charge pays the first step: it is never charged again.
       m.charge > 0 ? 1 : 0,
