@@ -22,7 +22,7 @@ describe('digestHex', () => {
     vi.doMock('node:crypto', async (importOriginal) => {
       const real = await importOriginal<typeof NodeCrypto>();
       createHash.mockImplementation(real.createHash);
-      return { ...real, default: { ...real, hash: undefined }, hash: undefined, createHash };
+      return { ...real, hash: undefined, createHash };
     });
     const { digestHex } = await import('./auth-cache.ts');
     expect(digestHex('abc')).toBe(ABC);

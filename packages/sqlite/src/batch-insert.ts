@@ -26,21 +26,30 @@ export interface BatchInserter {
   insert(values: readonly unknown[]): void;
 }
 
+/** A prepared statement, and the columns it binds when some are written as NULL (null: all of them). */
+interface Prepared {
+  statement: Database.Statement<unknown[]>;
+  bound: number[] | null;
+}
+
 export function createBatchInserter(db: Database.Database, table: string, columns: readonly string[]): BatchInserter {
   const width = columns.length;
   // A set of all-null columns is a bit mask; a wider table always binds every column.
   const maskable = width <= 30;
-  const statements = new Map<string, Database.Statement<unknown[]>>();
-  const statementFor = (rows: number, nulls: number) => {
+  const statements = new Map<string, Prepared>();
+  const statementFor = (rows: number, nulls: number): Prepared => {
     const key = `${rows}:${nulls}`;
-    let statement = statements.get(key);
-    if (!statement) {
+    let prepared = statements.get(key);
+    if (!prepared) {
       if (nulls !== 0 && statements.size >= STATEMENTS_MAX) return statementFor(rows, 0);
       const row = `(${columns.map((_, c) => (nulls & (1 << c) ? 'NULL' : '?')).join(', ')})`;
-      statement = db.prepare<unknown[]>(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(rows).fill(row).join(', ')}`);
-      statements.set(key, statement);
+      prepared = {
+        statement: db.prepare<unknown[]>(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(rows).fill(row).join(', ')}`),
+        bound: nulls === 0 ? null : columns.flatMap((_, c) => (nulls & (1 << c) ? [] : [c])),
+      };
+      statements.set(key, prepared);
     }
-    return { statement, nulls };
+    return prepared;
   };
 
   /** The columns null in every one of rows `from` to `to` (exclusive), as a bit mask. */
@@ -56,20 +65,18 @@ export function createBatchInserter(db: Database.Database, table: string, column
   }
 
   function insertChunk(values: readonly unknown[], from: number, rows: number): void {
-    const { statement, nulls } = statementFor(rows, nullColumns(values, from, from + rows));
-    if (nulls === 0) {
+    const { statement, bound } = statementFor(rows, nullColumns(values, from, from + rows));
+    if (bound === null) {
       statement.run(values.slice(from * width, (from + rows) * width));
       return;
     }
-    const kept: number[] = [];
-    for (let c = 0; c < width; c++) if ((nulls & (1 << c)) === 0) kept.push(c);
-    const bound = new Array<unknown>(rows * kept.length);
+    const kept = new Array<unknown>(rows * bound.length);
     let k = 0;
     for (let r = from; r < from + rows; r++) {
       const row = r * width;
-      for (const c of kept) bound[k++] = values[row + c];
+      for (const c of bound) kept[k++] = values[row + c];
     }
-    statement.run(bound);
+    statement.run(kept);
   }
 
   return {
