@@ -11,6 +11,7 @@ import { rateLimitHeaders } from './rate-limit.ts';
 import { declaredBodyLength, isJsonContentType, parseJsonBody } from './read-json.ts';
 import { plainMessageId, SEND_ROUTE, STATUS_ROUTE } from './routes/messaging.ts';
 import { HEALTH_BODY, HEALTH_ROUTE } from './routes/system.ts';
+import { createTurnWriter, type EndResponse } from './turn-writer.ts';
 
 /**
  * A Node request listener for the API's hottest routes, in front of the Hono app: it takes a
@@ -65,7 +66,9 @@ function readBody(req: IncomingMessage): Promise<string> {
  * answers, errors and metrics as the app's routes, but without building the web `Request`, Hono's
  * context, router match and middleware chain, and the web `Response` that `@hono/node-server`
  * converts back: about a third of the HTTP thread's CPU for a single send, and most of `/health`'s
- * (`docs/decisions.md`, "Speed, seventh pass").
+ * (`docs/decisions.md`, "Speed, seventh pass"). Status reads and `/health` are answered in the
+ * turn that read them but written with the turn's other answers ({@link createTurnWriter}); sends
+ * are written as their group of acceptances commits, which is already one burst a group.
  *
  * Everything else goes to the app, and so does every request these routes would answer with
  * anything but their own result or an error of the engine: no, unknown or uncached credentials
@@ -98,7 +101,15 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     return decision.allowed ? rateLimitHeaders(decision, limit).flat() : null;
   }
 
-  /** Writes the answer with `head` (a flat list of header names and values) in one `writeHead`. */
+  /** Ends a response at once. */
+  const endNow: EndResponse = (res, body) => res.end(body);
+  /** Ends a response with the other answers of the turn (status reads, `/health`). */
+  const endWithTurn = createTurnWriter((error) => logger.error('direct route failed to answer', { error: String(error) }));
+
+  /**
+   * Writes the answer with `head` (a flat list of header names and values) in one `writeHead`,
+   * and ends the response with `end`.
+   */
   function answer(
     req: IncomingMessage,
     res: ServerResponse,
@@ -107,11 +118,12 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     status: number,
     body: unknown,
     head: string[],
+    end: EndResponse,
   ): void {
     const text = JSON.stringify(body);
     head.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(text)));
     res.writeHead(status, head);
-    res.end(text);
+    end(res, text);
     metrics?.record(req.method!, route, status, (performance.now() - started) / 1000);
   }
 
@@ -123,6 +135,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     route: string,
     category: RateCategory,
     handle: (account: Account) => Promise<unknown>,
+    end: EndResponse,
   ): Promise<void> {
     // Wall time, as the app's metrics middleware counts it.
     const started = performance.now();
@@ -133,12 +146,12 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       return;
     }
     try {
-      answer(req, res, route, started, 200, await handle(account), head);
+      answer(req, res, route, started, 200, await handle(account), head, end);
     } catch (error) {
       if (error instanceof ClientGone) return;
       const { body, retryAfter } = errorAnswer(error, { logger, method: req.method!, path, storage: engine.storage });
       if (retryAfter) head.push('Retry-After', retryAfter);
-      answer(req, res, route, started, body.status, body, head);
+      answer(req, res, route, started, body.status, body, head, end);
     }
   }
 
@@ -156,18 +169,20 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
         const body = parseJsonBody(await readBody(req));
         return engine.messages.send(account.id, body as SendMessagesInput);
       };
-      run(serve(req, res, next, path, SEND_ROUTE, 'messaging', send), req, path);
+      // A send is answered once its group of acceptances has committed (at the end of a turn, with
+      // the group's other answers): written at once.
+      run(serve(req, res, next, path, SEND_ROUTE, 'messaging', send, endNow), req, path);
       return;
     }
     if (req.method === 'GET' && path === HEALTH_ROUTE) {
-      answer(req, res, HEALTH_ROUTE, performance.now(), 200, HEALTH_BODY, []);
+      answer(req, res, HEALTH_ROUTE, performance.now(), 200, HEALTH_BODY, [], endWithTurn);
       return;
     }
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {
       const id = plainMessageId(path.slice(STATUS_PREFIX.length));
       if (id === undefined) return next();
       const status = (account: Account) => engine.messages.status(account.id, id, account.currency);
-      run(serve(req, res, next, path, STATUS_ROUTE, 'data', status), req, path);
+      run(serve(req, res, next, path, STATUS_ROUTE, 'data', status, endWithTurn), req, path);
       return;
     }
     next();
