@@ -17,7 +17,7 @@ import {
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
-import { MESSAGE_JSON, messageFromJson } from './rows.ts';
+import { MESSAGE_COLUMNS, messageFromTuple, type MessageTuple } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
 /** Columns of a history read, in the order core's mapper takes them. */
@@ -25,19 +25,17 @@ export const HISTORY_SELECT = `SELECT message_id, step, channel, status, at, err
 
 function prepare(db: Database.Database) {
   return {
-    // Whole messages are read as one JSON object a row (MESSAGE_JSON), everywhere.
-    byId: db.prepare<[number], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE id = ?`).pluck(),
-    byGuid: db.prepare<[string], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`).pluck(),
+    // Whole messages are read as arrays of MESSAGE_COLUMNS, everywhere.
+    byId: db.prepare<[number], MessageTuple>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ?`).raw(),
+    byGuid: db.prepare<[string], MessageTuple>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE guid = ? ORDER BY id DESC LIMIT 1`).raw(),
     byTrackinId: db
-      .prepare<[number, string], string>(
-        `SELECT ${MESSAGE_JSON} FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
+      .prepare<[number, string], MessageTuple>(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = ? AND trackin_id = ? ORDER BY id DESC LIMIT 1`,
       )
-      .pluck(),
+      .raw(),
     // ids as one JSON array: one prepared statement for any number of ids (workers read the
     // messages of receipts they hold no copy of here).
-    byIds: db.prepare<[string], { id: number; message: string }>(
-      `SELECT id, ${MESSAGE_JSON} AS message FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
-    ),
+    byIds: db.prepare<[string], MessageTuple>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`).raw(),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
     // A message's status columns and its history in one statement (one read transaction): its
     // history as one JSON array of HISTORY_SELECT's columns after message_id, in order. Only the
@@ -101,28 +99,28 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       return batches.length === 0 ? [] : ingestMany(batches);
     },
     async getMessage(id) {
-      const text = st().byId.get(id);
-      return text === undefined ? null : messageFromJson(text);
+      const row = st().byId.get(id);
+      return row === undefined ? null : messageFromTuple(row);
     },
     async getMessageByGuid(guid) {
-      const text = st().byGuid.get(guid);
-      return text === undefined ? null : messageFromJson(text);
+      const row = st().byGuid.get(guid);
+      return row === undefined ? null : messageFromTuple(row);
     },
     async getMessageByTrackinId(accountId, trackinId) {
-      const text = st().byTrackinId.get(accountId, trackinId);
-      return text === undefined ? null : messageFromJson(text);
+      const row = st().byTrackinId.get(accountId, trackinId);
+      return row === undefined ? null : messageFromTuple(row);
     },
     async getMessages(ids) {
       if (ids.length === 0) return [];
       const byId = new Map(
         st()
           .byIds.all(JSON.stringify(ids))
-          .map((row) => [row.id, row.message]),
+          .map((row) => [row[0], row]),
       );
       // Answer in the order asked; unknown ids are left out.
       return ids.flatMap((id) => {
-        const text = byId.get(id);
-        return text === undefined ? [] : [messageFromJson(text)];
+        const row = byId.get(id);
+        return row === undefined ? [] : [messageFromTuple(row)];
       });
     },
     async history(messageId) {

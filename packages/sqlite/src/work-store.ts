@@ -14,7 +14,7 @@ import {
 } from '@spillway/core/storage';
 import { createBatchInserter } from './batch-insert.ts';
 import { HISTORY_SELECT } from './message-store.ts';
-import { MESSAGE_JSON, messageFromJson } from './rows.ts';
+import { MESSAGE_COLUMNS, messageFromTuple, type MessageTuple } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
 
 /** The wake-up time of a message from its work column: the earliest `dueAt`, NULL when none. */
@@ -39,12 +39,14 @@ function prepare(db: Database.Database) {
       `UPDATE messages SET lease_until = ?, lease_owner = ?, wake_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
     ),
     // What a worker reads of a claimed message: every column it maps, without the lease's own.
-    claimed: db.prepare<[string], string>(`SELECT ${MESSAGE_JSON} FROM messages WHERE id IN (SELECT value FROM json_each(?))`).pluck(),
+    claimed: db
+      .prepare<[string], MessageTuple>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`)
+      .raw(),
     handedOver: db
-      .prepare<[string, string, number], string>(
-        `SELECT ${MESSAGE_JSON} FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND lease_until > ?`,
+      .prepare<[string, string, number], MessageTuple>(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND lease_until > ?`,
       )
-      .pluck(),
+      .raw(),
     nextDue: db.prepare<[number], { due: number | null }>(
       `SELECT wake_at AS due FROM messages WHERE wake_at IS NOT NULL AND lease_until <= ? ORDER BY wake_at LIMIT 1`,
     ),
@@ -116,12 +118,12 @@ function prepare(db: Database.Database) {
       `UPDATE receipts SET lease_until = 0, lease_owner = NULL WHERE lease_owner IN (SELECT value FROM json_each(?))`,
     ),
     adopt: db
-      .prepare<[string, string, number], string>(
+      .prepare<[string, string, number], MessageTuple>(
         `UPDATE messages SET attempt_owner = ?
          WHERE id IN (SELECT id FROM messages WHERE attempt_owner IN (SELECT value FROM json_each(?)) LIMIT ?)
-         RETURNING ${MESSAGE_JSON}`,
+         RETURNING ${MESSAGE_COLUMNS}`,
       )
-      .pluck(),
+      .raw(),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
     forget: db.prepare<[string]>(
       `DELETE FROM workers WHERE id IN (SELECT value FROM json_each(?))
@@ -226,7 +228,7 @@ export function createWorkStore(db: Database.Database): WorkStorage {
   const adoptTx = db.transaction((from: string, to: string, limit: number) =>
     st()
       .adopt.all(to, from, limit)
-      .map(messageFromJson)
+      .map(messageFromTuple)
       .map((message) => ({ message, history: st().history.all(message.id).map(historyEntryFromRow) })),
   );
 
@@ -236,13 +238,13 @@ export function createWorkStore(db: Database.Database): WorkStorage {
       // The read by ids answers in no promised order: restore the claim order.
       return claimTx
         .immediate(now, limit, leaseMs, owner)
-        .map(messageFromJson)
+        .map(messageFromTuple)
         .sort((a, b) => (wakeAtOf(a.work) ?? 0) - (wakeAtOf(b.work) ?? 0) || a.id - b.id);
     },
     async takeHandedOver(ids, owner, now) {
       if (ids.length === 0) return [];
       // A read: the lease was written with the message, so no write lock is taken.
-      return st().handedOver.all(JSON.stringify(ids), owner, now).map(messageFromJson);
+      return st().handedOver.all(JSON.stringify(ids), owner, now).map(messageFromTuple);
     },
     async nextDueAt(now) {
       return st().nextDue.get(now)?.due ?? null;
