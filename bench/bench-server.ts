@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export { freePort, freePorts } from '../packages/channels/src/testing/free-ports.ts';
@@ -32,7 +32,8 @@ const built = new Set<string>();
 /**
  * The node arguments that run the reference server of the checkout at `root` as users run it in
  * production (`pnpm start`): its built JavaScript, brought up to date once per run
- * (`tsc -b tsconfig.build.json`). A checkout without a build (older ones measured for before/after
+ * (`tsc -b tsconfig.build.json`), with the node options of the checkout's `start` script (the
+ * young generation's size). A checkout without a build (older ones measured for before/after
  * figures) runs from its TypeScript sources through tsx.
  */
 export function serverArgs(root: string): string[] {
@@ -46,5 +47,12 @@ export function serverArgs(root: string): string[] {
     });
     built.add(root);
   }
-  return [join(root, 'apps/server/dist/cli.js'), 'serve'];
+  return [...startNodeOptions(root), join(root, 'apps/server/dist/cli.js'), 'serve'];
+}
+
+/** The options `pnpm start` gives node in the checkout at `root` (`node --a --b apps/server/dist/cli.js serve`). */
+function startNodeOptions(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const options = /\bnode((?:\s+--\S+)*)\s+apps\/server\/dist\/cli\.js serve/.exec(scripts?.start ?? '')?.[1];
+  return options ? options.trim().split(/\s+/) : [];
 }
