@@ -60,6 +60,29 @@ describe('createBatchInserter', () => {
     expect(stored()).toEqual(rows);
   });
 
+  it('keeps at most 64 statements with NULL literals, then binds every column of a new pattern', () => {
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const insert = createBatchInserter(db, 't', COLUMNS);
+    // 1-row chunks, one new pattern of nulls each (none of them all-bound: i starts at 1).
+    const rows: Row[] = Array.from({ length: 100 }, (_, k) => COLUMNS.map((_, c) => ((k + 1) & (1 << c) ? null : k * 10 + c)));
+    rows.forEach((row, k) => {
+      insert.insert(row);
+      // The first 64 patterns get a statement each; the others share the all-bound one.
+      expect(prepared).toHaveLength(k < 64 ? k + 1 : 65);
+    });
+    expect(prepared.filter((sql) => sql.includes('NULL'))).toHaveLength(64);
+    expect(prepared.at(-1)).not.toContain('NULL');
+    // Patterns seen before the cap keep their statements.
+    insert.insert(rows[0]!);
+    expect(prepared).toHaveLength(65);
+    expect(stored()).toEqual([...rows, rows[0]]);
+  });
+
   it('stores the rows of a table too wide for its mask of null columns, binding every column', () => {
     const wide = Array.from({ length: 34 }, (_, c) => `w${c}`);
     db.exec(`CREATE TABLE wide (id INTEGER PRIMARY KEY, ${wide.join(', ')})`);
