@@ -169,8 +169,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
         const body = parseJsonBody(await readBody(req));
         return engine.messages.send(account.id, body as SendMessagesInput);
       };
-      // A send is answered once its group of acceptances has committed (at the end of a turn, with
-      // the group's other answers): written at once.
+      // Written at once: the group commit's answers are already one burst (see above).
       run(serve(req, res, next, path, SEND_ROUTE, 'messaging', send, endNow), req, path);
       return;
     }
