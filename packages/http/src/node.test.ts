@@ -1,6 +1,6 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createFetchHandler } from './app.ts';
 import { serve } from './node.ts';
 import { FAKE_KEY, createFakeEngine } from './testing/fake-engine.ts';
@@ -39,6 +39,40 @@ describe('serve', () => {
     await closing;
     expect(closed).toBe(true);
     agent.destroy();
+  });
+
+  it('once closing, answers the requests in flight on every kept-alive connection with Connection: close', async () => {
+    let gate: Promise<void> = Promise.resolve();
+    let arrivals = 0;
+    const server = await serve({
+      fetch: async () => {
+        arrivals++;
+        await gate;
+        return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
+      },
+      port: 0,
+    });
+    const agents = [new Agent({ keepAlive: true, maxSockets: 1 }), new Agent({ keepAlive: true, maxSockets: 1 })];
+    const ask = (agent: Agent) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: server.port, path: '/', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers.connection));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // Each connection answers one request and stays open, then carries a second one, held.
+    expect(await Promise.all(agents.map(ask))).toEqual(['keep-alive', 'keep-alive']);
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    const answers = Promise.all(agents.map(ask));
+    await vi.waitFor(() => expect(arrivals).toBe(4));
+    const closing = server.close();
+    release();
+    expect(await answers).toEqual(['close', 'close']);
+    await closing;
+    for (const agent of agents) agent.destroy();
   });
 
   it('listens on a free port when given 0 and speaks HTTP', async () => {
