@@ -45,6 +45,8 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
   const ttlMs = options.ttlMs ?? 30_000;
   const checkMs = options.revocationCheckMs ?? 0;
   const entries = new Map<string, { account: Account; expiresAt: number; revision: number }>();
+  /** The key set last: a hit on it is already most recent, and moving it would only churn the map's table. */
+  let lastKey: string | undefined;
   let known = 0;
   let checkedAt = Number.NEGATIVE_INFINITY;
 
@@ -64,14 +66,21 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
     get(key, revision) {
       const entry = entries.get(key);
       if (!entry) return undefined;
-      entries.delete(key);
-      if (entry.expiresAt <= clock.now() || entry.revision !== revision) return undefined;
-      entries.set(key, entry);
+      if (entry.expiresAt <= clock.now() || entry.revision !== revision) {
+        entries.delete(key);
+        return undefined;
+      }
+      if (key !== lastKey) {
+        entries.delete(key);
+        entries.set(key, entry);
+        lastKey = key;
+      }
       return entry.account;
     },
     set(key, account, revision) {
       entries.delete(key);
       entries.set(key, { account, expiresAt: clock.now() + ttlMs, revision });
+      lastKey = key;
       while (entries.size > maxEntries) {
         const oldest = entries.keys().next();
         if (oldest.done) break;

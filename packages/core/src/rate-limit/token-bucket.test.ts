@@ -81,6 +81,20 @@ describe('createRateLimiter', () => {
     expect(limiter.size()).toBe(50);
   });
 
+  it('drops the least recently used bucket past maxBuckets, whether a key is used again at once or later', () => {
+    const limiter = createRateLimiter({ clock: createFakeClock(), defaults, maxBuckets: 2 });
+    const limit = { perSecond: 1, burst: 5 };
+    limiter.take('a', limit);
+    limiter.take('a', limit); // the last key again: already the most recent
+    limiter.take('b', limit);
+    limiter.take('b', limit);
+    expect(limiter.take('a', limit).remaining).toBe(2); // a used again, after b
+    limiter.take('c', limit); // b is now the least recently used
+    expect(limiter.size()).toBe(2);
+    expect(limiter.take('a', limit).remaining).toBe(1); // a kept its bucket
+    expect(limiter.take('b', limit).remaining).toBe(4); // b starts afresh
+  });
+
   it('uses the account override when set, else the default', () => {
     const limiter = createRateLimiter({ clock: createFakeClock(), defaults });
     expect(limiter.limitFor('data')).toEqual(defaults.data);

@@ -59,6 +59,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const maxBuckets = options.maxBuckets ?? 100_000;
   // Map iteration order is insertion order; re-inserting on use keeps it least-recently-used first.
   const buckets = new Map<string, Bucket>();
+  /**
+   * The key inserted last: used again (one account sending), it is already where re-inserting
+   * would put it, and deleting and setting it anyway would replace the map's table every few
+   * requests, in the old generation where the map lives.
+   */
+  let lastKey: string | undefined;
 
   const evictIdle = (now: number): void => {
     for (const [key, bucket] of buckets) {
@@ -78,8 +84,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const capacity = Math.max(1, limit.burst);
       const rate = Math.max(limit.perSecond, Number.MIN_VALUE) / 1000; // tokens per ms
       let bucket = buckets.get(key);
+      const inPlace = bucket !== undefined && key === lastKey;
       if (bucket) {
-        buckets.delete(key);
+        if (!inPlace) buckets.delete(key);
         const elapsed = Math.max(0, now - bucket.at);
         bucket.tokens = Math.min(capacity, bucket.tokens + elapsed * rate);
         bucket.at = now;
@@ -90,7 +97,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const allowed = bucket.tokens >= 1 - 1e-9;
       if (allowed) bucket.tokens = Math.max(0, bucket.tokens - 1);
       bucket.fullAt = now + (capacity - bucket.tokens) / rate;
-      buckets.set(key, bucket);
+      if (!inPlace) {
+        buckets.set(key, bucket);
+        lastKey = key;
+      }
       evictIdle(now);
 
       const missing = allowed ? 0 : 1 - bucket.tokens;
