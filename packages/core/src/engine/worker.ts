@@ -13,6 +13,7 @@ import { stepMessage } from './message-step.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
 import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
 import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
+import { SlotMap } from './slot-map.ts';
 import { createWorkerRecovery } from './worker-recovery.ts';
 
 /** A lease on claimed messages runs out after this long if its worker neither commits nor heartbeats. */
@@ -92,7 +93,8 @@ export function createWorker(deps: WorkerDeps) {
   const maxInFlight = deps.maxInFlight ?? 4096;
   const sendTimeoutMs = deps.sendTimeoutMs ?? 30_000;
   const queue: PendingEvent[] = [];
-  const inFlight = new Map<number, InFlight>();
+  // SlotMaps, not Maps: both gain and lose an entry for every message (see SlotMap).
+  const inFlight = new SlotMap<InFlight>();
   /** Ids of messages an ingest stored leased to this worker (a hand-over), to take without a claim. */
   const handedOver: number[] = [];
   let seq = 0;
@@ -104,7 +106,7 @@ export function createWorker(deps: WorkerDeps) {
   // The state this worker last committed of messages still running: a receipt for one is applied
   // over it without a read. A stale copy (another process changed the message) only makes the
   // commit conflict, and the message is then read afresh.
-  const known = new Map<number, StoredMessage>();
+  const known = new SlotMap<StoredMessage>();
   const remember = (message: StoredMessage) => {
     known.delete(message.id);
     if (isFinalStatus(message.status)) return;
