@@ -85,6 +85,26 @@ describe('ingestRows', () => {
     ]);
   });
 
+  it('appends the rows of a second request to the lists of the first, as if each were built alone', () => {
+    const history = [{ step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 5, error: null }];
+    const first: IngestBatch = {
+      accountId: 1,
+      at: 5,
+      chargeDescription: 'SMS',
+      messages: [message({ charge: 10, history }), message()],
+    };
+    const second: IngestBatch = { accountId: 1, at: 6, chargeDescription: 'SMS', messages: [message({ charge: 5, history })] };
+    const together = ingestRows(first, planned(first), 1, [1, 2], 100);
+    ingestRows(second, planned(second), 2, [3], together.balance, together);
+    const alone = [ingestRows(first, planned(first), 1, [1, 2], 100), ingestRows(second, planned(second), 2, [3], 90)];
+    for (const list of ['messages', 'wallet', 'history'] as const) {
+      expect(together[list]).toEqual([...alone[0]![list], ...alone[1]![list]]);
+      // Made at their length and filled: no hole left.
+      expect(Object.keys(together[list])).toHaveLength(together[list].length);
+    }
+    expect(records(WALLET_ROW_COLUMNS, together.wallet).map((w) => w['balance_after'])).toEqual([90, 85]);
+  });
+
   it('writes no wallet row for an uncharged message', () => {
     const batch: IngestBatch = { accountId: 1, at: 1, chargeDescription: 'SMS', messages: [message()] };
     const rows = ingestRows(batch, planned(batch), 1, [5], 0);

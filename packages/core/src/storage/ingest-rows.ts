@@ -57,7 +57,20 @@ export const HISTORY_ROW_COLUMNS = ['message_id', 'step', 'channel', 'status', '
 
 /** Appends one `history` row ({@link HISTORY_ROW_COLUMNS}) to a row-major value list. */
 export function pushHistoryRow(values: unknown[], messageId: number, h: Omit<HistoryEntry, 'messageId'>): void {
-  values.push(messageId, h.step, h.channel, h.status, h.at, h.error, h.driver ?? null, h.providerMessageId ?? null);
+  writeHistoryRow(values, values.length, messageId, h);
+}
+
+/** Writes one `history` row ({@link HISTORY_ROW_COLUMNS}) into a row-major value list at index `k`; answers the index after it. */
+function writeHistoryRow(values: unknown[], k: number, messageId: number, h: Omit<HistoryEntry, 'messageId'>): number {
+  values[k++] = messageId;
+  values[k++] = h.step;
+  values[k++] = h.channel;
+  values[k++] = h.status;
+  values[k++] = h.at;
+  values[k++] = h.error;
+  values[k++] = h.driver ?? null;
+  values[k++] = h.providerMessageId ?? null;
+  return k;
 }
 
 /** The `history` rows of entries as one row-major value list ({@link HISTORY_ROW_COLUMNS}). */
@@ -97,9 +110,30 @@ export function ingestRows(
   into?: Pick<IngestRows, 'messages' | 'wallet' | 'history'>,
 ): IngestRows {
   const { accountId, at } = batch;
+  const fresh = plan.fresh;
+  // The rows are written by index into lists made at their full length, not pushed: a bulk
+  // request's message list (5000 rows of 23 values) pushed grew through a score of ever larger
+  // copies in the large-object space, each on fresh pages the kernel had to clear (about 5 % of
+  // the HTTP thread's time in bulk ingest). Lists given in `into` grow from where they end.
+  let charged = 0;
+  let entries = 0;
+  for (const i of fresh) {
+    const m = batch.messages[i]!;
+    if (m.charge > 0) charged++;
+    entries += m.history.length;
+  }
   const out: IngestRows = into
     ? { messages: into.messages, wallet: into.wallet, history: into.history, balance }
-    : { messages: [], wallet: [], history: [], balance };
+    : {
+        messages: new Array<unknown>(fresh.length * MESSAGE_ROW_COLUMNS.length),
+        wallet: new Array<unknown>(charged * WALLET_ROW_COLUMNS.length),
+        history: new Array<unknown>(entries * HISTORY_ROW_COLUMNS.length),
+        balance,
+      };
+  const { messages: mv, wallet: wv, history: hv } = out;
+  let mk = into ? mv.length : 0;
+  let wk = into ? wv.length : 0;
+  let hk = into ? hv.length : 0;
   // Messages of one request usually share their work list: serialise each once. (Their machine
   // states are the advancer's shared objects, whose text snapshotText keeps for the commits too.)
   const workTexts = new Map<object, string>();
@@ -109,43 +143,49 @@ export function ingestRows(
     return text;
   };
 
-  for (let k = 0; k < plan.fresh.length; k++) {
-    const i = plan.fresh[k]!;
+  for (let k = 0; k < fresh.length; k++) {
+    const i = fresh[k]!;
     const m = batch.messages[i]!;
     const id = freshIds[k]!;
     plan.ids[i] = id;
     const leased = isHandedOver(batch, m);
-    out.messages.push(
-      id,
-      listId,
-      accountId,
-      m.kind,
-      m.guid,
-      m.trackinId,
-      m.customerMessageId,
-      m.content,
-      JSON.stringify(m.steps),
-      m.status,
-      snapshotText(m.snapshot),
-      m.routeRef,
-      at,
-      at,
-      m.dueAt,
-      m.expiresAt,
-      m.charge,
-      m.meta === null ? null : JSON.stringify(m.meta),
-      workTextOf(m.work),
-      leased ? batch.lease!.until : wakeAtOf(m.work),
-      // The acceptance charge pays the first step: it is never charged again.
-      m.charge > 0 ? 1 : 0,
-      leased ? batch.lease!.until : 0,
-      leased ? batch.lease!.owner : null,
-    );
+    // MESSAGE_ROW_COLUMNS, in order.
+    mv[mk++] = id;
+    mv[mk++] = listId;
+    mv[mk++] = accountId;
+    mv[mk++] = m.kind;
+    mv[mk++] = m.guid;
+    mv[mk++] = m.trackinId;
+    mv[mk++] = m.customerMessageId;
+    mv[mk++] = m.content;
+    mv[mk++] = JSON.stringify(m.steps);
+    mv[mk++] = m.status;
+    mv[mk++] = snapshotText(m.snapshot);
+    mv[mk++] = m.routeRef;
+    mv[mk++] = at;
+    mv[mk++] = at;
+    mv[mk++] = m.dueAt;
+    mv[mk++] = m.expiresAt;
+    mv[mk++] = m.charge;
+    mv[mk++] = m.meta === null ? null : JSON.stringify(m.meta);
+    mv[mk++] = workTextOf(m.work);
+    mv[mk++] = leased ? batch.lease!.until : wakeAtOf(m.work);
+    // The acceptance charge pays the first step: it is never charged again.
+    mv[mk++] = m.charge > 0 ? 1 : 0;
+    mv[mk++] = leased ? batch.lease!.until : 0;
+    mv[mk++] = leased ? batch.lease!.owner : null;
     if (m.charge > 0) {
       out.balance -= m.charge;
-      out.wallet.push(accountId, 'charge', -m.charge, out.balance, id, batch.chargeDescription, at);
+      // WALLET_ROW_COLUMNS, in order.
+      wv[wk++] = accountId;
+      wv[wk++] = 'charge';
+      wv[wk++] = -m.charge;
+      wv[wk++] = out.balance;
+      wv[wk++] = id;
+      wv[wk++] = batch.chargeDescription;
+      wv[wk++] = at;
     }
-    for (const h of m.history) pushHistoryRow(out.history, id, h);
+    for (const h of m.history) hk = writeHistoryRow(hv, hk, id, h);
   }
   return out;
 }
