@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, createFakeClock } from '@spillway/core';
+import type { ChannelDriver, Storage } from '@spillway/core';
+import { createNodeHasher } from '@spillway/http';
+import { testStorage } from '../support/engine-fixture.ts';
+
+let storage: Storage | undefined;
+afterEach(async () => {
+  await storage?.close();
+  storage = undefined;
+});
+
+describe('a send bounded by sendTimeoutMs', () => {
+  it('fails the step temporarily when the driver has not answered in time, not a moment before', async () => {
+    storage = await testStorage();
+    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+    let handOver!: () => void;
+    const handedOver = new Promise<void>((resolve) => (handOver = resolve));
+    const driver: ChannelDriver = {
+      name: 'silent',
+      channels: ['sms'],
+      // Never answers.
+      send: () => {
+        handOver();
+        return new Promise(() => undefined);
+      },
+    };
+    const engine = createEngine({ storage, channels: [driver], hasher: createNodeHasher({ N: 2 ** 12 }), clock, sendTimeoutMs: 5_000 });
+    const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: 10 });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    const sent = await engine.messages.send(account.id, { messages: [{ from: 'Shop', to: '79991234567', type: 'sms', text: 'hi' }] });
+    const id = sent.messages[0]!.messageId;
+
+    // drain() waits for the send in flight: it returns once the timeout has failed it.
+    let drained = false;
+    const draining = engine.drain().then(() => (drained = true));
+    await handedOver;
+    await clock.advance(4_999);
+    // Turns of the event loop, not time: a round that had a result to apply would have applied it.
+    for (let turn = 0; turn < 50; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    expect((await storage.history(id)).filter((h) => h.status === 'Failed')).toEqual([]);
+
+    await clock.advance(1);
+    await draining;
+    const failed = (await storage.history(id)).find((h) => h.error?.includes('no answer from silent within 5000 ms'));
+    expect(failed).toMatchObject({ step: 0, channel: 'sms' });
+  });
+});
