@@ -1,9 +1,10 @@
 import { isFinalStatus } from '@spillway/core';
 import type { Commit } from '@spillway/core';
 import type { MiddlewareHandler } from 'hono';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import type { Env } from './env.ts';
+import { RequestMetrics } from './request-metrics.ts';
 
 /**
  * The metric of that name already on `registry` (a host's registry, a second app on it), else a
@@ -27,54 +28,26 @@ export interface HttpMetrics {
  * the process metrics of `collectDefaultMetrics`. Routes are labelled by their pattern
  * (`/bat/message/:messageId`), unmatched requests as `unmatched`, so label cardinality stays bounded.
  */
+/** The request counter's name. */
+const REQUESTS_TOTAL = 'spillway_http_requests_total';
+
 export function createHttpMetrics(registry: Registry = new Registry(), options: { defaultMetrics?: boolean } = {}): HttpMetrics {
   // A host that already collects them (on this registry, without a prefix) keeps its own.
   if ((options.defaultMetrics ?? true) && !registry.getSingleMetric('process_cpu_user_seconds_total')) {
     collectDefaultMetrics({ register: registry });
   }
-  const labelNames = ['method', 'route', 'status'] as const;
-  const requests = shared(
-    registry,
-    'spillway_http_requests_total',
-    () =>
-      new Counter({
-        name: 'spillway_http_requests_total',
-        help: 'HTTP requests answered, by method, route and status',
-        labelNames,
-        registers: [registry],
-      }),
-  );
-  const duration = shared(
-    registry,
-    'spillway_http_request_duration_seconds',
-    () =>
-      new Histogram({
-        name: 'spillway_http_request_duration_seconds',
-        help: 'HTTP request duration in seconds, by method, route and status',
-        labelNames,
-        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        registers: [registry],
-      }),
-  );
-
-  // The children of each label set, kept: prom-client hashes a labels object on every inc and
-  // observe otherwise. Bounded like the labels themselves (methods x route patterns x statuses).
-  const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
-  const childOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${route} ${status}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = { method, route, status: String(status) };
-      children.set(key, (child = { count: requests.labels(labels), time: duration.labels(labels) }));
-    }
-    return child;
-  };
-
-  const record = (method: string, route: string, status: number, seconds: number) => {
-    const child = childOf(method, route, status);
-    child.count.inc();
-    child.time.observe(seconds);
-  };
+  // Counted in plain numbers (RequestMetrics); a second app on the same registry adds to the same series.
+  const requests =
+    RequestMetrics.on(registry, REQUESTS_TOTAL) ??
+    new RequestMetrics(
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      { counter: REQUESTS_TOTAL, histogram: 'spillway_http_request_duration_seconds' },
+      {
+        counter: 'HTTP requests answered, by method, route and status',
+        histogram: 'HTTP request duration in seconds, by method, route and status',
+      },
+    ).registerOn(registry);
+  const record = (method: string, route: string, status: number, seconds: number) => requests.record(method, route, status, seconds);
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     // Wall time, not the engine clock: a fake clock would make every duration zero.
     const started = performance.now();
