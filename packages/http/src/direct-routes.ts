@@ -101,10 +101,13 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     return decision.allowed ? rateLimitHeaders(decision, limit).flat() : null;
   }
 
+  /** Logs an answer that could not be written (its socket gone meanwhile), with its request's method and path. */
+  const failedToAnswer = (error: unknown, method: string | undefined, path: string | undefined) =>
+    logger.error('direct route failed to answer', { method, path, error: String(error) });
   /** Ends a response at once. */
   const endNow: EndResponse = (res, body) => res.end(body);
   /** Ends a response with the other answers of the turn (status reads, `/health`). */
-  const endWithTurn = createTurnWriter((error) => logger.error('direct route failed to answer', { error: String(error) }));
+  const endWithTurn = createTurnWriter((error, res) => failedToAnswer(error, res.req.method, res.req.url));
 
   /**
    * Writes the answer with `head` (a flat list of header names and values) in one `writeHead`,
@@ -157,7 +160,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
 
   /** Runs a route; a failure to write the answer itself (a socket gone meanwhile) is logged, never thrown. */
   function run(route: Promise<void>, req: IncomingMessage, path: string): void {
-    route.catch((error: unknown) => logger.error('direct route failed to answer', { method: req.method, path, error: String(error) }));
+    route.catch((error: unknown) => failedToAnswer(error, req.method, path));
   }
 
   return (req, res, next, path = req.url ?? '') => {

@@ -23,14 +23,14 @@ export interface HttpMetrics {
   record(method: string, route: string, status: number, seconds: number): void;
 }
 
+/** The request counter's name. */
+const REQUESTS_TOTAL = 'spillway_http_requests_total';
+
 /**
  * Creates the request counter and duration histogram on `registry` (a new one by default) and
  * the process metrics of `collectDefaultMetrics`. Routes are labelled by their pattern
  * (`/bat/message/:messageId`), unmatched requests as `unmatched`, so label cardinality stays bounded.
  */
-/** The request counter's name. */
-const REQUESTS_TOTAL = 'spillway_http_requests_total';
-
 export function createHttpMetrics(registry: Registry = new Registry(), options: { defaultMetrics?: boolean } = {}): HttpMetrics {
   // A host that already collects them (on this registry, without a prefix) keeps its own.
   if ((options.defaultMetrics ?? true) && !registry.getSingleMetric('process_cpu_user_seconds_total')) {

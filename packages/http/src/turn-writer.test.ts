@@ -38,13 +38,21 @@ describe('createTurnWriter', () => {
   it('reports a response that cannot be ended and ends the others all the same', async () => {
     const ended: string[] = [];
     const errors: string[] = [];
-    const end = createTurnWriter((error) => errors.push(String(error)));
+    const failed: ServerResponse[] = [];
+    const end = createTurnWriter((error, res) => {
+      errors.push(String(error));
+      failed.push(res);
+    });
+    const gone = fakeResponse(ended, 'gone', true);
     end(fakeResponse(ended, 'a'), '1');
-    end(fakeResponse(ended, 'gone', true), '2');
+    end(gone, '2');
     end(fakeResponse(ended, 'c'), '3');
     await nextTurn();
     expect(ended).toEqual(['a:1', 'c:3']);
     expect(errors).toEqual(['Error: gone is gone']);
+    // The response goes with the error: the log names its request.
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toBe(gone);
   });
 
   it('answers real HTTP requests over their sockets', async () => {

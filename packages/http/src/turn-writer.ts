@@ -16,10 +16,10 @@ export type EndResponse = (res: ServerResponse, body: string) => void;
  * the reference server took about half the HTTP thread's CPU a read (`docs/decisions.md`, "Speed,
  * eleventh pass").
  *
- * A response that cannot be ended (its socket gone meanwhile) is reported to `onError` and the
- * others are ended all the same.
+ * A response that cannot be ended (its socket gone meanwhile) is reported to `onError`, with the
+ * response (its request names the method and path), and the others are ended all the same.
  */
-export function createTurnWriter(onError: (error: unknown) => void): EndResponse {
+export function createTurnWriter(onError: (error: unknown, res: ServerResponse) => void): EndResponse {
   let pending: Array<readonly [ServerResponse, string]> = [];
   const flush = () => {
     const answers = pending;
@@ -28,7 +28,7 @@ export function createTurnWriter(onError: (error: unknown) => void): EndResponse
       try {
         res.end(body);
       } catch (error) {
-        onError(error);
+        onError(error, res);
       }
     }
   };

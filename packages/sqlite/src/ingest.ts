@@ -77,14 +77,8 @@ function decide(s: Statements, pending: Pending, batch: IngestBatch): IngestResu
     listId,
     Array.from(plan.fresh, (_, k) => first + k),
     balance,
-    // The first request with rows gets lists made at their length; later ones append to them.
-    pending.messages.length === 0 ? undefined : pending,
+    pending,
   );
-  if (pending.messages.length === 0) {
-    pending.messages = rows.messages;
-    pending.wallet = rows.wallet;
-    pending.history = rows.history;
-  }
   if (plan.required !== 0) pending.balances.set(accountId, rows.balance);
   for (const i of plan.fresh) {
     const m = batch.messages[i]!;

@@ -105,6 +105,23 @@ describe('ingestRows', () => {
     expect(records(WALLET_ROW_COLUMNS, together.wallet).map((w) => w['balance_after'])).toEqual([90, 85]);
   });
 
+  it('fills empty lists given in `into` in place, made at their length, as the adapters pass them', () => {
+    const batch: IngestBatch = {
+      accountId: 1,
+      at: 5,
+      chargeDescription: 'SMS',
+      messages: [message({ charge: 10, history: [{ step: 0, channel: 'sms', status: 'Sent', at: 5, error: null }] }), message()],
+    };
+    const lists = { messages: [] as unknown[], wallet: [] as unknown[], history: [] as unknown[] };
+    const rows = ingestRows(batch, planned(batch), 1, [1, 2], 100, lists);
+    const alone = ingestRows(batch, planned(batch), 1, [1, 2], 100);
+    for (const list of ['messages', 'wallet', 'history'] as const) {
+      expect(lists[list]).toBe(rows[list]);
+      expect(lists[list]).toEqual(alone[list]);
+      expect(Object.keys(lists[list])).toHaveLength(lists[list].length);
+    }
+  });
+
   it('writes no wallet row for an uncharged message', () => {
     const batch: IngestBatch = { accountId: 1, at: 1, chargeDescription: 'SMS', messages: [message()] };
     const rows = ingestRows(batch, planned(batch), 1, [5], 0);

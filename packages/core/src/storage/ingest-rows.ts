@@ -106,7 +106,10 @@ export function ingestRows(
   listId: number,
   freshIds: readonly number[],
   balance: number,
-  /** Appends the rows to these lists (the rows of several requests in one insert) instead of new ones. */
+  /**
+   * Appends the rows to these lists (the rows of several requests in one insert) instead of new
+   * ones; an empty list here is replaced by one made at its length.
+   */
   into?: Pick<IngestRows, 'messages' | 'wallet' | 'history'>,
 ): IngestRows {
   const { accountId, at } = batch;
@@ -114,7 +117,8 @@ export function ingestRows(
   // The rows are written by index into lists made at their full length, not pushed: a bulk
   // request's message list (5000 rows of 23 values) pushed grew through a score of ever larger
   // copies in the large-object space, each on fresh pages the kernel had to clear (about 5 % of
-  // the HTTP thread's time in bulk ingest). Lists given in `into` grow from where they end.
+  // the HTTP thread's time in bulk ingest). Lists given in `into` grow from where they end; an
+  // empty one is replaced by one made at its length.
   let charged = 0;
   let entries = 0;
   for (const i of fresh) {
@@ -122,18 +126,15 @@ export function ingestRows(
     if (m.charge > 0) charged++;
     entries += m.history.length;
   }
-  const out: IngestRows = into
-    ? { messages: into.messages, wallet: into.wallet, history: into.history, balance }
-    : {
-        messages: new Array<unknown>(fresh.length * MESSAGE_ROW_COLUMNS.length),
-        wallet: new Array<unknown>(charged * WALLET_ROW_COLUMNS.length),
-        history: new Array<unknown>(entries * HISTORY_ROW_COLUMNS.length),
-        balance,
-      };
+  const lists = into ?? { messages: [], wallet: [], history: [] };
+  let mk = lists.messages.length;
+  let wk = lists.wallet.length;
+  let hk = lists.history.length;
+  if (mk === 0) lists.messages = new Array<unknown>(fresh.length * MESSAGE_ROW_COLUMNS.length);
+  if (wk === 0) lists.wallet = new Array<unknown>(charged * WALLET_ROW_COLUMNS.length);
+  if (hk === 0) lists.history = new Array<unknown>(entries * HISTORY_ROW_COLUMNS.length);
+  const out: IngestRows = { messages: lists.messages, wallet: lists.wallet, history: lists.history, balance };
   const { messages: mv, wallet: wv, history: hv } = out;
-  let mk = into ? mv.length : 0;
-  let wk = into ? wv.length : 0;
-  let hk = into ? hv.length : 0;
   // Messages of one request usually share their work list: serialise each once. (Their machine
   // states are the advancer's shared objects, whose text snapshotText keeps for the commits too.)
   const workTexts = new Map<object, string>();
