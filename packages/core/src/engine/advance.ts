@@ -35,9 +35,17 @@ function toStep(snapshot: { value: unknown; context: unknown }, actions: { type:
  * Advances persisted machine states with XState's pure `initialTransition`/`transition`.
  * Contexts hold only small discrete values, so a step is a pure function of
  * (machine, state, event) and is memoized: a 5000-message request computes it once.
+ *
+ * The memo is a map a level (machine key, state, event), not one map under a joined key: the
+ * machine key and the state's key are the same string objects event after event, whose hash V8
+ * keeps, so a lookup hashes only the event's short text (a joined key was a new long string to
+ * flatten and hash at every event of every message).
  */
 export class MachineAdvancer {
-  private readonly cache = new Map<string, Step>();
+  private readonly steps = new Map<string, Map<string, Map<string, Step>>>();
+  private readonly initials = new Map<string, Step>();
+  /** Steps held in all the maps: past {@link CACHE_LIMIT} they are all let go. */
+  private size = 0;
   /**
    * The key of each state object seen: states are shared (the steps cached here, parsed snapshots
    * shared by the storage), so most are serialised once rather than at every event.
@@ -46,11 +54,14 @@ export class MachineAdvancer {
 
   /** The initial state of `machine` for `input`, memoized under `key`. */
   initial(key: string, machine: AnyStateMachine, input: unknown): Step {
-    const cacheKey = `${key}\u0000init\u0000${JSON.stringify(input)}`;
-    const hit = this.cache.get(cacheKey);
+    const cacheKey = `${key}\u0000${JSON.stringify(input)}`;
+    const hit = this.initials.get(cacheKey);
     if (hit) return hit;
     const [snapshot, actions] = initialTransition(machine, input);
-    return this.remember(cacheKey, toStep(snapshot, actions, true));
+    const step = toStep(snapshot, actions, true);
+    this.count();
+    this.initials.set(cacheKey, step);
+    return step;
   }
 
   /** The step `event` causes from `state`, memoized under `key`. */
@@ -60,18 +71,31 @@ export class MachineAdvancer {
       stateKey = JSON.stringify(state.value) + JSON.stringify(state.context);
       this.stateKeys.set(state, stateKey);
     }
-    const cacheKey = `${key}\u0000${stateKey}\u0000${JSON.stringify(event)}`;
-    const hit = this.cache.get(cacheKey);
+    const eventKey = JSON.stringify(event);
+    let ofMachine = this.steps.get(key);
+    let ofState = ofMachine?.get(stateKey);
+    const hit = ofState?.get(eventKey);
     if (hit) return hit;
     const snapshot = machine.resolveState({ value: state.value as StateValue, context: state.context });
     const [nextSnapshot, actions] = transition(machine, snapshot, event);
     const changed = actions.length > 0 || JSON.stringify(nextSnapshot.value) + JSON.stringify(nextSnapshot.context) !== stateKey;
-    return this.remember(cacheKey, toStep(nextSnapshot, actions, changed));
+    const step = toStep(nextSnapshot, actions, changed);
+    if (this.count()) ofMachine = ofState = undefined;
+    if (!ofMachine) this.steps.set(key, (ofMachine = new Map()));
+    if (!ofState) ofMachine.set(stateKey, (ofState = new Map()));
+    ofState.set(eventKey, step);
+    return step;
   }
 
-  private remember(key: string, step: Step): Step {
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(key, step);
-    return step;
+  /** Counts a step about to be cached; past the limit, empties the memo first and answers true. */
+  private count(): boolean {
+    if (this.size < CACHE_LIMIT) {
+      this.size++;
+      return false;
+    }
+    this.steps.clear();
+    this.initials.clear();
+    this.size = 1;
+    return true;
   }
 }
