@@ -46,4 +46,28 @@ describe('a send bounded by sendTimeoutMs', () => {
     const failed = (await storage.history(id)).find((h) => h.error?.includes('no answer from silent within 5000 ms'));
     expect(failed).toMatchObject({ step: 0, channel: 'sms' });
   });
+
+  it('fails the step temporarily, with the error, when the driver throws rather than answering a promise', async () => {
+    storage = await testStorage();
+    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+    const driver: ChannelDriver = {
+      name: 'broken',
+      channels: ['sms'],
+      send: () => {
+        throw new Error('socket closed');
+      },
+    };
+    const engine = createEngine({ storage, channels: [driver], hasher: createNodeHasher({ N: 2 ** 12 }), clock, sendTimeoutMs: 5_000 });
+    const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: 10 });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    const sent = await engine.messages.send(account.id, { messages: [{ from: 'Shop', to: '79991234567', type: 'sms', text: 'hi' }] });
+    const id = sent.messages[0]!.messageId;
+    await engine.drain();
+    expect((await storage.history(id)).find((h) => h.status === 'Failed')).toMatchObject({
+      step: 0,
+      error: expect.stringContaining('socket closed'),
+    });
+    // Nothing waits on the clock for the failed send.
+    expect((await storage.history(id)).some((h) => h.error?.includes('no answer'))).toBe(false);
+  });
 });

@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.ts';
 import type { MachineEvent } from '../machines/events.ts';
-import type { ChannelContext, ChannelDriver, OutboundAttempt } from '../ports/channel.ts';
+import type { ChannelContext, ChannelDriver, OutboundAttempt, SendResult } from '../ports/channel.ts';
 import type { StepCharge } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { StoredMessage } from '../types/message.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
+import type { SendDeadlines } from './send-deadlines.ts';
 
 /** A claimed message whose current step is due to be handed to its channel. */
 export interface SendJob {
@@ -121,42 +122,57 @@ export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: numb
   return decisions;
 }
 
-/** Hands an attempt to its driver, bounded by `timeoutMs`: a driver that hangs fails temporarily. */
-export async function sendWithTimeout(
+/** What a driver's answer to a send means for the step. */
+export interface SendOutcome {
+  event: MachineEvent;
+  detail?: string;
+  providerMessageId?: string;
+  carrier?: string;
+}
+
+/**
+ * Hands an attempt to its driver, bounded by the deadlines' time: a driver that hangs fails the
+ * step temporarily. A driver that throws, or whose promise rejects, fails it temporarily too.
+ */
+export function sendWithTimeout(
   driver: ChannelDriver,
   attempt: OutboundAttempt,
   ctx: ChannelContext,
-  clock: Clock,
-  timeoutMs: number,
-): Promise<{ event: MachineEvent; detail?: string; providerMessageId?: string; carrier?: string }> {
+  deadlines: SendDeadlines,
+): Promise<SendOutcome> {
   const step = attempt.step;
-  let timer: ReturnType<Clock['setTimeout']> | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = clock.setTimeout(() => resolve('timeout'), timeoutMs);
-  });
-  try {
-    const result = await Promise.race([driver.send(attempt, ctx), timeout]);
-    if (result === 'timeout') {
-      return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: `no answer from ${driver.name} within ${timeoutMs} ms` };
-    }
-    const carrier = result.driver ? { carrier: result.driver } : {};
-    if (result.outcome === 'accepted') {
-      return {
-        event: { type: 'ACCEPTED', step },
-        ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
-        ...carrier,
-      };
-    }
-    const event: MachineEvent = {
-      type: 'FAILED',
-      step,
-      failure: result.failure,
-      ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
+  const failed = (detail: string): SendOutcome => ({ event: { type: 'FAILED', step, failure: 'temporary' }, detail });
+  return new Promise((resolve) => {
+    const answered = deadlines.watch(() => resolve(failed(`no answer from ${driver.name} within ${deadlines.ms} ms`)));
+    const settle = (outcome: SendOutcome) => {
+      answered();
+      resolve(outcome);
     };
-    return { event, detail: result.error, ...carrier };
-  } catch (error) {
-    return { event: { type: 'FAILED', step, failure: 'temporary' }, detail: String(error) };
-  } finally {
-    if (timer !== undefined) clock.clearTimeout(timer);
+    try {
+      driver.send(attempt, ctx).then(
+        (result) => settle(outcomeOf(step, result)),
+        (error: unknown) => settle(failed(String(error))),
+      );
+    } catch (error) {
+      settle(failed(String(error)));
+    }
+  });
+}
+
+function outcomeOf(step: number, result: SendResult): SendOutcome {
+  const carrier = result.driver ? { carrier: result.driver } : {};
+  if (result.outcome === 'accepted') {
+    return {
+      event: { type: 'ACCEPTED', step },
+      ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+      ...carrier,
+    };
   }
+  const event: MachineEvent = {
+    type: 'FAILED',
+    step,
+    failure: result.failure,
+    ...(result.retryAfter !== undefined ? { retryAfter: result.retryAfter } : {}),
+  };
+  return { event, detail: result.error, ...carrier };
 }

@@ -12,6 +12,7 @@ import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
 import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
+import { SendDeadlines } from './send-deadlines.ts';
 import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
 import { SlotMap } from './slot-map.ts';
 import { createWorkerRecovery } from './worker-recovery.ts';
@@ -91,7 +92,7 @@ export function createWorker(deps: WorkerDeps) {
   const { storage, clock, drivers, advancer } = deps;
   const owner = deps.owner ?? globalThis.crypto.randomUUID();
   const maxInFlight = deps.maxInFlight ?? 4096;
-  const sendTimeoutMs = deps.sendTimeoutMs ?? 30_000;
+  const deadlines = new SendDeadlines(clock, deps.sendTimeoutMs ?? 30_000);
   const queue: PendingEvent[] = [];
   // SlotMaps, not Maps: both gain and lose an entry for every message (see SlotMap).
   const inFlight = new SlotMap<InFlight>();
@@ -216,7 +217,7 @@ export function createWorker(deps: WorkerDeps) {
         started.add(driver);
         await driver.start(ctx(driver));
       }
-      const result = await sendWithTimeout(driver, attempt, ctx(driver), clock, sendTimeoutMs);
+      const result = await sendWithTimeout(driver, attempt, ctx(driver), deadlines);
       queue.push({
         messageId: job.message.id,
         event: result.event,
