@@ -16,12 +16,21 @@ export interface SendPreparation {
   attempt?: Partial<OutboundAttempt>;
 }
 
+/** The machine of a message and the key its transitions are memoized under. */
+export interface KindMachine {
+  key: string;
+  machine: AnyStateMachine;
+}
+
 /**
  * What differs between kinds of message (messaging API messages, cascade messages): which machine
  * runs them, and what happens right before a step is sent. The rest of the engine is shared.
+ *
+ * Either may answer at once or with a promise: a kind that needs no storage to answer (messaging
+ * API messages) answers at once, and the worker does not wait a turn of promises for it for every
+ * message of a round.
  */
 export interface KindHandler {
-  /** The machine of a message and the key its transitions are memoized under. */
-  machineFor(message: StoredMessage): Promise<{ key: string; machine: AnyStateMachine }>;
-  prepareSend?(message: StoredMessage, step: number, now: number): Promise<SendPreparation>;
+  machineFor(message: StoredMessage): KindMachine | Promise<KindMachine>;
+  prepareSend?(message: StoredMessage, step: number, now: number): SendPreparation | Promise<SendPreparation>;
 }

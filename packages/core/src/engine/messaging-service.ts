@@ -12,7 +12,7 @@ import type { MessageStatusView, StepSpec, StoredMessage } from '../types/messag
 import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
 import type { MessagingService } from './engine-types.ts';
-import type { KindHandler } from './kind-handler.ts';
+import type { KindHandler, KindMachine } from './kind-handler.ts';
 import { buildStatusRecord } from './status-record.ts';
 import { validateSendRequest } from './validate-send.ts';
 import { fromMicros } from './money.ts';
@@ -33,11 +33,13 @@ export interface MessagingDeps {
   lease?: (at: number) => IngestBatch['lease'];
 }
 
-/** How messaging API messages run: the message machine; fallbacks are charged when used. */
+const MESSAGE_MACHINE: KindMachine = { key: MACHINE_KEY, machine: messageMachine };
+
+/** How messaging API messages run: the message machine; fallbacks are charged when used. Both answer at once. */
 export function messageKindHandler(): KindHandler {
   return {
-    machineFor: async () => ({ key: MACHINE_KEY, machine: messageMachine }),
-    async prepareSend(message, step) {
+    machineFor: () => MESSAGE_MACHINE,
+    prepareSend(message, step) {
       // The primary was charged at acceptance; a fallback is charged when it is used.
       const cost = message.steps[step]?.cost ?? 0;
       if (step === 0 || cost === 0) return {};

@@ -80,7 +80,8 @@ export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: numb
       decisions.push({ job, instead: { event: { type: 'SKIPPED', step, reason: remembered } } });
       continue;
     }
-    const prep = (await deps.kinds[message.kind].prepareSend?.(message, step, now)) ?? {};
+    const prepared = deps.kinds[message.kind].prepareSend?.(message, step, now);
+    const prep = (prepared instanceof Promise ? await prepared : prepared) ?? {};
     if (prep.instead) {
       decisions.push({ job, instead: { event: prep.instead } });
       continue;

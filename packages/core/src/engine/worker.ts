@@ -373,7 +373,8 @@ export function createWorker(deps: WorkerDeps) {
     const applied = new Map<number, PendingEvent[]>();
     const stepped = new Map<number, StoredMessage>();
     for (const { message, events: list, work } of ready) {
-      const machine = await deps.kinds[message.kind].machineFor(message);
+      const found = deps.kinds[message.kind].machineFor(message);
+      const machine = found instanceof Promise ? await found : found;
       const update: MessageUpdate = stepMessage({
         message,
         machine,
