@@ -115,12 +115,15 @@ export function createMessageStore(db: Database.Database): MessageStorage {
       const byId = new Map(
         st()
           .byIds.all(JSON.stringify(ids))
-          .map((row) => [row[0], row]),
+          .map((row) => {
+            const message = messageFromTuple(row);
+            return [message.id, message];
+          }),
       );
       // Answer in the order asked; unknown ids are left out.
       return ids.flatMap((id) => {
-        const row = byId.get(id);
-        return row === undefined ? [] : [messageFromTuple(row)];
+        const message = byId.get(id);
+        return message === undefined ? [] : [message];
       });
     },
     async history(messageId) {

@@ -47,16 +47,19 @@ function parseSnapshot(text: string): MessageRow['snapshot'] {
 /**
  * The columns of a whole `messages` row, in the order of a {@link MessageTuple}: every read of
  * whole messages selects them and reads its rows as arrays (better-sqlite3's `raw()`), parsed
- * with {@link messageFromTuple}. An array a row and three small JSON.parse calls (the steps, the
- * work list, the meta when set) cost about a quarter less than one `json_object` text a row
- * parsed whole (500-message reads of a bulk ingest's rows, `docs/decisions.md`, "Speed, eleventh
- * pass"), which in turn cost less than a row object of 21 columns.
+ * with {@link messageFromTuple}. The scalar columns come as one JSON array a row: better-sqlite3
+ * hands each column over through V8's API (a number, a string or a null, and a property set on the
+ * row's array), about 0.13 us a column whatever its value, where one JSON.parse of the array
+ * makes all seventeen for less (a 500-message read of a bulk ingest's rows, mapped: 3.2 against
+ * 3.8 us a row, `docs/decisions.md`, "Speed, thirteenth pass"). The JSON columns stay columns of
+ * their own: the snapshot is shared by its text, and the others are parsed as they are. Every
+ * scalar column is an INTEGER or a TEXT, which JSON carries exactly.
  */
-export const MESSAGE_COLUMNS = `id, list_id, account_id, kind, guid, trackin_id, customer_message_id, content, steps, status,
-  snapshot, route_ref, created_at, updated_at, due_at, expires_at, cost, meta, version, work, charged`;
+export const MESSAGE_COLUMNS = `json_array(id, list_id, account_id, kind, guid, trackin_id, customer_message_id, content, status,
+  route_ref, created_at, updated_at, due_at, expires_at, cost, version, charged), steps, snapshot, work, meta`;
 
-/** A row of {@link MESSAGE_COLUMNS} as better-sqlite3's `raw()` gives it: the JSON columns as text. */
-export type MessageTuple = [
+/** The scalar columns of a `messages` row, as the JSON array of {@link MESSAGE_COLUMNS} holds them. */
+type MessageScalars = [
   id: number,
   listId: number,
   accountId: number,
@@ -65,23 +68,23 @@ export type MessageTuple = [
   trackinId: string | null,
   customerMessageId: string | null,
   content: string,
-  steps: string,
   status: string,
-  snapshot: string,
   routeRef: string | null,
   createdAt: number,
   updatedAt: number,
   dueAt: number,
   expiresAt: number | null,
   cost: number,
-  meta: string | null,
   version: number,
-  work: string,
   charged: number,
 ];
 
-/** Parses a {@link MessageTuple}'s JSON columns (the snapshot shared by its text), then maps with core's storedMessageFromRow. */
-export function messageFromTuple(r: MessageTuple): StoredMessage {
+/** A row of {@link MESSAGE_COLUMNS} as better-sqlite3's `raw()` gives it: the scalars and the JSON columns as text. */
+export type MessageTuple = [scalars: string, steps: string, snapshot: string, work: string, meta: string | null];
+
+/** Parses a {@link MessageTuple} (the snapshot shared by its text), then maps with core's storedMessageFromRow. */
+export function messageFromTuple(row: MessageTuple): StoredMessage {
+  const r = JSON.parse(row[0]) as MessageScalars;
   return storedMessageFromRow({
     id: r[0],
     list_id: r[1],
@@ -91,18 +94,18 @@ export function messageFromTuple(r: MessageTuple): StoredMessage {
     trackin_id: r[5],
     customer_message_id: r[6],
     content: r[7],
-    steps: JSON.parse(r[8]) as MessageRow['steps'],
-    status: r[9],
-    snapshot: parseSnapshot(r[10]),
-    route_ref: r[11],
-    created_at: r[12],
-    updated_at: r[13],
-    due_at: r[14],
-    expires_at: r[15],
-    cost: r[16],
-    meta: r[17] === null ? null : (JSON.parse(r[17]) as MessageRow['meta']),
-    version: r[18],
-    work: JSON.parse(r[19]) as MessageRow['work'],
-    charged: r[20],
+    steps: JSON.parse(row[1]) as MessageRow['steps'],
+    status: r[8],
+    snapshot: parseSnapshot(row[2]),
+    route_ref: r[9],
+    created_at: r[10],
+    updated_at: r[11],
+    due_at: r[12],
+    expires_at: r[13],
+    cost: r[14],
+    meta: row[4] === null ? null : (JSON.parse(row[4]) as MessageRow['meta']),
+    version: r[15],
+    work: JSON.parse(row[3]) as MessageRow['work'],
+    charged: r[16],
   });
 }
