@@ -17,7 +17,7 @@ afterAll(() => f?.close());
 const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 });
 
 describe('a message read back from storage', () => {
-  it('holds the strings and numbers it was accepted with, by id, by ids and once claimed', async () => {
+  it('holds the strings and numbers it was accepted with, by id, by ids, in a status read and once claimed', async () => {
     let n = 0;
     const texts = new Map<number, string>();
     await fc.assert(
@@ -45,6 +45,13 @@ describe('a message read back from storage', () => {
         } satisfies Partial<Record<keyof StoredMessage, unknown>>);
         expect(Number.isInteger(one.cost) && one.cost > 0).toBe(true);
         expect(await f.storage.getMessages([id, id])).toEqual([one, one]);
+        // The status read takes the status columns only, with the history.
+        const { listId, accountId, kind, steps, status, expiresAt, cost } = one;
+        const withHistory = await f.storage.getMessageWithHistory(id);
+        expect(withHistory).toEqual({
+          message: { id, listId, accountId, kind, customerMessageId: one.customerMessageId, steps, status, expiresAt, cost },
+          history: await f.storage.history(id),
+        });
       }),
       { numRuns: 60 },
     );

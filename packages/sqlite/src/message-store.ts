@@ -9,7 +9,6 @@ import {
   HISTORY_TUPLE_SQL,
   scheduledChangeValues,
   statusViewFromRow,
-  STATUS_VIEW_COLUMNS,
   type HistoryRow,
   type HistoryTuple,
   type ScheduledChangeValues,
@@ -22,6 +21,19 @@ import { lazy } from './sqlite-util.ts';
 
 /** Columns of a history read, in the order core's mapper takes them. */
 export const HISTORY_SELECT = `SELECT message_id, step, channel, status, at, error, driver, provider_message_id FROM history`;
+
+/** The scalar columns of a status read, in the order of {@link StatusScalars}. */
+const STATUS_SCALARS = 'id, list_id, account_id, kind, customer_message_id, status, expires_at, cost';
+type StatusScalars = [
+  id: number,
+  listId: number,
+  accountId: number,
+  kind: string,
+  customerMessageId: string | null,
+  status: string,
+  expiresAt: number | null,
+  cost: number,
+];
 
 function prepare(db: Database.Database) {
   return {
@@ -37,14 +49,17 @@ function prepare(db: Database.Database) {
     // messages of receipts they hold no copy of here).
     byIds: db.prepare<[string], MessageTuple>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`).raw(),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
-    // A message's status columns and its history in one statement (one read transaction): its
+    // A message's status columns and its history in one statement (one read transaction): the
+    // scalar status columns as one JSON array (as MESSAGE_COLUMNS reads them), its steps, and its
     // history as one JSON array of HISTORY_SELECT's columns after message_id, in order. Only the
     // status columns: a whole row's snapshot, work and content cost as much again to read.
-    withHistory: db.prepare<[number], Omit<StatusViewRow, 'steps'> & { steps: string; history_json: string }>(
-      `SELECT ${STATUS_VIEW_COLUMNS}, (SELECT json_group_array(json_array(${HISTORY_TUPLE_SQL}))
-         FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq)) AS history_json
-       FROM messages m WHERE m.id = ?`,
-    ),
+    withHistory: db
+      .prepare<[number], [scalars: string, steps: string, history: string]>(
+        `SELECT json_array(${STATUS_SCALARS}), steps, (SELECT json_group_array(json_array(${HISTORY_TUPLE_SQL}))
+           FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq))
+         FROM messages m WHERE m.id = ?`,
+      )
+      .raw(),
     insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
     updateScheduled: db.prepare<ScheduledChangeValues>(
       `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, work = ?, wake_at = ?,
@@ -87,8 +102,19 @@ export function createMessageStore(db: Database.Database): MessageStorage {
   const withHistory = (id: number) => {
     const row = st().withHistory.get(id);
     if (!row) return null;
-    const history = historyFromTuples(id, JSON.parse(row.history_json) as HistoryTuple[]);
-    return { message: statusViewFromRow({ ...row, steps: JSON.parse(row.steps) as StatusViewRow['steps'] }), history };
+    const [, listId, accountId, kind, customerMessageId, status, expiresAt, cost] = JSON.parse(row[0]) as StatusScalars;
+    const message = statusViewFromRow({
+      id,
+      list_id: listId,
+      account_id: accountId,
+      kind,
+      customer_message_id: customerMessageId,
+      steps: JSON.parse(row[1]) as StatusViewRow['steps'],
+      status,
+      expires_at: expiresAt,
+      cost,
+    });
+    return { message, history: historyFromTuples(id, JSON.parse(row[2]) as HistoryTuple[]) };
   };
 
   return {
