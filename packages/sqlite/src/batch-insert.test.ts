@@ -83,6 +83,66 @@ describe('createBatchInserter', () => {
     expect(stored()).toEqual([...rows, rows[0]]);
   });
 
+  it('stores any rows whose columns are shared by every row of a chunk, null throughout, or vary, in any mix', () => {
+    // Each column: one value in every row, null throughout, one value but for a row, or anything.
+    const column = fc.oneof(
+      fc.record({ kind: fc.constant('same' as const), value: fc.oneof(fc.integer(), fc.double({ noNaN: true }), fc.string()) }),
+      fc.record({ kind: fc.constant('null' as const) }),
+      fc.record({
+        kind: fc.constant('but one' as const),
+        value: fc.integer(),
+        odd: fc.nat(),
+        other: fc.oneof(fc.constant(null), fc.string()),
+      }),
+      fc.record({ kind: fc.constant('any' as const) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(column, { minLength: COLUMNS.length, maxLength: COLUMNS.length }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer(),
+        (kinds, count, seed) => {
+          db.exec('DELETE FROM t');
+          const rows: Row[] = Array.from({ length: count }, (_, r) =>
+            kinds.map((k, c) => {
+              if (k.kind === 'same') return k.value;
+              if (k.kind === 'null') return null;
+              if (k.kind === 'but one') return r === k.odd % Math.max(1, count) ? k.other : k.value;
+              return (seed + r * 31 + c) % 7 === 0 ? null : `${seed}:${r}:${c}`;
+            }),
+          );
+          createBatchInserter(db, 't', COLUMNS).insert(rows.flat());
+          const back = stored();
+          expect(back).toEqual(rows);
+          // SQLite kept each value's type: an integer, a real and a text stay what they were.
+          expect(back.map((row) => row.map((v) => typeof v))).toEqual(rows.map((row) => row.map((v) => typeof v)));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('binds a column shared by every row of a chunk once, and rows that are all alike still go in one statement', () => {
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const insert = createBatchInserter(db, 't', COLUMNS);
+    // Column a varies, b is null throughout, the others hold one value each.
+    const rows: Row[] = Array.from({ length: 4 }, (_, i) => [i, null, 'c', 1.5, 'e', 6, 'g', 'h']);
+    insert.insert(rows.flat());
+    expect(prepared).toEqual([
+      `INSERT INTO t (${COLUMNS.join(', ')}) SELECT column1, NULL, ?, ?, ?, ?, ?, ? FROM (VALUES (?), (?), (?), (?))`,
+    ]);
+    // Four identical rows: the first shared column varies (here a, as above: the same statement).
+    const alike: Row[] = Array.from({ length: 4 }, () => ['a', null, 'c', 1.5, 'e', 6, 'g', 'h']);
+    insert.insert(alike.flat());
+    expect(prepared).toHaveLength(1);
+    expect(stored()).toEqual([...rows, ...alike]);
+  });
+
   it('stores the rows of a table too wide for its mask of null columns, binding every column', () => {
     const wide = Array.from({ length: 34 }, (_, c) => `w${c}`);
     db.exec(`CREATE TABLE wide (id INTEGER PRIMARY KEY, ${wide.join(', ')})`);
