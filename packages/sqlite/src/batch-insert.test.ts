@@ -22,6 +22,17 @@ function stored(): Row[] {
     .all() as Row[];
 }
 
+/** The SQL of every statement prepared on the test's database from now on. */
+function preparedStatements(): string[] {
+  const prepared: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    prepared.push(sql);
+    return prepare(sql);
+  }) as typeof db.prepare;
+  return prepared;
+}
+
 describe('createBatchInserter', () => {
   it('stores every row as given, whichever of its columns are null in a whole chunk or in some rows only', () => {
     const insert = createBatchInserter(db, 't', COLUMNS);
@@ -61,12 +72,7 @@ describe('createBatchInserter', () => {
   });
 
   it('keeps at most 64 statements with NULL literals, then binds every column of a new pattern', () => {
-    const prepared: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      prepared.push(sql);
-      return prepare(sql);
-    }) as typeof db.prepare;
+    const prepared = preparedStatements();
     const insert = createBatchInserter(db, 't', COLUMNS);
     // 1-row chunks, one new pattern of nulls each (none of them all-bound: i starts at 1).
     const rows: Row[] = Array.from({ length: 100 }, (_, k) => COLUMNS.map((_, c) => ((k + 1) & (1 << c) ? null : k * 10 + c)));
@@ -123,12 +129,7 @@ describe('createBatchInserter', () => {
   });
 
   it('binds a column shared by every row of a chunk once, and rows that are all alike still go in one statement', () => {
-    const prepared: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      prepared.push(sql);
-      return prepare(sql);
-    }) as typeof db.prepare;
+    const prepared = preparedStatements();
     const insert = createBatchInserter(db, 't', COLUMNS);
     // Column a varies, b is null throughout, the others hold one value each.
     const rows: Row[] = Array.from({ length: 4 }, (_, i) => [i, null, 'c', 1.5, 'e', 6, 'g', 'h']);
