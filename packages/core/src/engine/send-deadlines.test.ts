@@ -62,7 +62,7 @@ describe('SendDeadlines', () => {
     expect(clock.pending()).toBe(0);
   });
 
-  it('lets the deadline of a send go when its driver answers, throws or rejects, and fails the step on a throw', async () => {
+  it('lets the deadline of a send go whatever its driver does, and fails the step when it throws, rejects or answers no result', async () => {
     const clock = createFakeClock();
     const deadlines = new SendDeadlines(clock, MS);
     const attempt = { step: 2 } as OutboundAttempt;
@@ -89,11 +89,21 @@ describe('SendDeadlines', () => {
         ctx,
         deadlines,
       ),
+      // Drivers outside the types: an answer that is no result, and a result not in a promise.
+      sendWithTimeout(
+        driver(async () => undefined as never),
+        attempt,
+        ctx,
+        deadlines,
+      ),
+      sendWithTimeout(driver((() => ({ outcome: 'accepted' })) as never), attempt, ctx, deadlines),
     ]);
     expect(outcomes).toEqual([
       { event: { type: 'ACCEPTED', step: 2 }, providerMessageId: 'p1' },
       { event: { type: 'FAILED', step: 2, failure: 'temporary' }, detail: 'Error: socket closed' },
       { event: { type: 'FAILED', step: 2, failure: 'temporary' }, detail: 'Error: refused' },
+      { event: { type: 'FAILED', step: 2, failure: 'temporary' }, detail: expect.stringContaining('TypeError') },
+      { event: { type: 'ACCEPTED', step: 2 } },
     ]);
     expect(deadlines.size).toBe(0);
     expect(clock.pending()).toBe(0);

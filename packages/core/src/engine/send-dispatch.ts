@@ -149,11 +149,19 @@ export function sendWithTimeout(
       answered();
       resolve(outcome);
     };
+    // A driver that throws, answers something that is not a result, or answers a plain value
+    // (not a promise) is handled as the awaiting code handled it: the first two fail the step.
+    const answer = (result: SendResult) => {
+      let outcome: SendOutcome;
+      try {
+        outcome = outcomeOf(step, result);
+      } catch (error) {
+        outcome = failed(String(error));
+      }
+      settle(outcome);
+    };
     try {
-      driver.send(attempt, ctx).then(
-        (result) => settle(outcomeOf(step, result)),
-        (error: unknown) => settle(failed(String(error))),
-      );
+      Promise.resolve(driver.send(attempt, ctx)).then(answer, (error: unknown) => settle(failed(String(error))));
     } catch (error) {
       settle(failed(String(error)));
     }
