@@ -170,6 +170,7 @@ describe('direct routes: the same answers as the app', () => {
   it.each([
     ['an invalid item', { messages: [{ ...sms(), to: '12' }] }, 400, 'validation_failed'],
     ['malformed JSON', '{"messages": [', 400, 'bad_request'],
+    ['a NUL character in a text', { messages: [{ ...sms(), text: 'a\u0000b' }] }, 400, 'validation_failed'],
     ['an empty body', '', 400, 'bad_request'],
     ['a body over the balance', { messages: [sms()] }, 402, 'insufficient_funds'],
   ])('sends with %s: the error of the engine or of the body, taken', async (_name, body, status, code) => {

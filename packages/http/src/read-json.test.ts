@@ -52,6 +52,27 @@ describe('request bodies', () => {
     expect(await res.json()).toMatchObject({ error: 'bad_request', status: 400 });
   });
 
+  it('answers 400 validation_failed at its path for the NUL character in a string or a member name, and takes an escaped backslash before u0000', async () => {
+    const { app, engine } = setup();
+    for (const [body, path] of [
+      [{ messages: [{ from: 'Acme', text: 'a\u0000b' }] }, 'messages[0].text'],
+      [{ messages: [{}, { data: { 'k\u0000': 1 } }] }, 'messages[1].data.k\u0000'],
+      ['\u0000', '(body)'],
+    ] as const) {
+      const res = await send(app, JSON.stringify(body), 'application/json');
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: 'validation_failed',
+        details: [{ path, message: 'Must not contain the NUL character (U+0000)' }],
+      });
+    }
+    expect(engine.calls.sends).toHaveLength(0);
+    // A backslash and the letters u0000 are text like any other.
+    const res = await send(app, JSON.stringify({ messages: [], note: '\\u0000' }), 'application/json');
+    expect(res.status).toBe(200);
+    expect(engine.calls.sends).toEqual([{ accountId: 7, body: { messages: [], note: '\\u0000' } }]);
+  });
+
   it('answers 413 when Content-Length is over the limit, before reading', async () => {
     const { app, engine } = setup(100);
     const body = JSON.stringify({ messages: [{ text: 'x'.repeat(200) }] });

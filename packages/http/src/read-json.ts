@@ -1,4 +1,5 @@
 import { SpillwayError } from '@spillway/core';
+import { holdsNul, NUL_MESSAGE, nulPath } from '@spillway/core/adapter';
 import type { Context } from 'hono';
 
 // The request content types of interface section 4: application/json, application/json-patch+json,
@@ -35,12 +36,22 @@ export function declaredBodyLength(contentLength: string | null, transferEncodin
   return contentLength !== null && /^\d+$/.test(contentLength) && !transferEncoding ? Number(contentLength) : null;
 }
 
-/** Parses a request body's text, with the 400s of {@link readJson} for an empty or malformed one. */
+/**
+ * Parses a request body's text, with the 400s of {@link readJson} for an empty or malformed one,
+ * and a 400 `validation_failed` at its path for a string holding the NUL character (U+0000),
+ * which JSON can carry only escaped (`\u0000`): looked for only when the text has that escape.
+ */
 export function parseJsonBody(text: string): unknown {
   if (!text.trim()) throw new SpillwayError('bad_request', 'Request body is empty; a JSON document is required');
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch (error) {
     throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
   }
+  if (text.includes('\\u0000') && holdsNul(body)) {
+    const path = nulPath(body).replace(/^\./, '') || '(body)';
+    throw new SpillwayError('validation_failed', NUL_MESSAGE, [{ path, message: NUL_MESSAGE }]);
+  }
+  return body;
 }

@@ -90,6 +90,24 @@ describe('parseSendRequest: the request', () => {
     expect(badPaths(noType)).toEqual(['messages[0].type']);
   });
 
+  it('refuses the NUL character (U+0000) in any string of an item, by the path of the first', () => {
+    const error = failure({
+      messages: [
+        msg({ text: 'a\u0000b' }),
+        msg({ customerMessageId: '\u0000' }),
+        msg({ fallbacks: [{ type: 'sms', from: 'Ac\u0000me', to: TO, text: 'Hi' }] }),
+        msg({}),
+      ],
+    });
+    expect(error.code).toBe('validation_failed');
+    expect(error.message).toBe('3 of 4 messages are invalid');
+    expect(error.details).toEqual([
+      { path: 'messages[0].text', message: 'Must not contain the NUL character (U+0000)' },
+      { path: 'messages[1].customerMessageId', message: 'Must not contain the NUL character (U+0000)' },
+      { path: 'messages[2].fallbacks[0].from', message: 'Must not contain the NUL character (U+0000)' },
+    ]);
+  });
+
   it('ignores unknown top-level members', () => {
     const [m] = parse(msg({ priority: 'high' }));
     expect(m?.item).not.toHaveProperty('priority');

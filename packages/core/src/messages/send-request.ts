@@ -5,6 +5,7 @@ import { channelOfType, MESSAGE_TYPES } from '../types/channel.ts';
 import type { StepSpec } from '../types/message.ts';
 import { countSegments } from '../sms/segments.ts';
 import { formatPath } from '../validation/issue-details.ts';
+import { holdsNul, NUL_MESSAGE, nulPath } from '../validation/nul.ts';
 import { commonItemSchema, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
 import type { FallbackItem, MessageItem } from './message-item.ts';
 import { parseCommonSms } from './sms-fast-path.ts';
@@ -69,6 +70,9 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
     const prefix = `messages[${index}]`;
     // The common shape is answered without zod (the same output); anything else, and every error, is zod's.
     let item = parseCommonSms(raw);
+    // The common item's strings are its from, text and customerMessageId (to is digits by now).
+    let nul =
+      item !== undefined && (item.from.includes('\u0000') || item.text.includes('\u0000') || !!item.customerMessageId?.includes('\u0000'));
     if (item === undefined) {
       const result = messageItemSchema.safeParse(raw);
       if (!result.success) {
@@ -82,6 +86,13 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
         continue;
       }
       item = result.data;
+      nul = holdsNul(item);
+    }
+    if (nul) {
+      // No channel carries it, and PostgreSQL cannot store it in text: refused on every storage alike.
+      invalid++;
+      details.push({ path: `${prefix}${nulPath(item)}`, message: NUL_MESSAGE });
+      continue;
     }
     let scheduledAt: number | null = null;
     if (item.scheduledAt !== null) {
