@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import type { Account, Clock } from '@spillway/core';
+import { LruMap } from '@spillway/core/adapter';
 
 /**
  * A small LRU of successful authentications keyed by a digest of the credential headers.
@@ -44,9 +45,7 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
   const maxEntries = options.maxEntries ?? 1000;
   const ttlMs = options.ttlMs ?? 30_000;
   const checkMs = options.revocationCheckMs ?? 0;
-  const entries = new Map<string, { account: Account; expiresAt: number; revision: number }>();
-  /** The key set last: a hit on it is already most recent, and moving it would only churn the map's table. */
-  let lastKey: string | undefined;
+  const entries = new LruMap<string, { account: Account; expiresAt: number; revision: number }>();
   let known = 0;
   let checkedAt = Number.NEGATIVE_INFINITY;
 
@@ -70,22 +69,11 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
         entries.delete(key);
         return undefined;
       }
-      if (key !== lastKey) {
-        entries.delete(key);
-        entries.set(key, entry);
-        lastKey = key;
-      }
       return entry.account;
     },
     set(key, account, revision) {
-      entries.delete(key);
       entries.set(key, { account, expiresAt: clock.now() + ttlMs, revision });
-      lastKey = key;
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done) break;
-        entries.delete(oldest.value);
-      }
+      entries.trimTo(maxEntries);
     },
     clear() {
       entries.clear();

@@ -11,6 +11,7 @@
  */
 export { createRateLimiter } from '../rate-limit/token-bucket.ts';
 export type { RateLimiter, RateLimiterOptions, RateDecision } from '../rate-limit/token-bucket.ts';
+export { LruMap } from '../lru-map.ts';
 export type { KindHandler, SendPreparation } from '../engine/kind-handler.ts';
 export { MachineAdvancer, statusOf } from '../engine/advance.ts';
 export type { Step as MachineStep } from '../engine/advance.ts';

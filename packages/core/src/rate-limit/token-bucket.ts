@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { RateCategory, RateLimit } from '../types/account.ts';
+import { LruMap } from '../lru-map.ts';
 
 /** The answer of {@link RateLimiter.take}: whether the request may pass and the figures for the `RateLimit-*` headers. */
 export interface RateDecision {
@@ -57,25 +58,14 @@ interface Bucket {
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { clock, defaults } = options;
   const maxBuckets = options.maxBuckets ?? 100_000;
-  // Map iteration order is insertion order; re-inserting on use keeps it least-recently-used first.
-  const buckets = new Map<string, Bucket>();
-  /**
-   * The key inserted last: used again (one account sending), it is already where re-inserting
-   * would put it, and deleting and setting it anyway would replace the map's table every few
-   * requests, in the old generation where the map lives.
-   */
-  let lastKey: string | undefined;
+  const buckets = new LruMap<string, Bucket>();
 
   const evictIdle = (now: number): void => {
-    for (const [key, bucket] of buckets) {
+    for (const [key, bucket] of buckets.entries()) {
       if (bucket.fullAt > now) break;
       buckets.delete(key);
     }
-    while (buckets.size > maxBuckets) {
-      const oldest = buckets.keys().next();
-      if (oldest.done) break;
-      buckets.delete(oldest.value);
-    }
+    buckets.trimTo(maxBuckets);
   };
 
   return {
@@ -84,23 +74,18 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const capacity = Math.max(1, limit.burst);
       const rate = Math.max(limit.perSecond, Number.MIN_VALUE) / 1000; // tokens per ms
       let bucket = buckets.get(key);
-      const inPlace = bucket !== undefined && key === lastKey;
       if (bucket) {
-        if (!inPlace) buckets.delete(key);
         const elapsed = Math.max(0, now - bucket.at);
         bucket.tokens = Math.min(capacity, bucket.tokens + elapsed * rate);
         bucket.at = now;
       } else {
         bucket = { tokens: capacity, at: now, fullAt: now };
+        buckets.set(key, bucket);
       }
       // The epsilon absorbs float drift of the refill (0.1 * 10 summed piecewise may be 0.999...).
       const allowed = bucket.tokens >= 1 - 1e-9;
       if (allowed) bucket.tokens = Math.max(0, bucket.tokens - 1);
       bucket.fullAt = now + (capacity - bucket.tokens) / rate;
-      if (!inPlace) {
-        buckets.set(key, bucket);
-        lastKey = key;
-      }
       evictIdle(now);
 
       const missing = allowed ? 0 : 1 - bucket.tokens;
