@@ -17,6 +17,7 @@ import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
+import { refusingNul } from '../validation/nul.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -126,10 +127,14 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     clock,
     storage,
-    accounts: createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
-    messages: createMessagingService({ storage, clock, rateCard, advancer, notify, lease }),
-    cascades: cascades.service,
-    reachability: reachability.service,
+    // Every call refuses the NUL character at its path before any storage sees it (the sends check
+    // their items themselves).
+    accounts: refusingNul(
+      createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
+    ),
+    messages: refusingNul(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']),
+    cascades: refusingNul(cascades.service),
+    reachability: refusingNul(reachability.service),
     start: () => {
       if (!runsWorker) return;
       worker.start();
@@ -139,8 +144,7 @@ export function createEngine(options: EngineOptions): Engine {
       ownWorkerRuns = false;
       return worker.stop(graceMs);
     },
-    receive,
-    receiveInbound,
+    ...refusingNul({ receive, receiveInbound }),
     wake: () => worker.notify(),
     handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),

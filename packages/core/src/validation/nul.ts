@@ -1,3 +1,5 @@
+import { SpillwayError } from '../errors.ts';
+
 /**
  * The NUL character (U+0000) in a request: no channel carries it, and PostgreSQL cannot store it
  * in text or jsonb, so Spillway refuses it at the door on every storage alike, by the path of the
@@ -33,3 +35,27 @@ export function nulPath(value: unknown): string {
 
 /** The message of the error detail for a NUL character. */
 export const NUL_MESSAGE = 'Must not contain the NUL character (U+0000)';
+
+/**
+ * `service` with every method refusing arguments that hold U+0000 before it runs: a rejected
+ * `validation_failed` error at the path of the first string or member name that holds one
+ * (`login`, `messages[0].text`; `arguments[1]` for a string given as an argument itself). The
+ * methods must answer promises, as the engine's services do. Embedders calling the engine then get
+ * the error HTTP answers, instead of PostgreSQL's "invalid byte sequence" from deep inside a
+ * write. Methods named in `checked` look for the character themselves (the sends, item by item,
+ * with their own paths) and are left as they are.
+ */
+export function refusingNul<T extends object>(service: T, checked: ReadonlyArray<keyof T> = []): T {
+  const guarded = { ...service };
+  for (const name of Object.keys(service) as Array<keyof T>) {
+    const method = service[name];
+    if (typeof method !== 'function' || checked.includes(name)) continue;
+    guarded[name] = ((...args: unknown[]) => {
+      const at = args.findIndex(holdsNul);
+      if (at < 0) return (method as (...a: unknown[]) => unknown).apply(service, args);
+      const path = typeof args[at] === 'string' ? `arguments[${at}]` : nulPath(args[at]).replace(/^\./, '');
+      return Promise.reject(new SpillwayError('validation_failed', NUL_MESSAGE, [{ path, message: NUL_MESSAGE }]));
+    }) as T[keyof T];
+  }
+  return guarded;
+}
