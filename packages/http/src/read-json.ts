@@ -1,5 +1,5 @@
 import { SpillwayError } from '@spillway/core';
-import { holdsNul, NUL_MESSAGE, nulPath } from '@spillway/core/adapter';
+import { holdsNul, nulError } from '@spillway/core/adapter';
 import type { Context } from 'hono';
 
 // The request content types of interface section 4: application/json, application/json-patch+json,
@@ -49,9 +49,6 @@ export function parseJsonBody(text: string): unknown {
   } catch (error) {
     throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
   }
-  if (text.includes('\\u0000') && holdsNul(body)) {
-    const path = nulPath(body).replace(/^\./, '') || '(body)';
-    throw new SpillwayError('validation_failed', NUL_MESSAGE, [{ path, message: NUL_MESSAGE }]);
-  }
+  if (text.includes('\\u0000') && holdsNul(body)) throw nulError(body, '(body)');
   return body;
 }

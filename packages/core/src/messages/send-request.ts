@@ -71,8 +71,7 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
     // The common shape is answered without zod (the same output); anything else, and every error, is zod's.
     let item = parseCommonSms(raw);
     // The common item's strings are its from, text and customerMessageId (to is digits by now).
-    let nul =
-      item !== undefined && (item.from.includes('\u0000') || item.text.includes('\u0000') || !!item.customerMessageId?.includes('\u0000'));
+    let nul = item !== undefined && (holdsNul(item.from) || holdsNul(item.text) || holdsNul(item.customerMessageId));
     if (item === undefined) {
       const result = messageItemSchema.safeParse(raw);
       if (!result.success) {

@@ -37,6 +37,16 @@ export function nulPath(value: unknown): string {
 export const NUL_MESSAGE = 'Must not contain the NUL character (U+0000)';
 
 /**
+ * The `validation_failed` error for `value`, which holds U+0000: at the path under `value` of the
+ * first string or member name that holds it (`messages[0].text`), or at `whole` when that is
+ * `value` itself.
+ */
+export function nulError(value: unknown, whole: string): SpillwayError {
+  const path = nulPath(value).replace(/^\./, '') || whole;
+  return new SpillwayError('validation_failed', NUL_MESSAGE, [{ path, message: NUL_MESSAGE }]);
+}
+
+/**
  * `service` with every method refusing arguments that hold U+0000 before it runs: a rejected
  * `validation_failed` error at the path of the first string or member name that holds one
  * (`login`, `messages[0].text`; `arguments[1]` for a string given as an argument itself). The
@@ -53,8 +63,7 @@ export function refusingNul<T extends object>(service: T, checked: ReadonlyArray
     guarded[name] = ((...args: unknown[]) => {
       const at = args.findIndex(holdsNul);
       if (at < 0) return (method as (...a: unknown[]) => unknown).apply(service, args);
-      const path = typeof args[at] === 'string' ? `arguments[${at}]` : nulPath(args[at]).replace(/^\./, '');
-      return Promise.reject(new SpillwayError('validation_failed', NUL_MESSAGE, [{ path, message: NUL_MESSAGE }]));
+      return Promise.reject(nulError(args[at], `arguments[${at}]`));
     }) as T[keyof T];
   }
   return guarded;
