@@ -72,6 +72,38 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
     }
   });
 
+  it('a provider callback whose text holds U+0000 is kept with U+FFFD in its place, not refused', async () => {
+    const callbackSecret = 'kannel-mo-secret-0123456789';
+    const f = await serverWith({
+      drivers: {
+        kannel: {
+          type: 'kannel',
+          sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
+          username: 'spillway',
+          password: 'unused',
+          callbackSecret,
+        },
+      },
+      channels: { sms: ['kannel'] },
+    });
+    try {
+      // The URL Kannel's smsbox is given, filled in as smsbox fills it in (%p, %P, %a).
+      const mo = kannelMoUrl({ callbackBaseUrl: f.url, callbackSecret, password: 'unused' })
+        .replace('%p', '4915100000011')
+        .replace('%P', 'Acme')
+        .replace('%a', 'STOP%00now');
+      const before = receiver.bodies.length;
+      expect((await fetch(mo)).status).toBe(200);
+      const bodies = await until(
+        async () => receiver.bodies.slice(before),
+        (b) => b.length > 0,
+      );
+      expect(bodies[0]).toMatchObject({ phoneNumber: '4915100000011', text: 'STOP\uFFFDnow' });
+    } finally {
+      await f.close();
+    }
+  });
+
   it.skipIf(kannelMissing)(
     `a Kannel MO (a real smsbox, fakesmsc) goes through /channels/{name}/mo${kannelMissing ? ` (skipped: ${kannelMissing})` : ''}`,
     async () => {

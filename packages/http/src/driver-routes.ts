@@ -1,4 +1,5 @@
 import type { ChannelContext, ChannelDriver, Engine } from '@spillway/core';
+import { withoutNul } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import type { Env } from './env.ts';
 
@@ -21,9 +22,11 @@ export function registerDriverRoutes(app: Hono<Env>, engine: Engine, drivers: re
   for (const { driver, carrier } of concrete.values()) {
     const context: ChannelContext = {
       clock: engine.clock,
-      report: (receipt) => engine.receive(receipt, { driver: carrier }),
+      // A provider's text keeps U+FFFD for U+0000, which the engine's own calls refuse: what the
+      // network hands in is stored, not refused into a provider's endless retries.
+      report: (receipt) => engine.receive(withoutNul(receipt), { driver: carrier }),
       // Incoming messages (MO) go to the account that owns the alpha-name, stored before the ack.
-      inbound: (message) => engine.receiveInbound(message),
+      inbound: (message) => engine.receiveInbound(withoutNul(message)),
     };
     for (const route of driver.routes ?? []) {
       app.on(route.method, `/channels/${driver.name}${route.path}`, (c) => route.handle(c.req.raw, context));

@@ -23,7 +23,7 @@ export { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../ca
 export type { CascadeVariableRef } from '../cascade/cascade-variables.ts';
 export { newShortCode } from '../cascade/short-code.ts';
 export { formatPath, issuesToDetails } from '../validation/issue-details.ts';
-export { holdsNul, nulError, NUL_MESSAGE } from '../validation/nul.ts';
+export { holdsNul, nulError, NUL_MESSAGE, NUL_REPLACEMENT, withoutNul } from '../validation/nul.ts';
 export { createInboundService } from '../inbound/inbound-service.ts';
 export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from '../inbound/inbound-service.ts';
 export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from '../inbound/inbound-request.ts';

@@ -8,6 +8,7 @@ import type { StoredMessage } from '../types/message.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 import type { SendDeadlines } from './send-deadlines.ts';
+import { withoutNul } from '../validation/nul.ts';
 
 /** A claimed message whose current step is due to be handed to its channel. */
 export interface SendJob {
@@ -147,7 +148,9 @@ export function sendWithTimeout(
     const answered = deadlines.watch(() => resolve(failed(`no answer from ${driver.name} within ${deadlines.ms} ms`)));
     const settle = (outcome: SendOutcome) => {
       answered();
-      resolve(outcome);
+      // A provider's id or error text with U+0000 is kept with U+FFFD in its place (PostgreSQL
+      // refuses the character, and a round that cannot commit is retried forever).
+      resolve(withoutNul(outcome));
     };
     // A driver that throws, answers something that is not a result, or answers a plain value
     // (not a promise) is handled as the awaiting code handled it: the first two fail the step.

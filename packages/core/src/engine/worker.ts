@@ -10,6 +10,7 @@ import type { MachineAdvancer } from './advance.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
+import { withoutNul } from '../validation/nul.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
 import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
 import { SendDeadlines } from './send-deadlines.ts';
@@ -120,7 +121,9 @@ export function createWorker(deps: WorkerDeps) {
   function contextOf(driver: ChannelDriver): ChannelContext {
     return {
       clock,
-      report(receipt: Receipt): Promise<void> {
+      // What the network hands in keeps its text, with U+FFFD for U+0000 (see withoutNul).
+      report(reported: Receipt): Promise<void> {
+        const receipt = withoutNul(reported);
         return new Promise<void>((ack) => {
           if ('providerMessageId' in receipt) {
             byProviderId.push({ receipt, driver: driver.name, at: clock.now(), ack });
@@ -141,7 +144,7 @@ export function createWorker(deps: WorkerDeps) {
       },
       inbound: async (message) => {
         if (!deps.onInbound) throw new Error('incoming messages are not handled by this engine');
-        await deps.onInbound(message);
+        await deps.onInbound(withoutNul(message));
       },
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NUL_MESSAGE, refusingNul } from './nul.ts';
+import { NUL_MESSAGE, refusingNul, withoutNul } from './nul.ts';
 
 const NUL = '\u0000';
 
@@ -35,5 +35,26 @@ describe('refusingNul', () => {
     expect(await guarded.own(`y${NUL}`)).toBe('own');
     expect(calls).toEqual([[1, { text: 'fine' }], [`y${NUL}`]]);
     expect(guarded.enabled).toBe(true);
+  });
+});
+
+describe('withoutNul', () => {
+  it('puts U+FFFD in place of each U+0000 in every string and member name, nested, leaving the input as it was', () => {
+    const receipt = { providerMessageId: `a${NUL}b${NUL}`, outcome: 'failed', tags: ['ok', `x${NUL}`], [`k${NUL}`]: { n: 1 } };
+    expect(withoutNul(receipt)).toEqual({
+      providerMessageId: 'a\uFFFDb\uFFFD',
+      outcome: 'failed',
+      tags: ['ok', 'x\uFFFD'],
+      'k\uFFFD': { n: 1 },
+    });
+    expect(receipt.providerMessageId).toBe(`a${NUL}b${NUL}`);
+    expect(withoutNul(`${NUL}`)).toBe('\uFFFD');
+  });
+
+  it('answers a value without U+0000 itself, not a copy', () => {
+    const inbound = { channel: 'sms', text: 'STOP', at: 3, extra: null };
+    expect(withoutNul(inbound)).toBe(inbound);
+    expect(withoutNul(7)).toBe(7);
+    expect(withoutNul(undefined)).toBeUndefined();
   });
 });

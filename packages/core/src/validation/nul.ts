@@ -68,3 +68,21 @@ export function refusingNul<T extends object>(service: T, checked: ReadonlyArray
   }
   return guarded;
 }
+
+/** What U+0000 becomes in text a channel hands the engine: the Unicode replacement character. */
+export const NUL_REPLACEMENT = '\uFFFD';
+
+/**
+ * `value` with U+0000 replaced by U+FFFD in every string and member name, for what a channel hands
+ * the engine (a send's answer, a receipt, an incoming message): what the network gave is kept, not
+ * refused (refusing would lose it, or leave a provider retrying it forever), and PostgreSQL can
+ * store it. `value` itself when it holds none; otherwise a copy (arrays and plain objects).
+ */
+export function withoutNul<T>(value: T): T {
+  if (!holdsNul(value)) return value;
+  if (typeof value === 'string') return value.replaceAll(NUL, NUL_REPLACEMENT) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  const copy: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) copy[withoutNul(key)] = withoutNul(child);
+  return copy as T;
+}
