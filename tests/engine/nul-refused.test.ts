@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NUL_MESSAGE } from '@spillway/core/adapter';
+import {
+  createClientDataService,
+  createClientService,
+  createInboundService,
+  createSenderService,
+  NUL_MESSAGE,
+} from '@spillway/core/adapter';
+import { hasClientStorage } from '@spillway/core/storage';
 import { engineFixture } from '../support/engine-fixture.ts';
 
 // Every call of the engine's services refuses the NUL character (U+0000) before any storage sees
@@ -43,6 +50,26 @@ describe('the NUL character through the engine API', () => {
     const id = sent.messages[0]!.messageId;
     await expect(f.engine.messages.update(f.account.id, id, { text: `soon${NUL}` })).rejects.toMatchObject(refusedAt('text'));
     expect((await f.storage.getMessage(id))!.steps[0]).toMatchObject({ text: 'later' });
+  });
+
+  it('is refused by the services built over the storage: senders, clients, client data, inbound', async () => {
+    const storage = f.storage;
+    if (!hasClientStorage(storage)) throw new Error('both storages keep client records');
+    const deps = { storage, accounts: f.engine.accounts, clock: f.clock };
+    const application = { alphaName: 'Shop2', companyName: `Shop${NUL} GmbH`, description: 'receipts' };
+    await expect(createSenderService(deps).applyForAlphaName(f.account.id, application)).rejects.toMatchObject(refusedAt('companyName'));
+    expect(await createSenderService(deps).list(f.account.id)).toEqual([]);
+    await expect(createClientService(deps).addOrganization(f.account.id, { name: `Shop${NUL}`, taxId: '1234' })).rejects.toMatchObject(
+      refusedAt('name'),
+    );
+    await expect(
+      createClientDataService({ storage, clock: f.clock }).putPhoneData(f.account.id, '491512345678', { name: `Ann${NUL}` }),
+    ).rejects.toMatchObject(refusedAt('name'));
+    const inbound = createInboundService({ storage, clock: f.clock });
+    await expect(inbound.receive(f.account.id, { alphaName: 'Shop', phoneNumber: '491512345678', text: `hi${NUL}` })).rejects.toMatchObject(
+      refusedAt('text'),
+    );
+    expect(await storage.lastInboundAt(f.account.id, 'Shop', '491512345678')).toBeNull();
   });
 
   it('leaves calls without it alone', async () => {

@@ -15,6 +15,7 @@ import {
   sendEmailSchema,
   userBonusBulkSchema,
 } from './client-requests.ts';
+import { refusingNul } from '../validation/nul.ts';
 
 /** What {@link createClientDataService} needs: client storage, the clock and, for e-mail, a transport. */
 export interface ClientDataServiceDeps {
@@ -62,7 +63,8 @@ function checkSize(data: Record<string, unknown>, path: string): void {
 /** The bot receivers, bot chat, per-phone data and e-mail endpoints of the client-management API. */
 export function createClientDataService(deps: ClientDataServiceDeps): ClientDataService {
   const { storage, clock } = deps;
-  return {
+  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
+  return refusingNul({
     async bindBotReceiver(accountId, body) {
       const req = parseRequest(botReceiverRequestSchema, body, 'bot receiver');
       return storage.upsertBotReceiver({ accountId, ...req }, clock.now());
@@ -127,5 +129,5 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
       if (!found) throw new SpillwayError('not_found', `e-mail ${id} does not exist`);
       return found;
     },
-  };
+  });
 }

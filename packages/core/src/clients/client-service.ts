@@ -7,6 +7,7 @@ import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName } from '../types/account.ts';
 import type { ClientLink, Organization } from '../types/client.ts';
 import { organizationRequestSchema, parseRequest, provisionClientSchema, referralClientSchema } from './client-requests.ts';
+import { refusingNul } from '../validation/nul.ts';
 
 /** A sub-client created by `POST /api/client/provision`; the API key is shown once. */
 export interface ProvisionedClient {
@@ -52,7 +53,8 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     }
   };
 
-  return {
+  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
+  return refusingNul({
     async provision(parentId, body) {
       const req = parseRequest(provisionClientSchema, body, 'client');
       const parent = await accounts.get(parentId);
@@ -152,5 +154,5 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     },
 
     listOrganizations: (accountId, page) => storage.listOrganizations(accountId, page),
-  };
+  });
 }

@@ -8,6 +8,7 @@ import type { ApplicationStatus, SenderApplication, SenderKind } from '../types/
 import { alphaNameStatistics } from './alpha-name-statistics.ts';
 import type { AlphaNameStatistics } from './alpha-name-statistics.ts';
 import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema, parseRequest } from './client-requests.ts';
+import { refusingNul } from '../validation/nul.ts';
 
 /** One sender of an account and its state (`GET /api/clientsenders`). */
 export interface SenderState {
@@ -48,7 +49,8 @@ export interface SenderService {
 /** Sender applications (alpha-names and bots), their decisions and statistics, of the client-management API. */
 export function createSenderService(deps: SenderServiceDeps): SenderService {
   const { storage, accounts, clock } = deps;
-  return {
+  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
+  return refusingNul({
     async applyForAlphaName(accountId, body) {
       const req = parseRequest(alphaNameApplicationSchema, body, 'alpha-name application');
       const channels = req.channels ?? ['sms'];
@@ -134,5 +136,5 @@ export function createSenderService(deps: SenderServiceDeps): SenderService {
       const stats = alphaNameStatistics(activity, names);
       return range.alphaName ? stats.filter((s) => s.alphaName === range.alphaName) : stats;
     },
-  };
+  });
 }
