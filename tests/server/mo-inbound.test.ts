@@ -32,6 +32,25 @@ async function serverWith(config: unknown): Promise<RunningFixture> {
   return f;
 }
 
+/** The secret Kannel's MO URL is signed with in these tests. */
+const callbackSecret = 'kannel-mo-secret-0123456789';
+
+/** The server with one Kannel driver on SMS, whose MO route takes URLs signed with `callbackSecret`. */
+function serverWithKannel(): Promise<RunningFixture> {
+  return serverWith({
+    drivers: {
+      kannel: {
+        type: 'kannel',
+        sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
+        username: 'spillway',
+        password: 'unused',
+        callbackSecret,
+      },
+    },
+    channels: { sms: ['kannel'] },
+  });
+}
+
 describe('incoming SMS from drivers reach the account that owns the address (section 6)', () => {
   let smsc: TestSmsc;
   beforeAll(async () => {
@@ -73,19 +92,7 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
   });
 
   it('a provider callback whose text holds U+0000 is kept with U+FFFD in its place, not refused', async () => {
-    const callbackSecret = 'kannel-mo-secret-0123456789';
-    const f = await serverWith({
-      drivers: {
-        kannel: {
-          type: 'kannel',
-          sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
-          username: 'spillway',
-          password: 'unused',
-          callbackSecret,
-        },
-      },
-      channels: { sms: ['kannel'] },
-    });
+    const f = await serverWithKannel();
     try {
       // The URL Kannel's smsbox is given, filled in as smsbox fills it in (%p, %P, %a).
       const mo = kannelMoUrl({ callbackBaseUrl: f.url, callbackSecret, password: 'unused' })
@@ -107,19 +114,7 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
   it.skipIf(kannelMissing)(
     `a Kannel MO (a real smsbox, fakesmsc) goes through /channels/{name}/mo${kannelMissing ? ` (skipped: ${kannelMissing})` : ''}`,
     async () => {
-      const callbackSecret = 'kannel-mo-secret-0123456789';
-      const f = await serverWith({
-        drivers: {
-          kannel: {
-            type: 'kannel',
-            sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
-            username: 'spillway',
-            password: 'unused',
-            callbackSecret,
-          },
-        },
-        channels: { sms: ['kannel'] },
-      });
+      const f = await serverWithKannel();
       let kannel: KannelProcess | undefined;
       try {
         kannel = await startKannel({ moUrl: kannelMoUrl({ callbackBaseUrl: f.url, callbackSecret, password: 'unused' }) });
