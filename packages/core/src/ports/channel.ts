@@ -66,7 +66,11 @@ export interface InboundReport {
   accountId?: number;
 }
 
-/** What the engine hands a driver when it starts it (`ChannelDriver.start`): the way back for receipts and inbound messages. */
+/**
+ * What the engine hands a driver when it starts it (`ChannelDriver.start`): the way back for
+ * receipts and inbound messages. What comes back this way (and a send's answer) is kept with U+FFFD
+ * in place of any U+0000, which PostgreSQL cannot store, rather than refused.
+ */
 export interface ChannelContext {
   clock: Clock;
   /**
