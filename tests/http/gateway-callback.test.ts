@@ -68,6 +68,21 @@ describe('POST /gateway-callback', () => {
     expect(record.extendedStatuses.at(-1)).toMatchObject({ status: 'Failed', error: 'permanent: blocked by the operator' });
   });
 
+  it('keeps a receipt whose text holds U+0000, with U+FFFD in its place, instead of refusing it', async () => {
+    f = await startServer({ SPILLWAY_GATEWAY_SECRET: SECRET });
+    const id = await sendSilent();
+    const res = await post({ receipts: [{ messageId: id, step: 0, status: 'rejected', error: 'blocked\u0000here' }] });
+    expect(res.status).toBe(200);
+    expect(
+      await until(
+        () => statusOf(id),
+        (s) => s !== 'processing',
+      ),
+    ).toBe('permanenterror');
+    const record = (await (await f.call(`/bat/message/${id}`)).json()) as { extendedStatuses: Array<{ error: string | null }> };
+    expect(record.extendedStatuses.at(-1)).toMatchObject({ error: 'permanent: blocked\uFFFDhere' });
+  });
+
   it('refuses a missing or wrong signature and bad receipts with clear JSON errors, and 404s without a secret', async () => {
     f = await startServer({ SPILLWAY_GATEWAY_SECRET: SECRET });
     const id = await sendSilent();

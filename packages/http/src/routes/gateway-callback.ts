@@ -1,5 +1,6 @@
 import { SpillwayError } from '@spillway/core';
 import type { FailureClass, Receipt } from '@spillway/core';
+import { withoutNul } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
@@ -89,7 +90,9 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
         throw new SpillwayError('unsupported_media_type', 'Content-Type must be application/json');
       let json: unknown;
       try {
-        json = JSON.parse(body);
+        // A gateway's text keeps U+FFFD for U+0000, as the drivers' callbacks do: refused, the
+        // receipts would be retried by the gateway forever and never stored.
+        json = withoutNul(JSON.parse(body));
       } catch (error) {
         throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
       }
