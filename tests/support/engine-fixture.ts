@@ -4,7 +4,7 @@ import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
-import type { Storage } from '@spillway/core';
+import type { ChannelDriver, Storage } from '@spillway/core';
 
 /**
  * The storage of engine tests: in-memory SQLite, or, with SPILLWAY_TEST_STORAGE=postgres, a fresh
@@ -30,13 +30,13 @@ export async function testStorage(): Promise<Storage> {
   };
 }
 
-/** An engine on a real database ({@link testStorage}), simulator channels and a fake clock. */
-export async function engineFixture(options: { latencyMs?: number; balance?: number } = {}) {
+/** An engine on a real database ({@link testStorage}), simulator channels (or `channels`) and a fake clock. */
+export async function engineFixture(options: { latencyMs?: number; balance?: number; channels?: ChannelDriver[] } = {}) {
   const clock: FakeClock = createFakeClock(Date.UTC(2026, 10, 22, 12));
   const storage = await testStorage();
   const simulator = createSimulator({ latencyMs: options.latencyMs ?? 200 });
   // A low scrypt cost keeps account set-up fast; production uses the default (N=2^17).
-  const engine = createEngine({ storage, channels: [simulator], hasher: createNodeHasher({ N: 2 ** 12 }), clock });
+  const engine = createEngine({ storage, channels: options.channels ?? [simulator], hasher: createNodeHasher({ N: 2 ** 12 }), clock });
   const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: options.balance ?? 100 });
   await engine.accounts.approveAlphaName(account.id, 'Shop');
   /** Moves the clock and lets the engine process everything that fell due. */
