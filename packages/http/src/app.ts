@@ -12,6 +12,7 @@ import type { DirectRoutes } from './direct-routes.ts';
 import { createLoginGuard } from './login-guard.ts';
 import { declaredBodyLength } from './read-json.ts';
 import type { LoginLimits } from './login-guard.ts';
+import type { HttpSharedState } from './shared-state.ts';
 import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { Env, HttpLogger } from './env.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
@@ -111,6 +112,11 @@ export interface HttpOptions {
   email?: EmailTransport;
   /** The social platform endpoints' configuration (webhook secrets, OAuth, graph upstream, token key). */
   social?: SocialOptions;
+  /**
+   * Rate limits and failed-login counts shared with the apps of other threads serving the same API
+   * ({@link createHttpSharedState}); by default this app keeps its own.
+   */
+  shared?: HttpSharedState;
 }
 
 /** Rate limits of an account that has none of its own: a sustained rate per second and a burst, per category. */
@@ -139,6 +145,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
       messaging: options.rateLimits?.messaging ?? DEFAULT_RATE_LIMITS.messaging,
       data: options.rateLimits?.data ?? DEFAULT_RATE_LIMITS.data,
     },
+    ...(options.shared ? { shared: options.shared.rateLimits } : {}),
   });
   const storage = engine.storage as Partial<Engine['storage']> | undefined;
   const authCache = createAuthCache({
@@ -146,7 +153,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     ...options.authCache,
     ...(typeof storage?.credentialRevision === 'function' ? { readRevision: () => engine.storage.credentialRevision() } : {}),
   });
-  const loginGuard = createLoginGuard(engine.clock, options.loginLimits);
+  const loginGuard = createLoginGuard(engine.clock, options.loginLimits, options.shared?.logins);
   const clientAddress = options.clientAddress ?? socketAddress;
   const metrics =
     options.metrics === false ? null : createHttpMetrics(options.metricsRegistry, { defaultMetrics: options.defaultMetrics ?? true });

@@ -26,7 +26,9 @@ export { answerClientErrors, createNodeListener, DEFAULT_MAX_HEADER_BYTES, serve
 export type { FetchHandler, ServeOptions, RunningServer } from './node.ts';
 export { createNodeHasher } from './node-hasher.ts';
 export type { HashQueueStats, NodeHasher, NodeHasherOptions } from './node-hasher.ts';
-export { createLoginGuard } from './login-guard.ts';
+export { createLoginGuard, sharedLoginGuardBuffer } from './login-guard.ts';
+export { createHttpSharedState } from './shared-state.ts';
+export type { HttpSharedState } from './shared-state.ts';
 export type { LoginAdmission, LoginAttempt, LoginGuard, LoginLimits } from './login-guard.ts';
 export * from './chat-hub/index.ts';
 export { registerInboundRoutes } from './routes/inbound.ts';

@@ -1,7 +1,8 @@
 import { createFakeClock } from '@spillway/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createLoginGuard } from './login-guard.ts';
-import type { LoginAdmission } from './login-guard.ts';
+import { createLoginGuard, sharedLoginGuardBuffer } from './login-guard.ts';
+import type { LoginAdmission, LoginAttempt } from './login-guard.ts';
 
 const retryOf = (a: LoginAdmission) => (a.ok ? null : a.retryAfterSeconds);
 
@@ -79,5 +80,59 @@ describe('createLoginGuard timing', () => {
     await clock.advance(1500); // the scrypt
     a.attempt.failed();
     expect(retryOf(guard.admit('acme', undefined))).toBe(1);
+  });
+});
+
+describe('createLoginGuard over a shared buffer', () => {
+  const limits = { freeFailuresPerLogin: 2, freeFailuresPerAddress: 3, baseDelayMs: 1000, maxDelayMs: 8000, forgetAfterMs: 20_000 };
+
+  it('decides exactly as the in-memory guard, whatever the attempts and their outcomes', async () => {
+    type Op =
+      | { op: 'admit'; login: string; address: string | undefined }
+      | { op: 'settle'; pick: number; outcome: 'succeeded' | 'failed' | 'cancelled' }
+      | { op: 'wait'; ms: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        op: fc.constant('admit' as const),
+        login: fc.constantFrom('acme', 'shop'),
+        address: fc.constantFrom('10.0.0.1', '10.0.0.2', undefined),
+      }),
+      fc.record({
+        op: fc.constant('settle' as const),
+        pick: fc.nat(),
+        outcome: fc.constantFrom('succeeded' as const, 'failed' as const, 'cancelled' as const),
+      }),
+      fc.record({ op: fc.constant('wait' as const), ms: fc.constantFrom(10, 900, 2500, 25_000) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 80 }), async (ops) => {
+        const clock = createFakeClock(0);
+        const memory = createLoginGuard(clock, limits);
+        const shared = createLoginGuard(clock, limits, sharedLoginGuardBuffer(100));
+        const open: Array<[LoginAttempt, LoginAttempt]> = [];
+        for (const o of ops) {
+          if (o.op === 'wait') await clock.advance(o.ms);
+          else if (o.op === 'admit') {
+            const [a, b] = [memory.admit(o.login, o.address), shared.admit(o.login, o.address)];
+            expect(retryOf(b)).toBe(retryOf(a));
+            if (a.ok && b.ok) open.push([a.attempt, b.attempt]);
+          } else if (open.length > 0) {
+            const [a, b] = open.splice(o.pick % open.length, 1)[0]!;
+            a[o.outcome]();
+            b[o.outcome]();
+          }
+        }
+      }),
+    );
+  });
+
+  it('counts the failures of guards over one buffer together, as threads serving one API do', () => {
+    const clock = createFakeClock(0);
+    const buffer = sharedLoginGuardBuffer(100);
+    const [a, b] = [createLoginGuard(clock, limits, buffer), createLoginGuard(clock, limits, buffer)];
+    // Two free failures, the third admitted and locking: whichever guard admits them.
+    expect([a, b, a].map((g) => g.admit('acme', undefined).ok)).toEqual([true, true, true]);
+    expect(retryOf(b.admit('acme', undefined))).toBe(1);
+    expect(createLoginGuard(clock, limits).admit('acme', undefined).ok).toBe(true); // its own memory
   });
 });

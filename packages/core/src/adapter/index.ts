@@ -9,9 +9,11 @@
  *
  * @module @spillway/core/adapter
  */
-export { createRateLimiter } from '../rate-limit/token-bucket.ts';
+export { createRateLimiter, sharedRateLimiterBuffer } from '../rate-limit/token-bucket.ts';
 export type { RateLimiter, RateLimiterOptions, RateDecision } from '../rate-limit/token-bucket.ts';
 export { LruMap } from '../lru-map.ts';
+export { SharedRecords } from '../shared-records.ts';
+export type { SharedRecord } from '../shared-records.ts';
 export type { KindHandler, SendPreparation } from '../engine/kind-handler.ts';
 export { MachineAdvancer, statusOf } from '../engine/advance.ts';
 export type { Step as MachineStep } from '../engine/advance.ts';

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../clock.ts';
-import { createRateLimiter } from './token-bucket.ts';
+import { createRateLimiter, sharedRateLimiterBuffer } from './token-bucket.ts';
 
 const defaults = { messaging: { perSecond: 100, burst: 150 }, data: { perSecond: 50, burst: 75 } };
 
@@ -100,5 +101,51 @@ describe('createRateLimiter', () => {
     expect(limiter.limitFor('data')).toEqual(defaults.data);
     expect(limiter.limitFor('messaging', { data: { perSecond: 1, burst: 1 } })).toEqual(defaults.messaging);
     expect(limiter.limitFor('data', { data: { perSecond: 1, burst: 2 } })).toEqual({ perSecond: 1, burst: 2 });
+  });
+});
+
+describe('createRateLimiter over a shared buffer', () => {
+  it('decides exactly as the in-memory limiter, take after take', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            key: fc.constantFrom('messaging:1', 'messaging:2', 'data:1', 'login:acme'),
+            advance: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3000 })),
+            limit: fc.constantFrom({ perSecond: 2, burst: 3 }, { perSecond: 0.5, burst: 1 }, { perSecond: 100, burst: 150 }),
+          }),
+          { maxLength: 120 },
+        ),
+        async (ops) => {
+          const clock = createFakeClock();
+          const memory = createRateLimiter({ clock, defaults });
+          const shared = createRateLimiter({ clock, defaults, shared: sharedRateLimiterBuffer(100) });
+          for (const op of ops) {
+            await clock.advance(op.advance);
+            expect(shared.take(op.key, op.limit)).toEqual(memory.take(op.key, op.limit));
+          }
+        },
+      ),
+    );
+  });
+
+  it('shares the buckets of limiters over one buffer, as threads serving one API do', () => {
+    const clock = createFakeClock();
+    const buffer = sharedRateLimiterBuffer(100);
+    const [a, b] = [createRateLimiter({ clock, defaults, shared: buffer }), createRateLimiter({ clock, defaults, shared: buffer })];
+    const limit = { perSecond: 1, burst: 4 };
+    const allowed = [a, b, a, b, a, b].map((limiter) => limiter.take('messaging:7', limit).allowed);
+    expect(allowed).toEqual([true, true, true, true, false, false]);
+    expect(createRateLimiter({ clock, defaults }).take('messaging:7', limit).allowed).toBe(true); // its own memory
+  });
+
+  it('drops full buckets, so that its size counts the live ones', async () => {
+    const clock = createFakeClock();
+    const limiter = createRateLimiter({ clock, defaults, shared: sharedRateLimiterBuffer(1000) });
+    const limit = { perSecond: 10, burst: 10 };
+    for (let i = 0; i < 100; i++) limiter.take(`key-${i}`, limit);
+    expect(limiter.size()).toBe(100);
+    await clock.advance(1000);
+    expect(limiter.size()).toBe(0);
   });
 });
