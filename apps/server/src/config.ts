@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { RateLimit } from '@spillway/core';
 
@@ -37,6 +38,17 @@ export const configSchema = z.object({
     .string()
     .optional()
     .transform((v) => v !== 'false' && v !== '0'),
+  /**
+   * Threads serving the HTTP API, each with its own database connection, all accepting from the
+   * one port (not with an in-memory database, which threads cannot share, nor for the role
+   * `worker`). Default: the machine's cores, at most 4.
+   */
+  SPILLWAY_HTTP_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => Math.min(availableParallelism(), 4)),
   /**
    * With the role `worker`, a port (on HOST) that serves `GET /metrics` and `GET /health`: a
    * workers-only process has no API port. Unset: none.

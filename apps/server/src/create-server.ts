@@ -4,15 +4,15 @@ import { createServer as createHttpServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { dirname } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createEngineMetrics, createSmtpTransport, createSpillway, serve } from '@spillway/http';
-import type { EngineCounts, ErrorBody, TokenService } from '@spillway/http';
+import { createEngineMetrics, createHttpSharedState, createSmtpTransport, createSpillway, serve } from '@spillway/http';
+import type { EngineCounts, ErrorBody, HttpSharedState, TokenService } from '@spillway/http';
 import type { Registry } from 'prom-client';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
@@ -27,6 +27,11 @@ import type { ServerConfig } from './config.ts';
 import type { CheckpointThreadData } from './checkpoint-thread.ts';
 import type { WorkerThreadData } from './worker-thread.ts';
 import { wakeAtMostEveryMs } from './wake.ts';
+import { startThread, stopThread } from './threads.ts';
+import { balanceConnections, connectionCounts, registerConnectionsGauge } from './connection-balance.ts';
+import type { ConnectionBalance } from './connection-balance.ts';
+import { startHttpThreads } from './http-threads.ts';
+import type { HttpThreads } from './http-threads.ts';
 
 export interface SpillwayServer {
   engine: Engine;
@@ -64,6 +69,22 @@ export interface CreateServerOptions {
    * none (its counts go to the HTTP thread through `onCommit`). @default true
    */
   metrics?: boolean;
+  /** This server is one of the extra HTTP threads of another (`SPILLWAY_HTTP_THREADS`): what it shares with it. */
+  httpThread?: HttpThreadRole;
+}
+
+/** What an extra HTTP thread's server ({@link CreateServerOptions.httpThread}) shares with the main thread's. */
+export interface HttpThreadRole {
+  /** A handle of its own on the main thread's listening socket, to accept on. */
+  listener: unknown;
+  balance: ConnectionBalance;
+  shared: HttpSharedState;
+  /** Counts its requests; its `/metrics` answers the main thread's registry. */
+  registry: Registry;
+  /** New work was stored (`EngineOptions.onWork`): the main thread wakes the workers. */
+  onWork: (handedOver: readonly number[]) => void;
+  /** The workers' thread's id: accepted messages are stored leased to it. */
+  handOverTo: string | undefined;
 }
 
 /** The SQLite file of a configuration, or null for PostgreSQL and an in-memory database. */
@@ -115,6 +136,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
   });
   const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
+  const httpThread = options.httpThread;
+  // Extra HTTP threads need a database every thread can open; they share the limits' state.
+  const httpThreads =
+    httpThread || config.SPILLWAY_ROLE === 'worker' || (config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL)
+      ? 1
+      : config.SPILLWAY_HTTP_THREADS;
+  const shared = httpThread?.shared ?? (httpThreads > 1 ? createHttpSharedState() : undefined);
+  const counts = httpThreads > 1 ? connectionCounts(httpThreads) : null;
+  let httpThreadsRunning: HttpThreads | null = null;
   let thread: Worker | null = null;
   const threadWorkerId = `${hostname()}-${process.pid}-workers-${randomUUID()}`;
   /** Ids handed over to the workers' thread since its last wake-up. */
@@ -136,7 +166,8 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   // bootstrap account, the designer and the workers' thread.
   const spillway = createSpillway({
     storage,
-    metrics: options.metrics ?? true,
+    // An extra HTTP thread counts on its own registry, whose scrapes the main thread answers.
+    metrics: httpThread ? { registry: httpThread.registry, defaultMetrics: false } : (options.metrics ?? true),
     // Later drivers win a channel: configured ones over the simulator.
     channels: [simulator, ...configured.channels],
     clock: options.clock ?? systemClock,
@@ -153,8 +184,10 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     chatHub: config.SPILLWAY_JWT_SECRET ? { jwtSecret: config.SPILLWAY_JWT_SECRET } : true,
     routeStats: 'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
     engine: {
-      // Messages accepted due now go leased to the workers' thread, their ids with its wake-ups.
+      // Messages accepted due now go leased to the workers' thread, their ids with its wake-ups
+      // (an extra HTTP thread's through the main thread).
       ...(threaded ? { onWork: handOver, handOverTo: () => (thread ? threadWorkerId : undefined) } : {}),
+      ...(httpThread ? { onWork: httpThread.onWork, ...(httpThread.handOverTo ? { handOverTo: httpThread.handOverTo } : {}) } : {}),
       ...(options.workerId ? { workerId: options.workerId } : {}),
       ...(options.onCommit ? { onCommit: options.onCommit } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
@@ -177,6 +210,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
         allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
       },
       rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
+      ...(shared ? { shared } : {}),
       ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
       extraRoutes:
         options.designerDir === false
@@ -242,13 +276,45 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known)
         thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, logger, recordCounts);
-      listening = await serve({ fetch: spillway.fetch, direct: spillway.direct, port: config.PORT, hostname: config.HOST });
-      const url = origin(listening.port);
+      const running = await serve({
+        fetch: spillway.fetch,
+        direct: spillway.direct,
+        ...(httpThread ? { handle: httpThread.listener } : { port: config.PORT, hostname: config.HOST }),
+      });
+      listening = running;
+      const url = origin(running.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
+      if (httpThread) {
+        balanceConnections(running.server, httpThread.balance);
+        return { port: running.port, url };
+      }
       if (threaded && !thread)
         thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, logger, recordCounts);
-      logger.info({ url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process' }, 'spillway is listening');
-      return { port: listening.port, url };
+      if (counts && shared && !httpThreadsRunning) {
+        // This thread writes; the others accept from the same socket with descriptors of their own.
+        balanceConnections(running.server, { ...counts, index: 0, writer: true });
+        if (spillway.registry) registerConnectionsGauge(spillway.registry, counts);
+        httpThreadsRunning = await startHttpThreads({
+          count: httpThreads - 1,
+          data: {
+            config: { ...config, SPILLWAY_PUBLIC_URL: publicUrl },
+            fd: (running.server as unknown as { _handle: { fd: number } })._handle.fd,
+            shared,
+            counts,
+            handOverTo: threaded ? threadWorkerId : undefined,
+            designerDir: options.designerDir,
+          },
+          registry: spillway.registry,
+          // Their acceptances were leased to the workers' thread: hand them over with this thread's.
+          onWork: threaded ? handOver : () => engine.wake(),
+          logger,
+        });
+      }
+      logger.info(
+        { url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process', httpThreads },
+        'spillway is listening',
+      );
+      return { port: running.port, url };
     },
     /**
      * Stops cleanly: no new requests (kept-alive connections are closed after their answer),
@@ -258,10 +324,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
      */
     async close() {
       try {
-        await listening?.close();
+        // Every HTTP thread stops listening and answers what it holds.
+        await Promise.all([listening?.close(), httpThreadsRunning?.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000)]);
         await metricsListener?.close();
-        if (thread) await stopWorkerThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
-        if (checkpoints) await stopWorkerThread(checkpoints, 5_000);
+        if (thread) await stopThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
+        if (checkpoints) await stopThread(checkpoints, 5_000);
         // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
         await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
         email?.close();
@@ -308,42 +375,6 @@ async function startCheckpointThread(filename: string, logger: Logger): Promise<
   });
   thread.on('error', (error) => logger.error({ err: error }, 'the checkpoint thread failed: commits checkpoint the log themselves'));
   return thread;
-}
-
-/** Starts the thread of `name` (a module next to this one) and resolves once it says 'ready'. */
-async function startThread(name: string, workerData: unknown): Promise<Worker> {
-  // Built (dist/*.js) the thread runs its .js as it is. From source under tsx, the thread
-  // registers tsx's loader itself (loader hooks of the main thread do not reach worker threads),
-  // then loads the entry; it inherits `--conditions=@spillway/source` with the process's execArgv.
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
-  let thread: Worker;
-  if (fromSource) {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
-    thread = new Worker(code, { eval: true, workerData });
-  } else {
-    thread = new Worker(entry, { workerData });
-  }
-  await new Promise<void>((resolve, reject) => {
-    thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`${name} said ${String(message)}`))));
-    thread.once('error', reject);
-  });
-  return thread;
-}
-
-/** Asks a thread to stop cleanly ('stop', answered 'stopped'), and ends it after `timeoutMs` at the latest. */
-async function stopWorkerThread(thread: Worker, timeoutMs: number): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, timeoutMs);
-    thread.on('message', (message) => {
-      if (message !== 'stopped') return;
-      clearTimeout(timer);
-      resolve();
-    });
-    thread.postMessage('stop');
-  });
-  await thread.terminate();
 }
 
 interface MetricsListener {

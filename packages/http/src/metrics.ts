@@ -5,6 +5,7 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import type { Env } from './env.ts';
 import { RequestMetrics } from './request-metrics.ts';
+import type { RequestSeries } from './request-metrics.ts';
 
 /**
  * The metric of that name already on `registry` (a host's registry, a second app on it), else a
@@ -58,6 +59,23 @@ export function createHttpMetrics(registry: Registry = new Registry(), options: 
     }
   };
   return { registry, middleware, record };
+}
+
+/** Request figures taken from one registry, to add to another ({@link takeRequestCounts}, {@link addRequestCounts}). */
+export type RequestCounts = RequestSeries[];
+
+/**
+ * The request figures counted on `registry` (by {@link createHttpMetrics}) since the last call,
+ * counted afresh from there: an HTTP thread sends them to the thread whose registry serves
+ * `/metrics`, which adds them ({@link addRequestCounts}). Empty when the registry counts none.
+ */
+export function takeRequestCounts(registry: Registry): RequestCounts {
+  return RequestMetrics.on(registry, REQUESTS_TOTAL)?.takeCounts() ?? [];
+}
+
+/** Adds request figures taken from another registry ({@link takeRequestCounts}) to those counted on `registry`. */
+export function addRequestCounts(registry: Registry, counts: RequestCounts): void {
+  RequestMetrics.on(registry, REQUESTS_TOTAL)?.addCounts(counts);
 }
 
 /**

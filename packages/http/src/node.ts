@@ -28,6 +28,11 @@ export interface ServeOptions {
   direct?: DirectRoutes | undefined;
   /** 0 picks a free port, answered in the result. @default 8080 */
   port?: number;
+  /**
+   * Accept on this listening socket instead of binding `port` and `hostname`: anything
+   * `net.Server.listen(handle)` takes (another server, a handle received from another process).
+   */
+  handle?: unknown;
   /** @default '127.0.0.1' */
   hostname?: string;
   /** Largest request head (request line and headers); larger ones get a JSON 431. @default 16384 */
@@ -69,6 +74,8 @@ export function answerClientErrors(server: Server, maxHeaderBytes = DEFAULT_MAX_
 export interface RunningServer {
   port: number;
   hostname: string;
+  /** The Node server (its timeouts, its events). */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -106,12 +113,13 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8080, hostname, () => {
+    const listening = () => {
       server.off('error', reject);
       const { port } = server.address() as AddressInfo;
       resolve({
         port,
         hostname,
+        server,
         close: () =>
           new Promise<void>((done, fail) => {
             closing = true;
@@ -124,6 +132,8 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
             server.closeIdleConnections();
           }),
       });
-    });
+    };
+    if (options.handle !== undefined) server.listen(options.handle as Parameters<Server['listen']>[0], listening);
+    else server.listen(options.port ?? 8080, hostname, listening);
   });
 }

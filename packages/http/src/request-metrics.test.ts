@@ -50,6 +50,37 @@ describe('RequestMetrics', () => {
     );
   });
 
+  it("sums other threads' figures taken at any time into the one registry, as if it had counted them all", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ r: request, thread: fc.integer({ min: 0, max: 2 }), move: fc.boolean() }), { maxLength: 60 }),
+        async (steps) => {
+          const all = new Registry();
+          const summed = new Registry();
+          const reference = new RequestMetrics(BOUNDS, NAMES, HELP).registerOn(all);
+          const serving = new RequestMetrics(BOUNDS, NAMES, HELP).registerOn(summed);
+          // Thread 0 serves /metrics; 1 and 2 count on their own and send their figures now and then.
+          const threads = [serving, new RequestMetrics(BOUNDS, NAMES, HELP), new RequestMetrics(BOUNDS, NAMES, HELP)];
+          for (const { r, thread, move } of steps) {
+            reference.record(r.method, r.route, r.status, r.seconds);
+            threads[thread]!.record(r.method, r.route, r.status, r.seconds);
+            if (move && thread > 0) serving.addCounts(threads[thread]!.takeCounts());
+          }
+          for (const t of threads.slice(1)) serving.addCounts(t.takeCounts());
+          expect(threads.slice(1).map((t) => t.takeCounts())).toEqual([[], []]);
+          // Series appear in the order first seen: compare the figures by label set (sums added in
+          // another order may differ in their last bits).
+          const values = async (registry: Registry) =>
+            (await registry.getMetricsAsJSON())
+              .flatMap((m) => m.values.map((v) => `${m.name}${JSON.stringify(v.labels)} ${v.value.toPrecision(12)}`))
+              .sort();
+          expect(await values(summed)).toEqual(await values(all));
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
   it('is shared by two apps on one registry: one series per label set', async () => {
     const registry = new Registry();
     const first = createHttpMetrics(registry, { defaultMetrics: false });

@@ -44,20 +44,42 @@ export class RequestMetrics {
 
   /** Counts one request of `seconds`. */
   record(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let series = this.byKey.get(key);
-    if (!series) {
-      const labels = { method, route, status: String(status) };
-      series = { labels, count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
-      this.series.push(series);
-      this.byKey.set(key, series);
-    }
+    const series = this.seriesOf(method, route, status);
     const { bounds } = this;
     let i = 0;
     while (i < bounds.length && seconds > bounds[i]!) i++;
     series.buckets[i]!++;
     series.count++;
     series.sum += seconds;
+  }
+
+  /**
+   * The figures counted since the last call, which are counted afresh from zero: a thread that
+   * serves requests sends them to the thread whose registry serves `/metrics` ({@link addCounts}).
+   * Only series with requests are taken.
+   */
+  takeCounts(): RequestSeries[] {
+    const taken: RequestSeries[] = [];
+    for (const s of this.series) {
+      if (s.count === 0) continue;
+      taken.push({ labels: { ...s.labels }, count: s.count, sum: s.sum, buckets: [...s.buckets] });
+      s.count = 0;
+      s.sum = 0;
+      s.buckets.fill(0);
+    }
+    return taken;
+  }
+
+  /** Adds figures counted elsewhere ({@link takeCounts} of another thread's instance, with the same bounds). */
+  addCounts(taken: readonly RequestSeries[]): void {
+    for (const t of taken) {
+      const series = this.seriesOf(t.labels.method, t.labels.route, t.labels.status);
+      series.count += t.count;
+      series.sum += t.sum;
+      t.buckets.forEach((n, i) => {
+        if (i < series.buckets.length) series.buckets[i]! += n;
+      });
+    }
   }
 
   /** The instance whose counter is registered on `registry` under `name`, if any. */
@@ -98,6 +120,19 @@ export class RequestMetrics {
     registry.registerMetric(counter as unknown as Parameters<Registry['registerMetric']>[0]);
     registry.registerMetric(histogram as unknown as Parameters<Registry['registerMetric']>[0]);
     return this;
+  }
+
+  /** The series of a label set, made on first use. */
+  private seriesOf(method: string, route: string, status: number | string): RequestSeries {
+    const key = `${method} ${route} ${status}`;
+    let series = this.byKey.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      series = { labels, count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
+      this.series.push(series);
+      this.byKey.set(key, series);
+    }
+    return series;
   }
 
   private head(metric: { name: string; help: string; type: string; aggregator: string }) {

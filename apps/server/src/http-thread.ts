@@ -1,0 +1,79 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Registry } from 'prom-client';
+import { takeRequestCounts } from '@spillway/http';
+import { createServer } from './create-server.ts';
+import type { HttpThreadData, HttpThreadMessage, MetricsAnswer } from './http-threads.ts';
+import { duplicateListener } from './listener-dup.ts';
+
+// One of the extra HTTP threads of a server (SPILLWAY_HTTP_THREADS): the whole API, as an `api`
+// role over a database connection of its own, accepting from the main thread's listening socket
+// through a descriptor of its own. The main thread posts 'stop' on shutdown and the answers to its
+// scrapes of /metrics; this thread posts 'ready', 'stopped', its new work and its request counts.
+
+/** How often the thread sends its request counts to the main thread, ms. */
+const COUNTS_FLUSH_MS = 200;
+
+const port = parentPort;
+if (!port) throw new Error('http-thread.ts runs as a worker thread');
+const data = workerData as HttpThreadData;
+const post = (message: HttpThreadMessage | 'ready' | 'stopped') => port.postMessage(message);
+
+/** Scrapes of /metrics waiting for the main thread's text, by id. */
+const scrapes = new Map<number, (text: string) => void>();
+let nextScrape = 0;
+
+/** Counts this thread's requests; `/metrics` answers the main thread's registry, where the counts go. */
+class ServedByMainThread extends Registry {
+  override metrics(): Promise<string> {
+    return new Promise((resolve) => {
+      const id = ++nextScrape;
+      scrapes.set(id, resolve);
+      post({ metricsRequest: id, requestCounts: takeRequestCounts(this) });
+    });
+  }
+}
+const registry = new ServedByMainThread();
+const flushCounts = () => {
+  const counts = takeRequestCounts(registry);
+  if (counts.length > 0) post({ requestCounts: counts });
+};
+const flushTimer = setInterval(flushCounts, COUNTS_FLUSH_MS);
+flushTimer.unref();
+
+const server = await createServer(
+  // One thread of the API: no workers here (they run on the workers' thread or elsewhere).
+  { ...data.config, SPILLWAY_ROLE: 'api', SPILLWAY_HTTP_THREADS: 1 },
+  {
+    bootstrap: false,
+    designerDir: data.designerDir,
+    // A SQLite file is checkpointed by the main thread's checkpoint thread.
+    checkpointsElsewhere: true,
+    httpThread: {
+      listener: await duplicateListener(data.fd),
+      balance: { ...data.counts, index: data.index, writer: false },
+      shared: data.shared,
+      registry,
+      onWork: (ids) => post({ work: [...ids] }),
+      handOverTo: data.handOverTo,
+    },
+  },
+);
+await server.listen();
+port.on('message', (message: unknown) => {
+  if (typeof message === 'object' && message !== null && 'metrics' in message) {
+    const answer = message as MetricsAnswer;
+    scrapes.get(answer.metrics)?.(answer.text);
+    scrapes.delete(answer.metrics);
+  }
+  if (message === 'stop') {
+    void server
+      .close()
+      .catch((error: unknown) => server.logger.error({ err: error }, 'HTTP thread stop failed'))
+      .then(() => {
+        clearInterval(flushTimer);
+        flushCounts();
+        post('stopped');
+      });
+  }
+});
+post('ready');

@@ -1,0 +1,90 @@
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { addRequestCounts } from '@spillway/http';
+import type { HttpSharedState, RequestCounts } from '@spillway/http';
+import type { ServerConfig } from './config.ts';
+import type { ConnectionCounts } from './connection-balance.ts';
+import { startThread, stopThread } from './threads.ts';
+
+/** What the main thread gives each extra HTTP thread. */
+export interface HttpThreadData {
+  config: ServerConfig;
+  /** The thread's index among the HTTP threads (the main thread is 0). */
+  index: number;
+  /** The descriptor of the main thread's listening socket: the thread gets a descriptor of its own for it. */
+  fd: number;
+  shared: HttpSharedState;
+  counts: ConnectionCounts;
+  /** The workers' thread's id, when the process runs one: the thread's acceptances are leased to it. */
+  handOverTo: string | undefined;
+  designerDir: string | false | undefined;
+}
+
+/**
+ * What an extra HTTP thread posts to the main thread: new work (messages it handed over to the
+ * workers' thread, or none: a wake-up), its request counts, or a scrape of `/metrics` it serves
+ * with the main thread's registry (after adding its own counts).
+ */
+export type HttpThreadMessage =
+  { work: number[] } | { requestCounts: RequestCounts } | { metricsRequest: number; requestCounts: RequestCounts };
+
+/** What the main thread answers a scrape: the registry's text. */
+export interface MetricsAnswer {
+  metrics: number;
+  text: string;
+  contentType: string;
+}
+
+/** The extra HTTP threads of a server. */
+export interface HttpThreads {
+  /** Asks every thread to stop listening and answer what it holds; ends them after `timeoutMs` at the latest. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Starts `count` HTTP threads beside the main thread, each accepting from the main thread's
+ * listening socket (`fd`) with an app of its own over its own database connection, sharing the
+ * rate limits and login counts (`shared`) and the connection counts (`counts`). Their new work
+ * goes to `onWork`, their request counts to `registry`, which serves `/metrics` for all of them.
+ */
+export async function startHttpThreads(options: {
+  count: number;
+  data: Omit<HttpThreadData, 'index'>;
+  registry: Registry | undefined;
+  onWork: (ids: readonly number[]) => void;
+  logger: Logger;
+}): Promise<HttpThreads> {
+  const { registry, logger } = options;
+  const threads: Worker[] = [];
+  try {
+    for (let i = 1; i <= options.count; i++) {
+      const thread = await startThread('http-thread', { ...options.data, index: i } satisfies HttpThreadData);
+      threads.push(thread);
+      thread.on('message', (message: HttpThreadMessage | 'stopped') => {
+        if (typeof message !== 'object') return;
+        if ('work' in message) options.onWork(message.work);
+        else {
+          if (registry) addRequestCounts(registry, message.requestCounts);
+          if ('metricsRequest' in message) {
+            const id = message.metricsRequest;
+            const answer = (text: string) =>
+              thread.postMessage({ metrics: id, text, contentType: registry?.contentType ?? 'text/plain' } satisfies MetricsAnswer);
+            (registry ? registry.metrics() : Promise.resolve('')).then(answer, (error: unknown) =>
+              answer(`# metrics failed: ${String(error)}\n`),
+            );
+          }
+        }
+      });
+      thread.on('error', (error) => logger.error({ err: error, thread: i }, 'an HTTP thread failed: the other threads go on serving'));
+    }
+  } catch (error) {
+    await Promise.all(threads.map((t) => t.terminate()));
+    throw error;
+  }
+  return {
+    stop: async (timeoutMs) => {
+      await Promise.all(threads.map((thread) => stopThread(thread, timeoutMs)));
+    },
+  };
+}

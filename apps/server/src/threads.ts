@@ -1,0 +1,37 @@
+import { Worker } from 'node:worker_threads';
+
+/** Starts the thread of `name` (a module next to this one) and resolves once it says 'ready'. */
+export async function startThread(name: string, workerData: unknown): Promise<Worker> {
+  // Built (dist/*.js) the thread runs its .js as it is. From source under tsx, the thread
+  // registers tsx's loader itself (loader hooks of the main thread do not reach worker threads),
+  // then loads the entry; it inherits `--conditions=@spillway/source` with the process's execArgv.
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
+  let thread: Worker;
+  if (fromSource) {
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
+    thread = new Worker(code, { eval: true, workerData });
+  } else {
+    thread = new Worker(entry, { workerData });
+  }
+  await new Promise<void>((resolve, reject) => {
+    thread.once('message', (message) => (message === 'ready' ? resolve() : reject(new Error(`${name} said ${String(message)}`))));
+    thread.once('error', reject);
+  });
+  return thread;
+}
+
+/** Asks a thread to stop cleanly ('stop', answered 'stopped'), and ends it after `timeoutMs` at the latest. */
+export async function stopThread(thread: Worker, timeoutMs: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    thread.on('message', (message) => {
+      if (message !== 'stopped') return;
+      clearTimeout(timer);
+      resolve();
+    });
+    thread.postMessage('stop');
+  });
+  await thread.terminate();
+}

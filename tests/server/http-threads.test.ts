@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { API_KEY, startServer, until } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
+
+// SPILLWAY_HTTP_THREADS=2: two threads accept from one port, each with its app and database
+// connection. Connections are spread by asking clients to reconnect (`Connection: close`):
+// reading ones evenly, writing ones onto the main thread. Limits and metrics are the server's, not
+// a thread's.
+
+const dir = mkdtempSync(join(tmpdir(), 'spillway-http-threads-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Answer {
+  status: number;
+  closed: boolean;
+  body: string;
+}
+
+/** One kept-alive connection at a time (a new one after the server closed the last). */
+class Connection {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  constructor(private readonly url: string) {}
+
+  send(method: string, path: string, options: { json?: unknown; auth?: boolean } = {}): Promise<Answer> {
+    const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+    const headers: Record<string, string> = {};
+    if (options.auth !== false) headers['x-authorization-key'] = API_KEY;
+    if (body !== undefined)
+      Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+    return new Promise((resolve, reject) => {
+      const req = request(`${this.url}${path}`, { method, headers, agent: this.agent }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, closed: res.headers.connection === 'close', body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** `spillway_http_connections` per thread, read over a connection of its own. */
+async function openConnections(f: RunningFixture): Promise<number[]> {
+  const text = await (await f.call('/metrics', { auth: 'none', headers: { connection: 'close' } })).text();
+  return [0, 1].map((thread) => Number(new RegExp(`spillway_http_connections\\{thread="${thread}"\\} (\\d+)`).exec(text)?.[1] ?? NaN));
+}
+
+/**
+ * Eight connections reading `/health` until each thread holds at least three of them (the extra one
+ * that reads the gauge is on one side or the other): the kernel gave the burst of new connections
+ * to either thread, and the reading ones are spread by reconnections.
+ */
+async function spread(f: RunningFixture, connections: Connection[]): Promise<number> {
+  let reads = 0;
+  const held = await until(
+    async () => {
+      await Promise.all(connections.map((c) => c.send('GET', '/health', { auth: false })));
+      reads += connections.length;
+      return openConnections(f);
+    },
+    (open) => open.every((n) => n >= 3),
+  );
+  expect(
+    held.every((n) => n >= 3),
+    `open connections per thread: ${held.join(', ')}`,
+  ).toBe(true);
+  return reads;
+}
+
+describe('a server with two HTTP threads', () => {
+  it('spreads reading connections over both threads and counts every thread’s requests on /metrics', async () => {
+    const f = await startServer({ SPILLWAY_DB: join(dir, 'spread.db'), SPILLWAY_HTTP_THREADS: '2' });
+    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
+    try {
+      const reads = await spread(f, connections);
+      // Counted by the thread that answered, summed by the main thread (every 200 ms, or when a scrape reaches another thread).
+      const counted = await until(
+        async () => {
+          const text = await (await f.call('/metrics', { auth: 'none' })).text();
+          return Number(/spillway_http_requests_total\{method="GET",route="\/health",status="200"\} (\d+)/.exec(text)?.[1] ?? 0);
+        },
+        (n) => n === reads,
+      );
+      expect(counted).toBe(reads);
+    } finally {
+      connections.forEach((c) => c.close());
+      await f.close();
+    }
+  }, 60_000);
+
+  it('shares the rate limits of an account between the threads', async () => {
+    // 6 requests of the data category, then one a second.
+    const f = await startServer({ SPILLWAY_DB: join(dir, 'limits.db'), SPILLWAY_HTTP_THREADS: '2', SPILLWAY_RATE_DATA: '1/6' });
+    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
+    try {
+      await spread(f, connections);
+      // 24 balance reads, three on each connection: each thread takes at least nine. With limits of
+      // their own, both threads would let six through.
+      const answers: Answer[] = [];
+      for (let round = 0; round < 3; round++) answers.push(...(await Promise.all(connections.map((c) => c.send('GET', '/bat/balance')))));
+      const allowed = answers.filter((a) => a.status === 200).length;
+      expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+      // Six, and one more if a second went by meanwhile.
+      expect(allowed).toBeGreaterThanOrEqual(6);
+      expect(allowed).toBeLessThanOrEqual(7);
+    } finally {
+      connections.forEach((c) => c.close());
+      await f.close();
+    }
+  }, 60_000);
+
+  it('moves writing connections onto the main thread, and delivers what either thread accepted', async () => {
+    const f = await startServer({ SPILLWAY_DB: join(dir, 'writes.db'), SPILLWAY_HTTP_THREADS: '2' });
+    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
+    try {
+      await spread(f, connections);
+      const ids: number[] = [];
+      const send = async (c: Connection, i: number) => {
+        const answer = await c.send('POST', '/bat/messagelist', {
+          json: { messages: [{ from: 'Acme', to: `99912345${String(i % 100).padStart(2, '0')}00`, type: 'sms', text: `write ${i}` }] },
+        });
+        expect(answer.status).toBe(200);
+        ids.push((JSON.parse(answer.body) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId);
+        return answer;
+      };
+      // Both threads held reading connections: the other thread answers their first write and closes them.
+      const first = await Promise.all(connections.map(send));
+      const closed = first.filter((a) => a.closed).length;
+      expect(closed).toBeGreaterThanOrEqual(3);
+      expect(closed).toBeLessThanOrEqual(5);
+      // Reconnected, they land on either thread, until every one is on the main thread.
+      let sent = connections.length;
+      const settled = await until(
+        async () => {
+          const answers = await Promise.all(connections.map((c, i) => send(c, sent + i)));
+          sent += connections.length;
+          return answers.filter((a) => a.closed).length;
+        },
+        (n) => n === 0,
+      );
+      expect(settled).toBe(0);
+      // Messages accepted by either thread go to the workers' thread at once (handed over, not claimed 60 s later).
+      for (const id of ids) {
+        const status = await until(
+          async () => ((await (await f.call(`/bat/message/${id}`)).json()) as { deliverystatus: string }).deliverystatus,
+          (s) => s === 'delivered',
+        );
+        expect(status, `message ${id}`).toBe('delivered');
+      }
+    } finally {
+      connections.forEach((c) => c.close());
+      await f.close();
+    }
+  }, 60_000);
+
+  it('stops every thread: the port refuses connections once closed', async () => {
+    const f = await startServer({ SPILLWAY_DB: join(dir, 'close.db'), SPILLWAY_HTTP_THREADS: '2' });
+    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
+    await spread(f, connections);
+    connections.forEach((c) => c.close());
+    await f.close();
+    const { port } = new URL(f.url);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,39 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { duplicateListener } from '../../apps/server/src/listener-dup.ts';
+
+// An extra HTTP thread accepts from the main thread's listening socket through a descriptor of its
+// own, so that either server can close without closing the socket, or a reused descriptor number,
+// under the other.
+
+const fdOf = (server: Server) => (server as unknown as { _handle: { fd: number } })._handle.fd;
+const listen = (server: Server, what: unknown) => new Promise<void>((resolve) => server.listen(what as number, resolve));
+const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+const answeredBy = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } })).text();
+
+describe('duplicateListener', () => {
+  it('gives a descriptor of its own on the same socket: both servers accept, and either may close first', async () => {
+    for (const closingFirst of ['original', 'duplicate'] as const) {
+      const original = createServer((_req, res) => res.end('original'));
+      await new Promise<void>((resolve) => original.listen(0, '127.0.0.1', resolve));
+      const { port } = original.address() as AddressInfo;
+      const duplicate = createServer((_req, res) => res.end('duplicate'));
+      await listen(duplicate, await duplicateListener(fdOf(original)));
+      expect(fdOf(duplicate)).not.toBe(fdOf(original));
+      expect((duplicate.address() as AddressInfo).port).toBe(port);
+
+      const served = new Set<string>();
+      for (let i = 0; i < 200 && served.size < 2; i++) served.add(await answeredBy(port));
+      expect([...served].sort()).toEqual(['duplicate', 'original']);
+
+      const [first, second] = closingFirst === 'original' ? [original, duplicate] : [duplicate, original];
+      await close(first);
+      // The socket still listens, through the other descriptor only.
+      for (let i = 0; i < 5; i++) expect(await answeredBy(port)).toBe(second === original ? 'original' : 'duplicate');
+      await close(second);
+      await expect(answeredBy(port)).rejects.toThrow();
+    }
+  }, 30_000);
+});
