@@ -18,6 +18,7 @@ import { createBatchInserter } from './batch-insert.ts';
 import { createIngest } from './ingest.ts';
 import { MESSAGE_COLUMNS, messageFromTuple, type MessageTuple } from './rows.ts';
 import { lazy } from './sqlite-util.ts';
+import type { TurnReader } from './turn-reader.ts';
 
 /** Columns of a history read, in the order core's mapper takes them. */
 export const HISTORY_SELECT = `SELECT message_id, step, channel, status, at, error, driver, provider_message_id FROM history`;
@@ -34,6 +35,18 @@ type StatusScalars = [
   expiresAt: number | null,
   cost: number,
 ];
+
+type WithHistoryRow = [scalars: string, steps: string, history: string];
+
+function prepareWithHistory(db: Database.Database): Database.Statement<[number], WithHistoryRow> {
+  return db
+    .prepare<[number], WithHistoryRow>(
+      `SELECT json_array(${STATUS_SCALARS}), steps, (SELECT json_group_array(json_array(${HISTORY_TUPLE_SQL}))
+         FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq))
+       FROM messages m WHERE m.id = ?`,
+    )
+    .raw();
+}
 
 function prepare(db: Database.Database) {
   return {
@@ -53,13 +66,7 @@ function prepare(db: Database.Database) {
     // scalar status columns as one JSON array (as MESSAGE_COLUMNS reads them), its steps, and its
     // history as one JSON array of HISTORY_SELECT's columns after message_id, in order. Only the
     // status columns: a whole row's snapshot, work and content cost as much again to read.
-    withHistory: db
-      .prepare<[number], [scalars: string, steps: string, history: string]>(
-        `SELECT json_array(${STATUS_SCALARS}), steps, (SELECT json_group_array(json_array(${HISTORY_TUPLE_SQL}))
-           FROM (SELECT * FROM history h WHERE h.message_id = m.id ORDER BY seq))
-         FROM messages m WHERE m.id = ?`,
-      )
-      .raw(),
+    withHistory: prepareWithHistory(db),
     insertHistory: createBatchInserter(db, 'history', HISTORY_ROW_COLUMNS),
     updateScheduled: db.prepare<ScheduledChangeValues>(
       `UPDATE messages SET steps = ?, content = ?, due_at = ?, expires_at = ?, status = ?, snapshot = ?, work = ?, wake_at = ?,
@@ -78,10 +85,14 @@ function prepare(db: Database.Database) {
   };
 }
 
-/** Messages and their history over one better-sqlite3 handle: acceptance, reads, scheduled changes. */
-export function createMessageStore(db: Database.Database): MessageStorage {
+/**
+ * Messages and their history over one better-sqlite3 handle: acceptance, reads, scheduled changes.
+ * Status reads go through `reader`'s connection when given (a file database: see {@link TurnReader}).
+ */
+export function createMessageStore(db: Database.Database, reader?: TurnReader): MessageStorage {
   // Prepared on first use: the tables exist only once migrate() has run.
   const st = lazy(() => prepare(db));
+  const readerWithHistory = reader ? lazy(() => prepareWithHistory(reader.db)) : null;
   const { ingest, ingestMany } = createIngest(db);
   const updateScheduledTx = db.transaction((id: number, c: ScheduledChange, at: number): ScheduledChangeResult => {
     const s = st();
@@ -100,7 +111,7 @@ export function createMessageStore(db: Database.Database): MessageStorage {
   });
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
   const withHistory = (id: number) => {
-    const row = st().withHistory.get(id);
+    const row = readerWithHistory ? reader!.read(() => readerWithHistory().get(id)) : st().withHistory.get(id);
     if (!row) return null;
     const [, listId, accountId, kind, customerMessageId, status, expiresAt, cost] = JSON.parse(row[0]) as StatusScalars;
     const message = statusViewFromRow({

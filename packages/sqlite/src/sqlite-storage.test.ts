@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   runAlphaNameDirectoryContract,
   runClientStorageContract,
@@ -14,6 +14,20 @@ runStorageContract({
   name: 'sqlite',
   create: async () => {
     const storage = createSqliteStorage();
+    await storage.migrate();
+    return storage;
+  },
+});
+
+// On a file, status reads go through a second connection, one read transaction a turn (TurnReader):
+// the whole contract again there.
+const contractDir = mkdtempSync(join(tmpdir(), 'spillway-sqlite-contract-'));
+afterAll(() => rmSync(contractDir, { recursive: true, force: true }));
+let contractFiles = 0;
+runStorageContract({
+  name: 'sqlite file',
+  create: async () => {
+    const storage = createSqliteStorage({ filename: join(contractDir, `contract-${++contractFiles}.db`) });
     await storage.migrate();
     return storage;
   },

@@ -14,6 +14,7 @@ import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
 import { migrate } from './schema.ts';
 import { isBusy } from './sqlite-util.ts';
+import { TurnReader } from './turn-reader.ts';
 
 /** Options of {@link createSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -69,11 +70,15 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
   if (!db.memory) db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   if (options.walAutocheckpointPages !== undefined)
     db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpointPages))}`);
   // The composed stores prepare their statements when created, so the tables must exist first.
   migrate(db);
+  // Status reads of a turn share a read transaction on a connection of their own (a file only:
+  // another connection to an in-memory database is another database).
+  const reader = db.memory ? undefined : new TurnReader(db.name, busyTimeoutMs);
 
   const own = {
     name: 'sqlite',
@@ -83,11 +88,12 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
       migrate(db);
     },
     async close() {
+      reader?.close();
       if (owned && db.open) db.close();
     },
   };
   // The parts are plain objects of closures over `db`: spreading them keeps every method working.
-  return {
+  const storage: SqliteStorage = {
     ...createChatHubStore(db),
     ...createCascadeStore(db),
     ...createInboundStore(db),
@@ -95,8 +101,26 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
     ...createReachabilityStore(db),
     ...createAlphaNameDirectory(db),
     ...createAccountStore(db),
-    ...createMessageStore(db),
+    ...createMessageStore(db, reader),
     ...createWorkStore(db),
     ...own,
   };
+  if (!reader) return storage;
+  // Any other operation may write: the turn's read transaction ends first, so that a read after
+  // it sees what it wrote. Only reads that need not see a write of this turn keep it open.
+  const methods = storage as unknown as Record<string, unknown>;
+  for (const [name, method] of Object.entries(methods)) {
+    if (typeof method !== 'function' || KEEPS_TURN_READ.has(name)) continue;
+    methods[name] = (...args: unknown[]) => {
+      reader.end();
+      return (method as (...a: unknown[]) => unknown)(...args);
+    };
+  }
+  return storage;
 }
+
+/**
+ * Storage operations that leave the turn's read transaction open ({@link TurnReader}): the status
+ * read itself, and the reads that every request makes beside it, which write nothing.
+ */
+const KEEPS_TURN_READ = new Set(['getMessageWithHistory', 'credentialRevision', 'isBusy']);
