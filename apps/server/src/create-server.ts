@@ -291,9 +291,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       if (threaded && !thread)
         thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, logger, recordCounts);
       if (counts && shared && !httpThreadsRunning) {
-        // This thread writes; the others accept from the same socket with descriptors of their own.
-        balanceConnections(running.server, { ...counts, index: 0, writer: true });
-        if (spillway.registry) registerConnectionsGauge(spillway.registry, counts);
+        // The others accept from the same socket with descriptors of their own; this thread writes.
         httpThreadsRunning = await startHttpThreads({
           count: httpThreads - 1,
           data: {
@@ -308,10 +306,23 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           // Their acceptances were leased to the workers' thread: hand them over with this thread's.
           onWork: threaded ? handOver : () => engine.wake(),
           logger,
+        }).catch((error: unknown) => {
+          // This thread serves alone: slower, not wrong.
+          logger.error({ err: error }, 'the extra HTTP threads did not start: serving from one thread');
+          return null;
         });
+        if (httpThreadsRunning) {
+          // Connections made meanwhile are counted from their next request on.
+          balanceConnections(running.server, { ...counts, index: 0, writer: true });
+          if (spillway.registry) registerConnectionsGauge(spillway.registry, counts);
+        }
       }
       logger.info(
-        { url, workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process', httpThreads },
+        {
+          url,
+          workers: threaded ? 'thread' : config.SPILLWAY_ROLE === 'api' ? 'none' : 'in process',
+          httpThreads: httpThreadsRunning ? httpThreads : 1,
+        },
         'spillway is listening',
       );
       return { port: running.port, url };
