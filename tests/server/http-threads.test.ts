@@ -133,11 +133,20 @@ describe('a server with two HTTP threads', () => {
         ids.push((JSON.parse(answer.body) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId);
         return answer;
       };
-      // Both threads held reading connections: the other thread answers their first write and closes them.
-      const first = await Promise.all(connections.map(send));
-      const closed = first.filter((a) => a.closed).length;
+      // Both threads held reading connections: the other thread has their first write answered by
+      // the main thread (the one writer of acceptances), answers it the same, and closes them.
+      const refused = await Promise.all(
+        connections.map((c) =>
+          c.send('POST', '/bat/messagelist', { json: { messages: [{ from: 'Nobody', to: '9991234500', type: 'sms', text: 'x' }] } }),
+        ),
+      );
+      expect(new Set(refused.map((a) => `${a.status} ${a.body}`)).size).toBe(1);
+      expect(refused[0]!.status).toBe(400);
+      expect(JSON.parse(refused[0]!.body)).toMatchObject({ error: 'validation_failed', details: [{ path: 'messages[0].from' }] });
+      const closed = refused.filter((a) => a.closed).length;
       expect(closed).toBeGreaterThanOrEqual(3);
       expect(closed).toBeLessThanOrEqual(5);
+      await Promise.all(connections.map(send));
       // Reconnected, they land on either thread, until every one is on the main thread.
       let sent = connections.length;
       const settled = await until(

@@ -11,8 +11,8 @@ import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createEngineMetrics, createHttpSharedState, createSmtpTransport, createSpillway, serve } from '@spillway/http';
-import type { EngineCounts, ErrorBody, HttpSharedState, TokenService } from '@spillway/http';
+import { answerSend, createEngineMetrics, createHttpSharedState, createSmtpTransport, createSpillway, serve } from '@spillway/http';
+import type { EngineCounts, ErrorBody, HttpLogger, HttpSharedState, SendsElsewhere, TokenService } from '@spillway/http';
 import type { Registry } from 'prom-client';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
@@ -85,6 +85,8 @@ export interface HttpThreadRole {
   onWork: (handedOver: readonly number[]) => void;
   /** The workers' thread's id: accepted messages are stored leased to it. */
   handOverTo: string | undefined;
+  /** Answers the direct route's sends (through the main thread). */
+  sendsElsewhere: SendsElsewhere;
 }
 
 /** The SQLite file of a configuration, or null for PostgreSQL and an in-memory database. */
@@ -162,6 +164,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const email = config.SPILLWAY_SMTP_URL
     ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
     : undefined;
+  const httpLogger: HttpLogger = {
+    info: (message, meta) => logger.info(meta ?? {}, message),
+    warn: (message, meta) => logger.warn(meta ?? {}, message),
+    error: (message, meta) => logger.error(meta ?? {}, message),
+  };
   // Everything an embedder gets from createSpillway; the server adds its configuration, the
   // bootstrap account, the designer and the workers' thread.
   const spillway = createSpillway({
@@ -171,11 +178,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     // Later drivers win a channel: configured ones over the simulator.
     channels: [simulator, ...configured.channels],
     clock: options.clock ?? systemClock,
-    logger: {
-      info: (message, meta) => logger.info(meta ?? {}, message),
-      warn: (message, meta) => logger.warn(meta ?? {}, message),
-      error: (message, meta) => logger.error(meta ?? {}, message),
-    },
+    logger: httpLogger,
     publicUrl: () => publicUrl,
     workers,
     // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
@@ -211,6 +214,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       },
       rateLimits: { messaging: config.SPILLWAY_RATE_MESSAGING, data: config.SPILLWAY_RATE_DATA },
       ...(shared ? { shared } : {}),
+      ...(httpThread ? { sendsElsewhere: httpThread.sendsElsewhere } : {}),
       ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
       extraRoutes:
         options.designerDir === false
@@ -305,6 +309,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           registry: spillway.registry,
           // Their acceptances were leased to the workers' thread: hand them over with this thread's.
           onWork: threaded ? handOver : () => engine.wake(),
+          send: (accountId, body) => answerSend({ engine, logger: httpLogger }, accountId, body),
           logger,
         }).catch((error: unknown) => {
           // This thread serves alone: slower, not wrong.

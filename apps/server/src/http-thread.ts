@@ -2,7 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { takeRequestCounts } from '@spillway/http';
 import { createServer } from './create-server.ts';
-import type { HttpThreadData, HttpThreadMessage, MetricsAnswer } from './http-threads.ts';
+import type { SendAnswer } from '@spillway/http';
+import type { HttpThreadData, HttpThreadMessage, MetricsAnswer, SentAnswer } from './http-threads.ts';
 import { duplicateListener } from './listener-dup.ts';
 
 // One of the extra HTTP threads of a server (SPILLWAY_HTTP_THREADS): the whole API, as an `api`
@@ -17,6 +18,22 @@ const port = parentPort;
 if (!port) throw new Error('http-thread.ts runs as a worker thread');
 const data = workerData as HttpThreadData;
 const post = (message: HttpThreadMessage | 'ready' | 'stopped') => port.postMessage(message);
+
+/** Sends waiting for the main thread's answer, by id. */
+const sends = new Map<number, (answer: SendAnswer) => void>();
+let nextSend = 0;
+/**
+ * The direct send route's sends, answered by the main thread, the one writer of acceptances, as
+ * text both ways: a thread writing its own would split the group commits and wait for the other's
+ * write lock (SQLite's busy waits, in steps of up to 100 ms), and the validated messages cost more
+ * to copy between threads than the text does.
+ */
+const sendsElsewhere = (accountId: number, body: string) =>
+  new Promise<SendAnswer>((resolve) => {
+    const id = ++nextSend;
+    sends.set(id, resolve);
+    post({ send: id, accountId, body });
+  });
 
 /** Scrapes of /metrics waiting for the main thread's text, by id. */
 const scrapes = new Map<number, (text: string) => void>();
@@ -54,12 +71,18 @@ const server = await createServer(
       shared: data.shared,
       registry,
       onWork: (ids) => post({ work: [...ids] }),
+      sendsElsewhere,
       handOverTo: data.handOverTo,
     },
   },
 );
 await server.listen();
 port.on('message', (message: unknown) => {
+  if (typeof message === 'object' && message !== null && 'sent' in message) {
+    const { sent, answer } = message as SentAnswer;
+    sends.get(sent)?.(answer);
+    sends.delete(sent);
+  }
   if (typeof message === 'object' && message !== null && 'metrics' in message) {
     const answer = message as MetricsAnswer;
     scrapes.get(answer.metrics)?.(answer.text);

@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { addRequestCounts } from '@spillway/http';
-import type { HttpSharedState, RequestCounts } from '@spillway/http';
+import type { HttpSharedState, RequestCounts, SendAnswer } from '@spillway/http';
 import type { ServerConfig } from './config.ts';
 import type { ConnectionCounts } from './connection-balance.ts';
 import { startThread, stopThread } from './threads.ts';
@@ -27,7 +27,16 @@ export interface HttpThreadData {
  * with the main thread's registry (after adding its own counts).
  */
 export type HttpThreadMessage =
-  { work: number[] } | { requestCounts: RequestCounts } | { metricsRequest: number; requestCounts: RequestCounts };
+  | { work: number[] }
+  | { requestCounts: RequestCounts }
+  | { metricsRequest: number; requestCounts: RequestCounts }
+  | { send: number; accountId: number; body: string };
+
+/** What the main thread answers a send of an extra thread's: the send route's answer. */
+export interface SentAnswer {
+  sent: number;
+  answer: SendAnswer;
+}
 
 /** What the main thread answers a scrape: the registry's text. */
 export interface MetricsAnswer {
@@ -45,14 +54,18 @@ export interface HttpThreads {
 /**
  * Starts `count` HTTP threads beside the main thread, each accepting from the main thread's
  * listening socket (`fd`) with an app of its own over its own database connection, sharing the
- * rate limits and login counts (`shared`) and the connection counts (`counts`). Their new work
- * goes to `onWork`, their request counts to `registry`, which serves `/metrics` for all of them.
+ * rate limits and login counts (`shared`) and the connection counts (`counts`). Their sends are
+ * answered by `send` (this thread: the one writer of acceptances, no thread waiting for another's
+ * write lock), their new work goes to `onWork`, their request counts to `registry`, which serves
+ * `/metrics` for all of them.
  */
 export async function startHttpThreads(options: {
   count: number;
   data: Omit<HttpThreadData, 'index'>;
   registry: Registry | undefined;
   onWork: (ids: readonly number[]) => void;
+  /** Answers the threads' sends (`answerSend` over this thread's engine: the one writer of acceptances). */
+  send: (accountId: number, body: string) => Promise<SendAnswer>;
   logger: Logger;
 }): Promise<HttpThreads> {
   const { registry, logger } = options;
@@ -64,7 +77,17 @@ export async function startHttpThreads(options: {
       thread.on('message', (message: HttpThreadMessage | 'stopped') => {
         if (typeof message !== 'object') return;
         if ('work' in message) options.onWork(message.work);
-        else {
+        else if ('send' in message) {
+          const id = message.send;
+          // answerSend answers every failure of the send itself; this catches only its own.
+          void options
+            .send(message.accountId, message.body)
+            .catch((error: unknown): SendAnswer => {
+              logger.error({ err: error }, 'a send of an HTTP thread failed on the main thread');
+              return { status: 500, body: JSON.stringify({ error: 'internal', message: 'Internal server error', status: 500 }) };
+            })
+            .then((answer) => thread.postMessage({ sent: id, answer } satisfies SentAnswer));
+        } else {
           if (registry) addRequestCounts(registry, message.requestCounts);
           if ('metricsRequest' in message) {
             const id = message.metricsRequest;

@@ -8,7 +8,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Registry } from 'prom-client';
 import { createAuthCache } from './auth-cache.ts';
 import { createDirectRoutes } from './direct-routes.ts';
-import type { DirectRoutes } from './direct-routes.ts';
+import type { DirectRoutes, SendsElsewhere } from './direct-routes.ts';
 import { createLoginGuard } from './login-guard.ts';
 import { declaredBodyLength } from './read-json.ts';
 import type { LoginLimits } from './login-guard.ts';
@@ -117,6 +117,13 @@ export interface HttpOptions {
    * ({@link createHttpSharedState}); by default this app keeps its own.
    */
   shared?: HttpSharedState;
+  /**
+   * Under Node, answer the sends of the direct route (`POST /bat/messagelist`) there instead of
+   * with this app's engine: the thread that writes every acceptance, running `answerSend` for the
+   * body's text (the reference server's extra HTTP threads). The app's own route, taken when the
+   * direct route hands a request over (uncached credentials, say), still sends with the engine.
+   */
+  sendsElsewhere?: SendsElsewhere;
 }
 
 /** Rate limits of an account that has none of its own: a sustained rate per second and a burst, per category. */
@@ -200,7 +207,10 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
 
   app.notFound(notFoundHandler);
   app.onError(createErrorHandler(logger));
-  directRoutes.set(app, createDirectRoutes({ engine, authCache, rateLimiter, metrics, logger, maxBodyBytes }));
+  directRoutes.set(
+    app,
+    createDirectRoutes({ engine, authCache, rateLimiter, metrics, logger, maxBodyBytes, sendsElsewhere: options.sendsElsewhere }),
+  );
   return app;
 }
 

@@ -30,10 +30,50 @@ export interface DirectRoutesDeps {
   metrics: Pick<HttpMetrics, 'record'> | null;
   logger: HttpLogger;
   maxBodyBytes: number;
+  /** Answers the sends elsewhere (`HttpOptions.sendsElsewhere`) instead of with `engine`. */
+  sendsElsewhere?: SendsElsewhere | undefined;
+}
+
+/** A send's answer as the send route writes it: its status, JSON body text, and `Retry-After` for a busy database. */
+export interface SendAnswer {
+  status: number;
+  body: string;
+  retryAfter?: string | undefined;
+}
+
+/**
+ * Answers the body of a send (`POST /bat/messagelist`, as text) for an account, as the send route
+ * would: another thread's {@link answerSend}, where the one writer of acceptances runs.
+ */
+export type SendsElsewhere = (accountId: number, body: string) => Promise<SendAnswer>;
+
+/**
+ * The answer of the send route to `body` (the request's text) for an account: parsed, sent with
+ * `engine`, and answered as the route answers, errors included. The direct route runs it, and so
+ * does a thread that takes the sends of others ({@link SendsElsewhere}).
+ */
+export async function answerSend(
+  deps: { engine: Engine; logger: HttpLogger },
+  accountId: number,
+  body: string,
+  path = SEND_ROUTE,
+): Promise<SendAnswer> {
+  try {
+    const sent = await deps.engine.messages.send(accountId, parseJsonBody(body) as SendMessagesInput);
+    return { status: 200, body: JSON.stringify(sent) };
+  } catch (error) {
+    const { body: failure, retryAfter } = errorAnswer(error, { logger: deps.logger, method: 'POST', path, storage: deps.engine.storage });
+    return { status: failure.status, body: JSON.stringify(failure), retryAfter };
+  }
 }
 
 const STATUS_PREFIX = STATUS_ROUTE.slice(0, STATUS_ROUTE.indexOf(':'));
 const textDecoder = new TextDecoder();
+
+/** A route's answer made already (status and text), where a route usually answers a value to write as JSON with 200. */
+class Answered {
+  constructor(readonly answer: SendAnswer) {}
+}
 
 /** Thrown by {@link readBody} when the client went away: nobody is left to answer. */
 class ClientGone extends Error {}
@@ -76,7 +116,7 @@ function readBody(req: IncomingMessage): Promise<string> {
  * without a Content-Length or over the limit, a malformed message id, a query string.
  */
 export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
-  const { engine, authCache, rateLimiter, metrics, logger, maxBodyBytes } = deps;
+  const { engine, authCache, rateLimiter, metrics, logger, maxBodyBytes, sendsElsewhere } = deps;
   const headers = (req: IncomingMessage) => ({ get: (name: string) => headerOf(req, name) });
 
   /** The account of a cached authentication, else null (the app then authenticates). */
@@ -123,7 +163,20 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
     head: string[],
     end: EndResponse,
   ): void {
-    const text = JSON.stringify(body);
+    answerText(req, res, route, started, status, JSON.stringify(body), head, end);
+  }
+
+  /** {@link answer} with its body already JSON text. */
+  function answerText(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string,
+    started: number,
+    status: number,
+    text: string,
+    head: string[],
+    end: EndResponse,
+  ): void {
     head.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(text)));
     res.writeHead(status, head);
     end(res, text);
@@ -149,7 +202,11 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       return;
     }
     try {
-      answer(req, res, route, started, 200, await handle(account), head, end);
+      const result = await handle(account);
+      if (result instanceof Answered) {
+        if (result.answer.retryAfter) head.push('Retry-After', result.answer.retryAfter);
+        answerText(req, res, route, started, result.answer.status, result.answer.body, head, end);
+      } else answer(req, res, route, started, 200, result, head, end);
     } catch (error) {
       if (error instanceof ClientGone) return;
       const { body, retryAfter } = errorAnswer(error, { logger, method: req.method!, path, storage: engine.storage });
@@ -168,9 +225,10 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       // The app's body limit and content type checks, before anything is read or counted.
       const length = declaredBodyLength(headerOf(req, 'content-length'), 'transfer-encoding' in req.headers);
       if (length === null || length > maxBodyBytes || !isJsonContentType(headerOf(req, 'content-type'))) return next();
+      // Answered here, or by the thread that writes acceptances; as text, either way.
       const send = async (account: Account) => {
-        const body = parseJsonBody(await readBody(req));
-        return engine.messages.send(account.id, body as SendMessagesInput);
+        const body = await readBody(req);
+        return new Answered(await (sendsElsewhere ? sendsElsewhere(account.id, body) : answerSend(deps, account.id, body, path)));
       };
       // Written at once: the group commit's answers are already one burst (see above).
       run(serve(req, res, next, path, SEND_ROUTE, 'messaging', send, endNow), req, path);

@@ -6,7 +6,8 @@
  * @module @spillway/http
  */
 export { createHttpApp, createFetchHandler, directRoutesOf, DEFAULT_RATE_LIMITS, DEFAULT_MAX_BODY_BYTES } from './app.ts';
-export type { DirectRoutes } from './direct-routes.ts';
+export { answerSend } from './direct-routes.ts';
+export type { DirectRoutes, SendAnswer, SendsElsewhere } from './direct-routes.ts';
 export type { HttpOptions } from './app.ts';
 export type { Env, HttpLogger } from './env.ts';
 export { authenticate, readCredentials, BASIC_CHALLENGE } from './auth.ts';
