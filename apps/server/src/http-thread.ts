@@ -5,6 +5,7 @@ import { createServer } from './create-server.ts';
 import type { SendAnswer } from '@spillway/http';
 import type { HttpThreadData, HttpThreadMessage, MetricsAnswer, SentAnswer } from './http-threads.ts';
 import { duplicateListener } from './listener-dup.ts';
+import { closeAndAnswerStopped } from './threads.ts';
 
 // One of the extra HTTP threads of a server (SPILLWAY_HTTP_THREADS): the whole API, as an `api`
 // role over a database connection of its own, accepting from the main thread's listening socket
@@ -89,14 +90,15 @@ port.on('message', (message: unknown) => {
     scrapes.delete(answer.metrics);
   }
   if (message === 'stop') {
-    void server
-      .close()
-      .catch((error: unknown) => server.logger.error({ err: error }, 'HTTP thread stop failed'))
-      .then(() => {
+    closeAndAnswerStopped(
+      server,
+      'HTTP thread',
+      () => {
         clearInterval(flushTimer);
         flushCounts();
-        post('stopped');
-      });
+      },
+      post,
+    );
   }
 });
 post('ready');

@@ -35,3 +35,22 @@ export async function stopThread(thread: Worker, timeoutMs: number): Promise<voi
   });
   await thread.terminate();
 }
+
+/**
+ * A thread's side of {@link stopThread}: closes its `server` (a failure is logged as `what`'s),
+ * then runs `after` (its last counts, say) and answers 'stopped'.
+ */
+export function closeAndAnswerStopped(
+  server: { close(): Promise<void>; logger: { error(meta: object, message: string): void } },
+  what: string,
+  after: () => void,
+  answer: (message: 'stopped') => void,
+): void {
+  void server
+    .close()
+    .catch((error: unknown) => server.logger.error({ err: error }, `${what} stop failed`))
+    .then(() => {
+      after();
+      answer('stopped');
+    });
+}

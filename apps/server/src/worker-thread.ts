@@ -3,6 +3,7 @@ import type { ServerConfig } from './config.ts';
 import { countCommit } from '@spillway/http';
 import type { EngineCounts } from '@spillway/http';
 import { createServer } from './create-server.ts';
+import { closeAndAnswerStopped } from './threads.ts';
 
 /** How often the thread sends its rounds' metric counts to the HTTP thread, ms. */
 const METRICS_FLUSH_MS = 200;
@@ -51,14 +52,15 @@ port.on('message', (message: unknown) => {
   if (message === 'wake') server.engine.wake();
   if (typeof message === 'object' && message !== null && 'handOver' in message) server.engine.handOver(message.handOver as number[]);
   if (message === 'stop') {
-    void server
-      .close()
-      .catch((error: unknown) => server.logger.error({ err: error }, 'worker thread stop failed'))
-      .then(() => {
+    closeAndAnswerStopped(
+      server,
+      'worker thread',
+      () => {
         clearInterval(flushTimer);
         flushCounts();
-        port.postMessage('stopped');
-      });
+      },
+      (stopped) => port.postMessage(stopped),
+    );
   }
 });
 port.postMessage('ready');
