@@ -158,6 +158,14 @@ describe('a server with two HTTP threads', () => {
         (n) => n === 0,
       );
       expect(settled).toBe(0);
+      // Connections that read and write stay on the main thread: their reads do not move them back.
+      for (let round = 0; round < 5; round++) {
+        const reads = await Promise.all(connections.map((c) => c.send('GET', '/bat/balance')));
+        expect(reads.filter((a) => a.closed || a.status !== 200)).toEqual([]);
+        const writes = await Promise.all(connections.map((c, i) => send(c, sent + i)));
+        sent += connections.length;
+        expect(writes.filter((a) => a.closed)).toEqual([]);
+      }
       // Messages accepted by either thread go to the workers' thread at once (handed over, not claimed 60 s later).
       for (const id of ids) {
         const status = await until(

@@ -45,7 +45,9 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * for their next request, which lands on whichever thread the kernel picks):
  *
  * - A connection that writes (any method but GET, HEAD, OPTIONS) on a thread that is not the
- *   writer is answered, then closed: writes end up on one thread. Its group commit then carries
+ *   writer is answered, then closed: writes end up on one thread. Once it wrote, its reads no
+ *   longer count among the reading connections, so that a connection that both reads and writes
+ *   is never moved back and forth. Its group commit then carries
  *   every send of a turn in one transaction, where threads each committing their own share of the
  *   sends wrote about twice the log pages a send and took turns at SQLite's write lock (measured:
  *   14,300 single sends a second with two writing threads, 20,000 with one; `docs/decisions.md`).
@@ -61,6 +63,8 @@ export function balanceConnections(server: Server, balance: ConnectionBalance): 
   const threads = readers.length;
   /** Connections counted as reading. */
   const reading = new WeakSet<Socket>();
+  /** Connections that wrote: writers for good, so that reads never move them off the writer again. */
+  const wrote = new WeakSet<Socket>();
   server.on('connection', (socket: Socket) => {
     Atomics.add(open, index, 1);
     socket.once('close', () => {
@@ -73,9 +77,12 @@ export function balanceConnections(server: Server, balance: ConnectionBalance): 
     const socket = req.socket;
     if (!READS.has(req.method ?? '')) {
       if (reading.delete(socket)) Atomics.sub(readers, index, 1);
+      wrote.add(socket);
       if (!writer) res.setHeader('Connection', 'close');
       return;
     }
+    // A connection that reads and writes stays where it writes.
+    if (wrote.has(socket)) return;
     if (!reading.has(socket)) {
       reading.add(socket);
       Atomics.add(readers, index, 1);
