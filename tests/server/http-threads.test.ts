@@ -77,116 +77,126 @@ async function spread(f: RunningFixture, connections: Connection[]): Promise<num
   return reads;
 }
 
-describe('a server with two HTTP threads', () => {
-  it('spreads reading connections over both threads and counts every thread’s requests on /metrics', async () => {
-    const f = await startServer({ SPILLWAY_DB: join(dir, 'spread.db'), SPILLWAY_HTTP_THREADS: '2' });
-    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
-    try {
-      const reads = await spread(f, connections);
-      // Counted by the thread that answered, summed by the main thread (every 200 ms, or when a scrape reaches another thread).
-      const counted = await until(
-        async () => {
-          const text = await (await f.call('/metrics', { auth: 'none' })).text();
-          return Number(/spillway_http_requests_total\{method="GET",route="\/health",status="200"\} (\d+)/.exec(text)?.[1] ?? 0);
-        },
-        (n) => n === reads,
-      );
-      expect(counted).toBe(reads);
-    } finally {
-      connections.forEach((c) => c.close());
-      await f.close();
-    }
-  }, 60_000);
-
-  it('shares the rate limits of an account between the threads', async () => {
-    // 6 requests of the data category, then one a second.
-    const f = await startServer({ SPILLWAY_DB: join(dir, 'limits.db'), SPILLWAY_HTTP_THREADS: '2', SPILLWAY_RATE_DATA: '1/6' });
-    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
-    try {
-      await spread(f, connections);
-      // 24 balance reads, three on each connection: each thread takes at least nine. With limits of
-      // their own, both threads would let six through.
-      const answers: Answer[] = [];
-      for (let round = 0; round < 3; round++) answers.push(...(await Promise.all(connections.map((c) => c.send('GET', '/bat/balance')))));
-      const allowed = answers.filter((a) => a.status === 200).length;
-      expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-      // Six, and one more if a second went by meanwhile.
-      expect(allowed).toBeGreaterThanOrEqual(6);
-      expect(allowed).toBeLessThanOrEqual(7);
-    } finally {
-      connections.forEach((c) => c.close());
-      await f.close();
-    }
-  }, 60_000);
-
-  it('moves writing connections onto the main thread, and delivers what either thread accepted', async () => {
-    const f = await startServer({ SPILLWAY_DB: join(dir, 'writes.db'), SPILLWAY_HTTP_THREADS: '2' });
-    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
-    try {
-      await spread(f, connections);
-      const ids: number[] = [];
-      const send = async (c: Connection, i: number) => {
-        const answer = await c.send('POST', '/bat/messagelist', {
-          json: { messages: [{ from: 'Acme', to: `99912345${String(i % 100).padStart(2, '0')}00`, type: 'sms', text: `write ${i}` }] },
-        });
-        expect(answer.status).toBe(200);
-        ids.push((JSON.parse(answer.body) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId);
-        return answer;
-      };
-      // Both threads held reading connections: the other thread has their first write answered by
-      // the main thread (the one writer of acceptances), answers it the same, and closes them.
-      const refused = await Promise.all(
-        connections.map((c) =>
-          c.send('POST', '/bat/messagelist', { json: { messages: [{ from: 'Nobody', to: '9991234500', type: 'sms', text: 'x' }] } }),
-        ),
-      );
-      expect(new Set(refused.map((a) => `${a.status} ${a.body}`)).size).toBe(1);
-      expect(refused[0]!.status).toBe(400);
-      expect(JSON.parse(refused[0]!.body)).toMatchObject({ error: 'validation_failed', details: [{ path: 'messages[0].from' }] });
-      const closed = refused.filter((a) => a.closed).length;
-      expect(closed).toBeGreaterThanOrEqual(3);
-      expect(closed).toBeLessThanOrEqual(5);
-      await Promise.all(connections.map(send));
-      // Reconnected, they land on either thread, until every one is on the main thread.
-      let sent = connections.length;
-      const settled = await until(
-        async () => {
-          const answers = await Promise.all(connections.map((c, i) => send(c, sent + i)));
-          sent += connections.length;
-          return answers.filter((a) => a.closed).length;
-        },
-        (n) => n === 0,
-      );
-      expect(settled).toBe(0);
-      // Connections that read and write stay on the main thread: their reads do not move them back.
-      for (let round = 0; round < 5; round++) {
-        const reads = await Promise.all(connections.map((c) => c.send('GET', '/bat/balance')));
-        expect(reads.filter((a) => a.closed || a.status !== 200)).toEqual([]);
-        const writes = await Promise.all(connections.map((c, i) => send(c, sent + i)));
-        sent += connections.length;
-        expect(writes.filter((a) => a.closed)).toEqual([]);
-      }
-      // Messages accepted by either thread go to the workers' thread at once (handed over, not claimed 60 s later).
-      for (const id of ids) {
-        const status = await until(
-          async () => ((await (await f.call(`/bat/message/${id}`)).json()) as { deliverystatus: string }).deliverystatus,
-          (s) => s === 'delivered',
-        );
-        expect(status, `message ${id}`).toBe('delivered');
-      }
-    } finally {
-      connections.forEach((c) => c.close());
-      await f.close();
-    }
-  }, 60_000);
-
-  it('stops every thread: the port refuses connections once closed', async () => {
-    const f = await startServer({ SPILLWAY_DB: join(dir, 'close.db'), SPILLWAY_HTTP_THREADS: '2' });
-    const connections = Array.from({ length: 8 }, () => new Connection(f.url));
-    await spread(f, connections);
+/**
+ * A server with two HTTP threads on a new file (`env` beside), and eight kept-alive connections
+ * spread over both threads ({@link spread}), for `run` (with the number of `/health` reads the
+ * spreading took); all closed after it.
+ */
+async function withTwoThreads(
+  name: string,
+  env: Record<string, string>,
+  run: (f: RunningFixture, connections: Connection[], reads: number) => Promise<void>,
+): Promise<void> {
+  const f = await startServer({ SPILLWAY_DB: join(dir, `${name}.db`), SPILLWAY_HTTP_THREADS: '2', ...env });
+  const connections = Array.from({ length: 8 }, () => new Connection(f.url));
+  try {
+    await run(f, connections, await spread(f, connections));
+  } finally {
     connections.forEach((c) => c.close());
     await f.close();
-    const { port } = new URL(f.url);
+  }
+}
+
+describe('a server with two HTTP threads', () => {
+  it(
+    'spreads reading connections over both threads and counts every thread’s requests on /metrics',
+    () =>
+      withTwoThreads('spread', {}, async (f, _connections, reads) => {
+        // Counted by the thread that answered, summed by the main thread (every 200 ms, or when a scrape reaches another thread).
+        const counted = await until(
+          async () => {
+            const text = await (await f.call('/metrics', { auth: 'none' })).text();
+            return Number(/spillway_http_requests_total\{method="GET",route="\/health",status="200"\} (\d+)/.exec(text)?.[1] ?? 0);
+          },
+          (n) => n === reads,
+        );
+        expect(counted).toBe(reads);
+      }),
+    60_000,
+  );
+
+  it(
+    'shares the rate limits of an account between the threads',
+    () =>
+      // 6 requests of the data category, then one a second.
+      withTwoThreads('limits', { SPILLWAY_RATE_DATA: '1/6' }, async (_f, connections) => {
+        // 24 balance reads, three on each connection: each thread takes at least nine. With limits of
+        // their own, both threads would let six through.
+        const answers: Answer[] = [];
+        for (let round = 0; round < 3; round++) answers.push(...(await Promise.all(connections.map((c) => c.send('GET', '/bat/balance')))));
+        const allowed = answers.filter((a) => a.status === 200).length;
+        expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+        // Six, and one more if a second went by meanwhile.
+        expect(allowed).toBeGreaterThanOrEqual(6);
+        expect(allowed).toBeLessThanOrEqual(7);
+      }),
+    60_000,
+  );
+
+  it(
+    'moves writing connections onto the main thread, and delivers what either thread accepted',
+    () =>
+      withTwoThreads('writes', {}, async (f, connections) => {
+        const ids: number[] = [];
+        const send = async (c: Connection, i: number) => {
+          const answer = await c.send('POST', '/bat/messagelist', {
+            json: { messages: [{ from: 'Acme', to: `99912345${String(i % 100).padStart(2, '0')}00`, type: 'sms', text: `write ${i}` }] },
+          });
+          expect(answer.status).toBe(200);
+          ids.push((JSON.parse(answer.body) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId);
+          return answer;
+        };
+        // Both threads held reading connections: the other thread has their first write answered by
+        // the main thread (the one writer of acceptances), answers it the same, and closes them.
+        const refused = await Promise.all(
+          connections.map((c) =>
+            c.send('POST', '/bat/messagelist', { json: { messages: [{ from: 'Nobody', to: '9991234500', type: 'sms', text: 'x' }] } }),
+          ),
+        );
+        expect(new Set(refused.map((a) => `${a.status} ${a.body}`)).size).toBe(1);
+        expect(refused[0]!.status).toBe(400);
+        expect(JSON.parse(refused[0]!.body)).toMatchObject({ error: 'validation_failed', details: [{ path: 'messages[0].from' }] });
+        const closed = refused.filter((a) => a.closed).length;
+        expect(closed).toBeGreaterThanOrEqual(3);
+        expect(closed).toBeLessThanOrEqual(5);
+        await Promise.all(connections.map(send));
+        // Reconnected, they land on either thread, until every one is on the main thread.
+        let sent = connections.length;
+        const settled = await until(
+          async () => {
+            const answers = await Promise.all(connections.map((c, i) => send(c, sent + i)));
+            sent += connections.length;
+            return answers.filter((a) => a.closed).length;
+          },
+          (n) => n === 0,
+        );
+        expect(settled).toBe(0);
+        // Connections that read and write stay on the main thread: their reads do not move them back.
+        for (let round = 0; round < 5; round++) {
+          const reads = await Promise.all(connections.map((c) => c.send('GET', '/bat/balance')));
+          expect(reads.filter((a) => a.closed || a.status !== 200)).toEqual([]);
+          const writes = await Promise.all(connections.map((c, i) => send(c, sent + i)));
+          sent += connections.length;
+          expect(writes.filter((a) => a.closed)).toEqual([]);
+        }
+        // Messages accepted by either thread go to the workers' thread at once (handed over, not claimed 60 s later).
+        for (const id of ids) {
+          const status = await until(
+            async () => ((await (await f.call(`/bat/message/${id}`)).json()) as { deliverystatus: string }).deliverystatus,
+            (s) => s === 'delivered',
+          );
+          expect(status, `message ${id}`).toBe('delivered');
+        }
+      }),
+    60_000,
+  );
+
+  it('stops every thread: the port refuses connections once closed', async () => {
+    let url = '';
+    await withTwoThreads('close', {}, async (f) => {
+      url = f.url;
+    });
+    const { port } = new URL(url);
     const refused = await new Promise<boolean>((resolve) => {
       const socket = connect(Number(port), '127.0.0.1');
       socket.once('connect', () => (socket.destroy(), resolve(false)));

@@ -20,34 +20,40 @@ if (!port) throw new Error('http-thread.ts runs as a worker thread');
 const data = workerData as HttpThreadData;
 const post = (message: HttpThreadMessage | 'ready' | 'stopped') => port.postMessage(message);
 
-/** Sends waiting for the main thread's answer, by id. */
-const sends = new Map<number, (answer: SendAnswer) => void>();
-let nextSend = 0;
+/** Questions to the main thread waiting for its answer, by id: `ask` posts one under a new id, `answered` settles it. */
+function questions<T>() {
+  const waiting = new Map<number, (answer: T) => void>();
+  let next = 0;
+  return {
+    ask: (send: (id: number) => void) =>
+      new Promise<T>((resolve) => {
+        const id = ++next;
+        waiting.set(id, resolve);
+        send(id);
+      }),
+    answered(id: number, answer: T): void {
+      waiting.get(id)?.(answer);
+      waiting.delete(id);
+    },
+  };
+}
+
 /**
  * The direct send route's sends, answered by the main thread, the one writer of acceptances, as
  * text both ways: a thread writing its own would split the group commits and wait for the other's
  * write lock (SQLite's busy waits, in steps of up to 100 ms), and the validated messages cost more
  * to copy between threads than the text does.
  */
-const sendsElsewhere = (accountId: number, body: string) =>
-  new Promise<SendAnswer>((resolve) => {
-    const id = ++nextSend;
-    sends.set(id, resolve);
-    post({ send: id, accountId, body });
-  });
+const sends = questions<SendAnswer>();
+const sendsElsewhere = (accountId: number, body: string) => sends.ask((id) => post({ send: id, accountId, body }));
 
-/** Scrapes of /metrics waiting for the main thread's text, by id. */
-const scrapes = new Map<number, (text: string) => void>();
-let nextScrape = 0;
+/** Scrapes of /metrics, answered with the main thread's text. */
+const scrapes = questions<string>();
 
 /** Counts this thread's requests; `/metrics` answers the main thread's registry, where the counts go. */
 class ServedByMainThread extends Registry {
   override metrics(): Promise<string> {
-    return new Promise((resolve) => {
-      const id = ++nextScrape;
-      scrapes.set(id, resolve);
-      post({ metricsRequest: id, requestCounts: takeRequestCounts(this) });
-    });
+    return scrapes.ask((id) => post({ metricsRequest: id, requestCounts: takeRequestCounts(this) }));
   }
 }
 const registry = new ServedByMainThread();
@@ -81,13 +87,11 @@ await server.listen();
 port.on('message', (message: unknown) => {
   if (typeof message === 'object' && message !== null && 'sent' in message) {
     const { sent, answer } = message as SentAnswer;
-    sends.get(sent)?.(answer);
-    sends.delete(sent);
+    sends.answered(sent, answer);
   }
   if (typeof message === 'object' && message !== null && 'metrics' in message) {
-    const answer = message as MetricsAnswer;
-    scrapes.get(answer.metrics)?.(answer.text);
-    scrapes.delete(answer.metrics);
+    const { metrics, text } = message as MetricsAnswer;
+    scrapes.answered(metrics, text);
   }
   if (message === 'stop') {
     closeAndAnswerStopped(

@@ -42,7 +42,6 @@ export interface SentAnswer {
 export interface MetricsAnswer {
   metrics: number;
   text: string;
-  contentType: string;
 }
 
 /** The extra HTTP threads of a server. */
@@ -91,8 +90,7 @@ export async function startHttpThreads(options: {
           if (registry) addRequestCounts(registry, message.requestCounts);
           if ('metricsRequest' in message) {
             const id = message.metricsRequest;
-            const answer = (text: string) =>
-              thread.postMessage({ metrics: id, text, contentType: registry?.contentType ?? 'text/plain' } satisfies MetricsAnswer);
+            const answer = (text: string) => thread.postMessage({ metrics: id, text } satisfies MetricsAnswer);
             (registry ? registry.metrics() : Promise.resolve('')).then(answer, (error: unknown) =>
               answer(`# metrics failed: ${String(error)}\n`),
             );

@@ -80,7 +80,7 @@ export class SharedRecords {
       let slot = this.find(h1, h2);
       let fresh = false;
       if (slot < 0) {
-        slot = this.place(h1, h2, now);
+        slot = this.place(h1, now);
         this.keys[slot * 2] = h1;
         this.keys[slot * 2 + 1] = h2;
         fresh = true;
@@ -136,7 +136,7 @@ export class SharedRecords {
   }
 
   /** A slot for a new key: the first empty one of its window, else its first idle one, else its least recently used. */
-  private place(h1: number, _h2: number, now: number): number {
+  private place(h1: number, now: number): number {
     let idle = -1;
     let oldest = -1;
     let oldestUse = Infinity;

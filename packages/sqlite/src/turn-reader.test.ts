@@ -57,6 +57,17 @@ const entry = (messageId: number, status: HistoryEntry['status'], at: number): H
   at,
   error: null,
 });
+/** A storage holding one message, and another storage (another connection) on the same file, for `run`; closed after it. */
+async function withTwoConnections(run: (storage: SqliteStorage, other: SqliteStorage, id: number) => Promise<void>): Promise<void> {
+  const { storage, filename, id } = await withMessage();
+  const other = createSqliteStorage({ filename });
+  try {
+    await run(storage, other, id);
+  } finally {
+    await other.close();
+    await storage.close();
+  }
+}
 const statuses = async (storage: SqliteStorage, id: number) => (await storage.getMessageWithHistory(id))!.history.map((h) => h.status);
 
 describe('status reads of a file storage', () => {
@@ -71,10 +82,8 @@ describe('status reads of a file storage', () => {
     }
   });
 
-  it("see another connection's commit from the next turn on, not within a turn that read before it", async () => {
-    const { storage, filename, id } = await withMessage();
-    const other = createSqliteStorage({ filename });
-    try {
+  it("see another connection's commit from the next turn on, not within a turn that read before it", () =>
+    withTwoConnections(async (storage, other, id) => {
       await nextTurn();
       expect(await statuses(storage, id)).toEqual([]);
       await other.appendHistory([entry(id, 'Sent', 20)]);
@@ -82,16 +91,10 @@ describe('status reads of a file storage', () => {
       expect(await statuses(storage, id)).toEqual([]);
       await nextTurn();
       expect(await statuses(storage, id)).toEqual(['Sent']);
-    } finally {
-      await other.close();
-      await storage.close();
-    }
-  });
+    }));
 
-  it('end their read transaction with the turn, so that a checkpoint can take the whole log', async () => {
-    const { storage, filename, id } = await withMessage();
-    const other = createSqliteStorage({ filename });
-    try {
+  it('end their read transaction with the turn, so that a checkpoint can take the whole log', () =>
+    withTwoConnections(async (storage, other, id) => {
       await nextTurn();
       await statuses(storage, id);
       await other.appendHistory([entry(id, 'Sent', 20)]);
@@ -99,9 +102,5 @@ describe('status reads of a file storage', () => {
       // TRUNCATE waits for no reader: it fails (busy = 1) if a read transaction still holds an older snapshot.
       const [result] = other.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number }>;
       expect(result).toMatchObject({ busy: 0, log: 0 });
-    } finally {
-      await other.close();
-      await storage.close();
-    }
-  });
+    }));
 });

@@ -1,7 +1,5 @@
 import Database from 'better-sqlite3';
-
-/** Runs `fn` once the current turn's I/O callbacks have run. */
-const afterTurn = (fn: () => void): void => void setImmediate(fn);
+import { afterTurn } from '@spillway/core/storage';
 
 /**
  * Hot reads of one turn of the event loop in one read transaction, on a connection of their own.

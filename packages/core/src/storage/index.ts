@@ -113,5 +113,5 @@ export { unreachableFromRow, latestPerKey } from '../reachability/reachability-r
 export type { UnreachableRow } from '../reachability/reachability-rows.ts';
 export type { AlphaNameDirectory } from '../ports/alpha-name-directory.ts';
 export { hasAlphaNameDirectory } from '../ports/alpha-name-directory.ts';
-export { perTurn } from './per-turn.ts';
+export { afterTurn, perTurn } from './per-turn.ts';
 export type { PerTurnMemo } from './per-turn.ts';

@@ -5,7 +5,7 @@ export interface PerTurnMemo<K, V> {
 }
 
 /** Runs `fn` once the current turn's I/O callbacks have run (`setImmediate`; a timer elsewhere). */
-const afterTurn = (fn: () => void): void => {
+export const afterTurn = (fn: () => void): void => {
   const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
   if (immediate) immediate(fn);
   else setTimeout(fn, 0);
