@@ -26,6 +26,12 @@ export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   SPILLWAY_DB: z.string().default('./data/spillway.db'),
   /**
+   * SQLite: how long a write waits for the file's write lock (taken by another thread or process
+   * writing) before giving up, ms: a request is then answered 503 with `Retry-After`, a workers'
+   * round tried again.
+   */
+  SPILLWAY_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
+  /**
    * What this process runs: the HTTP API and the workers (`all`), the API only (`api`: accepts and
    * reads; workers elsewhere on the same database advance the messages), or the workers only.
    */

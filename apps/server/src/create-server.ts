@@ -101,6 +101,7 @@ function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): Sqlit
   if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
   return createSqliteStorage({
     filename: config.SPILLWAY_DB,
+    busyTimeoutMs: config.SPILLWAY_DB_BUSY_TIMEOUT_MS,
     ...(checkpointsElsewhere ? { walAutocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } : {}),
   });
 }
