@@ -4,7 +4,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { API_KEY, startServer, until } from '../support/server-fixture.ts';
+import { createSqliteStorage } from '@spillway/sqlite';
+import type { SqliteStorage } from '@spillway/sqlite';
+import { API_KEY, LOGIN, startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
 // SPILLWAY_HTTP_THREADS=2: two threads accept from one port, each with its app and database
@@ -19,6 +21,7 @@ interface Answer {
   status: number;
   closed: boolean;
   body: string;
+  retryAfter: string | undefined;
 }
 
 /** One kept-alive connection at a time (a new one after the server closed the last). */
@@ -26,9 +29,9 @@ class Connection {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   constructor(private readonly url: string) {}
 
-  send(method: string, path: string, options: { json?: unknown; auth?: boolean } = {}): Promise<Answer> {
+  send(method: string, path: string, options: { json?: unknown; auth?: boolean; headers?: Record<string, string> } = {}): Promise<Answer> {
     const body = options.json === undefined ? undefined : JSON.stringify(options.json);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
     if (options.auth !== false) headers['x-authorization-key'] = API_KEY;
     if (body !== undefined)
       Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
@@ -37,7 +40,14 @@ class Connection {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, closed: res.headers.connection === 'close', body: text }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            closed: res.headers.connection === 'close',
+            body: text,
+            retryAfter: res.headers['retry-after'],
+          }),
+        );
       });
       req.on('error', reject);
       req.end(body);
@@ -186,6 +196,58 @@ describe('a server with two HTTP threads', () => {
             (s) => s === 'delivered',
           );
           expect(status, `message ${id}`).toBe('delivered');
+        }
+      }),
+    60_000,
+  );
+
+  it(
+    'counts failed logins on either thread together: the sixth failure locks the login on both',
+    () =>
+      withTwoThreads('logins', {}, async (_f, connections) => {
+        // One wrong password after the other, each on the next connection (both threads hold at
+        // least three). Five failures are free, the sixth locks the login for a second: the seventh
+        // and eighth are refused before any hashing. With a guard of its own, each thread would
+        // have seen four failures at most, and all eight would be 401.
+        const wrong = { authorization: `Basic ${Buffer.from(`${LOGIN}:not-the-password`).toString('base64')}` };
+        const answers: Answer[] = [];
+        for (const c of connections) answers.push(await c.send('GET', '/bat/balance', { auth: false, headers: wrong }));
+        expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 401, 429, 429]);
+        expect(answers[6]!.retryAfter).toBe('1');
+        expect(JSON.parse(answers[6]!.body)).toMatchObject({ error: 'rate_limited' });
+      }),
+    60_000,
+  );
+
+  it(
+    'answers 503 with Retry-After on either thread while another process holds the write lock, and takes the retries',
+    () =>
+      withTwoThreads('busy', { SPILLWAY_DB_BUSY_TIMEOUT_MS: '100' }, async (f, connections) => {
+        const send = (c: Connection, i: number) =>
+          c.send('POST', '/bat/messagelist', {
+            json: { messages: [{ from: 'Acme', to: `99912345${String(i).padStart(2, '0')}00`, type: 'sms', text: `busy ${i}` }] },
+          });
+        // Each thread's connection waits SPILLWAY_DB_BUSY_TIMEOUT_MS for the lock (5 s by default).
+        expect((f.server.storage as SqliteStorage).db.pragma('busy_timeout', { simple: true })).toBe(100);
+        const other = createSqliteStorage({ filename: join(dir, 'busy.db') });
+        const count = () => (other.db.prepare(`SELECT count(*) AS n FROM messages`).get() as { n: number }).n;
+        try {
+          other.db.exec('BEGIN IMMEDIATE');
+          // The sends reaching the other thread are answered by the main thread (the one writer),
+          // whose answer crosses back as text, its Retry-After with it; those connections are closed.
+          const busy = await Promise.all(connections.map(send));
+          expect(busy.map((a) => [a.status, a.retryAfter])).toEqual(connections.map(() => [503, '1']));
+          for (const a of busy) expect(JSON.parse(a.body)).toMatchObject({ error: 'unavailable', status: 503 });
+          expect(busy.filter((a) => a.closed).length).toBeGreaterThanOrEqual(3);
+          other.db.exec('ROLLBACK');
+          expect(count()).toBe(0);
+          expect((await f.call('/health')).status).toBe(200);
+          const retried = await Promise.all(connections.map(send));
+          expect(retried.map((a) => a.status)).toEqual(connections.map(() => 200));
+          expect(count()).toBe(connections.length);
+        } finally {
+          if (other.db.inTransaction) other.db.exec('ROLLBACK');
+          await other.close();
         }
       }),
     60_000,
