@@ -1,6 +1,8 @@
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { duplicateListener } from '../../apps/server/src/listener-dup.ts';
 
@@ -36,4 +38,15 @@ describe('duplicateListener', () => {
       await expect(answeredBy(port)).rejects.toThrow();
     }
   }, 30_000);
+
+  it('rejects, without waiting, a descriptor that is not a listening socket (the server then serves from one thread)', async () => {
+    const fd = openSync(fileURLToPath(import.meta.url), 'r');
+    try {
+      await expect(duplicateListener(fd)).rejects.toThrow(
+        /^the listener helper exited \(1\) before sending the handle: TypeError \[ERR_INVALID_FD_TYPE\]: Unsupported fd type: FILE$/,
+      );
+    } finally {
+      closeSync(fd);
+    }
+  });
 });

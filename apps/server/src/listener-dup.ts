@@ -28,16 +28,23 @@ process.send('listener', socket._handle, () => process.exit(0));
  */
 export function duplicateListener(fd: number): Promise<unknown> {
   const helper = spawn(process.execPath, ['-e', HELPER], {
-    stdio: ['ignore', 'ignore', 'inherit', fd, 'ipc'],
+    stdio: ['ignore', 'ignore', 'pipe', fd, 'ipc'],
     // The parent's options (a loader, the young generation's size) are not the helper's business.
     env: { ...process.env, NODE_OPTIONS: '' },
   });
+  // What the helper says on failure (node's uncaught error), for the error it rejects with.
+  let said = '';
+  helper.stderr?.setEncoding('utf8').on('data', (chunk: string) => (said = (said + chunk).slice(0, 4096)));
   return new Promise((resolve, reject) => {
     helper.once('message', (message: unknown, handle: unknown) => {
       if (message === 'listener' && handle) resolve(handle);
       else reject(new Error('the listener helper sent no handle'));
     });
     helper.once('error', reject);
-    helper.once('exit', (code) => reject(new Error(`the listener helper exited (${code}) before sending the handle`)));
+    // 'close', after its stderr ended: the reason is read in full.
+    helper.once('close', (code) => {
+      const reason = /^\w*Error\b.*$/m.exec(said)?.[0];
+      reject(new Error(`the listener helper exited (${code}) before sending the handle${reason ? `: ${reason}` : ''}`));
+    });
   });
 }
