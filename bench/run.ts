@@ -234,8 +234,9 @@ async function bulk(base: string, inFlight: number, salt: string): Promise<numbe
 }
 
 /** The floor: JSON.parse of each body and one transaction inserting its rows (WAL, synchronous=NORMAL). */
+let floors = 0;
 function floor(): number {
-  const storage = createSqliteStorage({ filename: join(dir, 'floor.db') });
+  const storage = createSqliteStorage({ filename: join(dir, `floor-${++floors}.db`) });
   const db = storage.db;
   db.exec(
     'CREATE TABLE rows (id INTEGER PRIMARY KEY, sender TEXT NOT NULL, recipient TEXT NOT NULL, text TEXT NOT NULL, type TEXT NOT NULL)',
@@ -451,18 +452,27 @@ try {
   await stop(bare.child);
   await kannel?.stop();
 
+  // In rounds too: ten requests take about half a second, and one slow half-second of a shared
+  // machine moved a single measurement by a fifth. The floor is measured in each round beside them.
   console.error('bulk ingest ...');
-  const floorRate = floor();
-  const one = await bulk(spillway.base, 1, 'b');
-  const two = await bulk(spillway.base, 2, 'c');
-  row(
-    'bulk ingest, 5000-message requests one after another',
-    `${fmt(one)} msg/s`,
-    `floor ${fmt(floorRate)} msg/s`,
-    ratio(one, floorRate),
-    '≥ 0.5 and ≥ 150,000 msg/s',
-  );
-  row('bulk ingest, 2 requests in flight', `${fmt(two)} msg/s`, `floor ${fmt(floorRate)} msg/s`, ratio(two, floorRate), '');
+  const bulkRounds: Array<{ floor: number; one: number; two: number }> = [];
+  for (let r = 0; r < ROUNDS; r++)
+    bulkRounds.push({ floor: floor(), one: await bulk(spillway.base, 1, `b${r}`), two: await bulk(spillway.base, 2, `c${r}`) });
+  const floorRate = medianBy(bulkRounds, (b) => b.floor).floor;
+  const ratesText = (rates: number[]) => (rates.length > 1 ? ` (${rates.map(fmt).join(', ')})` : '');
+  for (const [what, key, target] of [
+    ['bulk ingest, 5000-message requests one after another', 'one', '≥ 0.5 and ≥ 150,000 msg/s'],
+    ['bulk ingest, 2 requests in flight', 'two', ''],
+  ] as const) {
+    const rates = bulkRounds.map((b) => b[key]);
+    row(
+      what,
+      `${fmt(medianBy(rates, (x) => x))} msg/s${ratesText(rates)}`,
+      `floor ${fmt(floorRate)} msg/s`,
+      roundsRatioText(bulkRounds.map((b) => b[key] / b.floor)),
+      target,
+    );
+  }
   await stop(spillway.child);
 
   console.error(`end to end, ${E2E} messages ...`);
