@@ -39,7 +39,7 @@ function questions<T>() {
 }
 
 /**
- * The direct send route's sends, answered by the main thread, the one writer of acceptances, as
+ * This thread's sends (both send routes'), answered by the main thread, the one writer of acceptances, as
  * text both ways: a thread writing its own would split the group commits and wait for the other's
  * write lock (SQLite's busy waits, in steps of up to 100 ms), and the validated messages cost more
  * to copy between threads than the text does.

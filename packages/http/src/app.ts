@@ -118,10 +118,11 @@ export interface HttpOptions {
    */
   shared?: HttpSharedState;
   /**
-   * Under Node, answer the sends of the direct route (`POST /bat/messagelist`) there instead of
-   * with this app's engine: the thread that writes every acceptance, running `answerSend` for the
-   * body's text (the reference server's extra HTTP threads). The app's own route, taken when the
-   * direct route hands a request over (uncached credentials, say), still sends with the engine.
+   * Answer the sends (`POST /bat/messagelist`) there instead of with this app's engine: the thread
+   * that writes every acceptance, running `answerSend` for the body's text (the reference server's
+   * extra HTTP threads). Both the direct route and the app's own route (taken when the direct
+   * route hands a request over: uncached credentials, say) send there, after their own
+   * authentication, rate limit and content-type check.
    */
   sendsElsewhere?: SendsElsewhere;
 }
@@ -176,6 +177,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     c.set('callbackUrlPolicy', options.callbackUrls);
     c.set('logger', logger);
     c.set('tokens', options.tokens);
+    c.set('sendsElsewhere', options.sendsElsewhere);
     await next();
   });
   if (metrics) app.use(metrics.middleware);

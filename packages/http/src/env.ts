@@ -1,6 +1,7 @@
 import type { Account, Engine } from '@spillway/core';
 import type { RateLimiter } from '@spillway/core/adapter';
 import type { AuthCache } from './auth-cache.ts';
+import type { SendsElsewhere } from './direct-routes.ts';
 import type { LoginGuard } from './login-guard.ts';
 import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
@@ -34,6 +35,8 @@ export interface Env {
     logger: HttpLogger;
     /** Verifies client tokens (`POST /api/auth`) where the app was given a token service. */
     tokens: TokenService | undefined;
+    /** Where sends are answered instead of with `engine` (`HttpOptions.sendsElsewhere`). */
+    sendsElsewhere: SendsElsewhere | undefined;
     /** `METHOD /path/:pattern` of the matched route, set by `defineRoute` (metrics label). */
     routeId: string;
   };

@@ -17,6 +17,11 @@ export function isJsonContentType(contentType: string | null | undefined): boole
  * empty or malformed body. (The size limit is enforced earlier, by the app's body-limit middleware.)
  */
 export async function readJson(c: Context): Promise<unknown> {
+  return parseJsonBody(await readJsonText(c));
+}
+
+/** The text of a JSON request body, unparsed: {@link readJson}'s 415 for another content type. */
+export async function readJsonText(c: Context): Promise<string> {
   const contentType = c.req.header('content-type');
   if (!isJsonContentType(contentType)) {
     throw new SpillwayError(
@@ -24,7 +29,7 @@ export async function readJson(c: Context): Promise<unknown> {
       `Content-Type must be application/json (or text/json, application/*+json); got ${contentType ? `'${contentType}'` : 'none'}`,
     );
   }
-  return parseJsonBody(await c.req.text());
+  return c.req.text();
 }
 
 /**

@@ -2,11 +2,12 @@
 import { SpillwayError, fromMicros, messagePatchSchema, sendRequestSchema } from '@spillway/core';
 import type { WalletTransaction } from '@spillway/core';
 import type { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { messageStatusExample, sendMessagesExample, sendMessagesResponseExample } from '../openapi-examples.ts';
-import { readJson } from '../read-json.ts';
+import { readJson, readJsonText } from '../read-json.ts';
 import {
   alphaNameCallbackRequestSchema,
   alphaNameSchema,
@@ -96,6 +97,13 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       },
     },
     async (c) => {
+      const elsewhere = c.get('sendsElsewhere');
+      if (elsewhere) {
+        // Parsed and answered where acceptances are written, errors included.
+        const answer = await elsewhere(c.get('account').id, await readJsonText(c));
+        if (answer.retryAfter) c.header('Retry-After', answer.retryAfter);
+        return c.body(answer.body, answer.status as ContentfulStatusCode, { 'Content-Type': 'application/json' });
+      }
       const body = await readJson(c);
       return c.json(await c.get('engine').messages.send(c.get('account').id, body as SendMessagesInput));
     },
