@@ -39,10 +39,10 @@ function questions<T>() {
 }
 
 /**
- * This thread's sends (both send routes'), answered by the main thread, the one writer of acceptances, as
- * text both ways: a thread writing its own would split the group commits and wait for the other's
- * write lock (SQLite's busy waits, in steps of up to 100 ms), and the validated messages cost more
- * to copy between threads than the text does.
+ * This thread's sends (the direct route's and the app's), answered by the main thread, the one
+ * writer of acceptances, as text both ways: a thread writing its own would split the group commits
+ * and wait for the other's write lock (SQLite's busy waits, in steps of up to 100 ms), and the
+ * validated messages cost more to copy between threads than the text does.
  */
 const sends = questions<SendAnswer>();
 const sendsElsewhere = (accountId: number, body: string) => sends.ask((id) => post({ send: id, accountId, body }));
