@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '@spillway/core';
-import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
+import { createHttpApp, createNodeHasher, createSpillway, serve } from '@spillway/http';
 import type { HttpOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { Webhook } from 'standardwebhooks';
+import { createSimulator } from '@spillway/channels';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../support/server-fixture.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -104,5 +106,43 @@ describe('a database too busy to take a request', () => {
     expect(doc.paths['/bat/messagelist']!['post']!.responses['503']).toEqual(unavailable);
     // Routes that never reach the storage cannot be busy.
     for (const path of ['/health', '/openapi.json', '/docs']) expect(doc.paths[path]!['get']!.responses['503'], path).toBeUndefined();
+  });
+
+  it('has the workers of createSpillway log a busy database as a warning, not an error, and deliver once it is free', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'spillway.db');
+    const logged: Array<{ level: string; message: string; error?: unknown }> = [];
+    const at = (level: string) => (message: string, meta?: Record<string, unknown>) => void logged.push({ level, message, ...meta });
+    const spillway = createSpillway({
+      storage: createSqliteStorage({ filename: file, busyTimeoutMs: 50 }),
+      // The send is answered after 300 ms, while the lock is taken: the round's commit finds it taken.
+      channels: [createSimulator({ latencyMs: 300 })],
+      hasher: createNodeHasher({ N: 1024 }),
+      logger: { info: at('info'), warn: at('warn'), error: at('error') },
+    });
+    await spillway.start();
+    cleanups.push(() => spillway.stop());
+    const { engine } = spillway;
+    const account = await engine.accounts.create({ login: 'shop', password: 'shop-password', balance: 10 });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    const sent = await engine.messages.send(account.id, { messages: [{ from: 'Shop', to: '+999000000100', type: 'sms', text: 'Hi' }] });
+
+    const otherStorage = createSqliteStorage({ filename: file });
+    cleanups.push(() => otherStorage.close());
+    otherStorage.db.exec('BEGIN IMMEDIATE');
+    const busy = await until(
+      async () => logged.filter((l) => l.message === 'database busy: the workers try again'),
+      (found) => found.length > 0,
+    );
+    otherStorage.db.exec('ROLLBACK');
+    expect(busy[0]).toMatchObject({ level: 'warn', error: expect.stringMatching(/database is locked/) as unknown });
+    const id = sent.messages[0]!.messageId;
+    const status = await until(
+      async () => (await engine.messages.status(account.id, id)).deliverystatus,
+      (s) => s === 'delivered',
+    );
+    expect(status).toBe('delivered');
+    expect(logged.filter((l) => l.level === 'error')).toEqual([]);
   });
 });

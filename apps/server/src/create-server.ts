@@ -195,7 +195,12 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(options.workerId ? { workerId: options.workerId } : {}),
       ...(options.onCommit ? { onCommit: options.onCommit } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
-      onError: (error) => logger.error({ err: error }, 'worker error'),
+      // A database locked past the busy timeout (another writer) is retried by the next round or
+      // check: a warning, without the stack, rather than an error a second.
+      onError: (error) =>
+        storage.isBusy?.(error)
+          ? logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'database busy: the workers try again')
+          : logger.error({ err: error }, 'worker error'),
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
       ...(accountChannels ? { accountChannels } : {}),
     },

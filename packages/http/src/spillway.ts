@@ -157,7 +157,11 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   // Accounts' own drivers (engine.accountChannels) get their callback routes and are closed like the others.
   const allDrivers = [...options.channels, ...(options.engine?.accountChannels?.drivers ?? [])];
   const engine = createEngine({
-    onError: (error) => logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    // A database locked past the busy timeout (another writer) is retried by the next round or check.
+    onError: (error) =>
+      options.storage.isBusy?.(error)
+        ? logger.warn('database busy: the workers try again', { error: error instanceof Error ? error.message : String(error) })
+        : logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
     ...options.engine,
     ...(engineMetrics
       ? {
