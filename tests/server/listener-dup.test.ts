@@ -4,6 +4,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createHttpSharedState } from '@spillway/http';
+import { readConfig } from '@spillway/server';
+import { connectionCounts } from '../../apps/server/src/connection-balance.ts';
+import { startHttpThreads } from '../../apps/server/src/http-threads.ts';
 import { duplicateListener } from '../../apps/server/src/listener-dup.ts';
 
 // An extra HTTP thread accepts from the main thread's listening socket through a descriptor of its
@@ -36,6 +40,31 @@ describe('duplicateListener', () => {
       for (let i = 0; i < 5; i++) expect(await answeredBy(port)).toBe(second === original ? 'original' : 'duplicate');
       await close(second);
       await expect(answeredBy(port)).rejects.toThrow();
+    }
+  }, 30_000);
+
+  it('fails the start of extra HTTP threads given a descriptor that is not a listening socket, with the helper’s reason', async () => {
+    const fd = openSync(fileURLToPath(import.meta.url), 'r');
+    try {
+      const start = startHttpThreads({
+        count: 1,
+        data: {
+          config: readConfig({ SPILLWAY_DB: ':memory:', SPILLWAY_LOG_LEVEL: 'silent' }),
+          fd,
+          shared: createHttpSharedState(),
+          counts: connectionCounts(2),
+          handOverTo: undefined,
+          designerDir: false,
+        },
+        registry: undefined,
+        onWork: () => {},
+        send: () => Promise.reject(new Error('no sends here')),
+        logger: { error() {}, warn() {}, info() {} } as unknown as Parameters<typeof startHttpThreads>[0]['logger'],
+      });
+      // The server catches this, logs it and serves from its main thread alone.
+      await expect(start).rejects.toThrow(/the listener helper exited \(1\) before sending the handle: TypeError \[ERR_INVALID_FD_TYPE\]/);
+    } finally {
+      closeSync(fd);
     }
   }, 30_000);
 
