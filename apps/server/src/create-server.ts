@@ -85,7 +85,7 @@ export interface HttpThreadRole {
   onWork: (handedOver: readonly number[]) => void;
   /** The workers' thread's id: accepted messages are stored leased to it. */
   handOverTo: string | undefined;
-  /** Answers the direct route's sends (through the main thread). */
+  /** Answers its sends, the direct route's and the app's (through the main thread). */
   sendsElsewhere: SendsElsewhere;
 }
 
@@ -195,12 +195,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(options.workerId ? { workerId: options.workerId } : {}),
       ...(options.onCommit ? { onCommit: options.onCommit } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
-      // A database locked past the busy timeout (another writer) is retried by the next round or
-      // check: a warning, without the stack, rather than an error a second.
-      onError: (error) =>
-        storage.isBusy?.(error)
-          ? logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'database busy: the workers try again')
-          : logger.error({ err: error }, 'worker error'),
+      // The workers' errors: createSpillway's (a busy database a warning, anything else an error).
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
       ...(accountChannels ? { accountChannels } : {}),
     },

@@ -31,14 +31,14 @@ export class TurnReader {
     this.commit = this.db.prepare('COMMIT');
   }
 
-  /** Runs `fn` on this connection inside the turn's read transaction. */
-  read<T>(fn: (db: Database.Database) => T): T {
+  /** Runs `fn` (statements prepared on {@link db}) inside the turn's read transaction. */
+  read<T>(fn: () => T): T {
     if (!this.open) {
       this.begin.run();
       this.open = true;
       afterTurn(() => this.end());
     }
-    return fn(this.db);
+    return fn();
   }
 
   /** Ends the turn's read transaction, if one is open: the next read begins another, which sees every commit so far. */
