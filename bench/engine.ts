@@ -45,14 +45,14 @@ function cpuSince(): number {
 
 /**
  * Prints a figure. The machine may be shared: the CPU time a message took (this process, all
- * threads, since the last figure's start) is printed beside the wall-clock rate.
+ * threads, since the last figure's start) is printed beside the wall-clock rate, unless `extra`
+ * gives the CPU of the processes that did the work (`ownCpu` false: this one only waited for them).
  */
-function line(name: string, messages: number, ms: number, extra = ''): number {
+function line(name: string, messages: number, ms: number, extra = '', ownCpu = true): number {
   const rate = Math.round((messages / ms) * 1000);
   const cpu = (cpuSince() / messages).toFixed(1);
-  console.log(
-    `${name.padEnd(48)} ${String(rate).padStart(9)} messages/s  (${messages} in ${ms.toFixed(0)} ms${extra}; CPU ${cpu} µs/message)`,
-  );
+  const own = ownCpu ? `; CPU ${cpu} µs/message` : '';
+  console.log(`${name.padEnd(48)} ${String(rate).padStart(9)} messages/s  (${messages} in ${ms.toFixed(0)} ms${extra}${own})`);
   return rate;
 }
 
@@ -307,6 +307,7 @@ async function pg(url: string): Promise<void> {
       `; engine processes' CPU ${(cpu / messages).toFixed(1)} µs/message, PostgreSQL backends' ${
         pgCpu === null ? 'not measured (server not on this machine)' : `${(pgCpu / messages).toFixed(1)} µs/message`
       }`,
+      false,
     );
   };
   // Rounds of one process, two, and two for one account: the figures are the medians of the rounds'.
