@@ -51,19 +51,30 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
   return false;
 }
 
+/** Starts `npx -y pnpm@10 start` in a process group of its own (as a terminal runs it) and waits until it serves: its port. */
+async function startCommand(): Promise<number> {
+  const port = await freePort();
+  dir = mkdtempSync(join(tmpdir(), 'spillway-start-'));
+  started = spawn('npx', ['-y', 'pnpm@10', 'start'], {
+    cwd: root,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SPILLWAY_DB: join(dir, 'db.sqlite'), SPILLWAY_LOG_LEVEL: 'warn' },
+  });
+  expect(await waitFor(() => health(port), 90_000)).toBe(true);
+  return port;
+}
+
 describe("the README's start command", () => {
   it('stops the server when the wrapper gets SIGTERM: no orphan keeps the port', { timeout: 120_000 }, async () => {
-    const port = await freePort();
-    dir = mkdtempSync(join(tmpdir(), 'spillway-start-'));
-    started = spawn('npx', ['-y', 'pnpm@10', 'start'], {
-      cwd: root,
-      detached: true,
-      stdio: 'ignore',
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SPILLWAY_DB: join(dir, 'db.sqlite'), SPILLWAY_LOG_LEVEL: 'warn' },
-    });
-    expect(await waitFor(() => health(port), 90_000)).toBe(true);
+    const port = await startCommand();
+    process.kill(started!.pid!, 'SIGTERM');
+    expect(await waitFor(async () => !(await health(port)), 15_000)).toBe(true);
+  });
 
-    process.kill(started.pid!, 'SIGTERM');
+  it('stops the server on Ctrl-C in its terminal (SIGINT to the whole process group)', { timeout: 120_000 }, async () => {
+    const port = await startCommand();
+    process.kill(-started!.pid!, 'SIGINT');
     expect(await waitFor(async () => !(await health(port)), 15_000)).toBe(true);
   });
 });
