@@ -15,14 +15,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 let files = 0;
 
-/** A storage on a new file holding one message of an account, accepted at once. */
-async function withMessage(): Promise<{ storage: SqliteStorage; filename: string; id: number }> {
-  const filename = join(dir, `db-${++files}.db`);
-  const storage = createSqliteStorage({ filename });
-  await storage.migrate();
-  const account = await storage.createAccount({ login: `a${files}`, name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
+/** Stores one message of `accountId`, accepted at once: its id. */
+async function ingestOne(storage: SqliteStorage, accountId: number): Promise<number> {
   const result = await storage.ingest({
-    accountId: account.id,
+    accountId,
     at: 10,
     chargeDescription: 'message',
     messages: [
@@ -46,7 +42,16 @@ async function withMessage(): Promise<{ storage: SqliteStorage; filename: string
     ],
   });
   if (result.status !== 'accepted') throw new Error(result.status);
-  return { storage, filename, id: result.ids[0]! };
+  return result.ids[0]!;
+}
+
+/** A storage on a new file holding one message of an account, accepted at once. */
+async function withMessage(): Promise<{ storage: SqliteStorage; filename: string; id: number; accountId: number }> {
+  const filename = join(dir, `db-${++files}.db`);
+  const storage = createSqliteStorage({ filename });
+  await storage.migrate();
+  const account = await storage.createAccount({ login: `a${files}`, name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
+  return { storage, filename, id: await ingestOne(storage, account.id), accountId: account.id };
 }
 
 const entry = (messageId: number, status: HistoryEntry['status'], at: number): HistoryEntry => ({
@@ -58,11 +63,13 @@ const entry = (messageId: number, status: HistoryEntry['status'], at: number): H
   error: null,
 });
 /** A storage holding one message, and another storage (another connection) on the same file, for `run`; closed after it. */
-async function withTwoConnections(run: (storage: SqliteStorage, other: SqliteStorage, id: number) => Promise<void>): Promise<void> {
-  const { storage, filename, id } = await withMessage();
+async function withTwoConnections(
+  run: (storage: SqliteStorage, other: SqliteStorage, id: number, accountId: number) => Promise<void>,
+): Promise<void> {
+  const { storage, filename, id, accountId } = await withMessage();
   const other = createSqliteStorage({ filename });
   try {
-    await run(storage, other, id);
+    await run(storage, other, id, accountId);
   } finally {
     await other.close();
     await storage.close();
@@ -91,6 +98,19 @@ describe('status reads of a file storage', () => {
       expect(await statuses(storage, id)).toEqual([]);
       await nextTurn();
       expect(await statuses(storage, id)).toEqual(['Sent']);
+    }));
+
+  it("find a message another connection stored within the turn, after the turn's snapshot", () =>
+    withTwoConnections(async (storage, other, id, accountId) => {
+      await nextTurn();
+      expect(await statuses(storage, id)).toEqual([]);
+      // Another thread accepts a message and answers its client, who asks for its status at once:
+      // the ask can land in a turn whose snapshot is older than the acceptance.
+      const stored = await ingestOne(other, accountId);
+      const read = await storage.getMessageWithHistory(stored);
+      expect(read?.message.id).toBe(stored);
+      // An id nobody stored is still not found.
+      expect(await storage.getMessageWithHistory(stored + 1)).toBeNull();
     }));
 
   it('end their read transaction with the turn, so that a checkpoint can take the whole log', () =>
