@@ -110,17 +110,10 @@ export function createMessageStore(db: Database.Database, reader?: TurnReader): 
     return 'changed';
   });
   const appendHistoryTx = db.transaction((entries: HistoryEntry[]) => st().insertHistory.insert(historyRowValues(entries)));
-  const readWithHistory = (id: number) => {
-    if (!readerWithHistory) return st().withHistory.get(id);
-    const row = reader!.read(() => readerWithHistory().get(id));
-    if (row) return row;
-    // Not in the turn's snapshot: perhaps stored by another connection since, its client answered
-    // and asking at once (another HTTP thread's acceptance). A miss reads afresh.
-    reader!.end();
-    return reader!.read(() => readerWithHistory().get(id));
-  };
   const withHistory = (id: number) => {
-    const row = readWithHistory(id);
+    // A message another connection stored since the turn's snapshot (another HTTP thread's
+    // acceptance, its client asking at once) is found: TurnReader.find reads a miss afresh.
+    const row = readerWithHistory ? reader!.find(() => readerWithHistory().get(id)) : st().withHistory.get(id);
     if (!row) return null;
     const [, listId, accountId, kind, customerMessageId, status, expiresAt, cost] = JSON.parse(row[0]) as StatusScalars;
     const message = statusViewFromRow({

@@ -14,11 +14,11 @@ import { afterTurn } from '@spillway/core/storage';
  * What a turn's reads see: everything committed before its first read (so, as with the other
  * per-turn reads, everything committed before the turn began), and every write this storage makes
  * itself, since the storage ends the transaction before each of its other operations (`end`), so
- * that a read after a write, in any turn, starts a transaction that sees it. A message the snapshot
- * does not hold is looked for again in a new transaction (the message store's status read): another
- * connection may have stored it since, and answered a client who asks for it at once. A separate
- * connection, because a read transaction left open on the writing connection would make its next
- * write transaction a nested one, upgraded from a stale snapshot.
+ * that a read after a write, in any turn, starts a transaction that sees it. What the snapshot
+ * does not hold is looked for again in a new transaction ({@link find}): another connection may
+ * have stored it since, and answered a client who asks for it at once. A separate connection,
+ * because a read transaction left open on the writing connection would make its next write
+ * transaction a nested one, upgraded from a stale snapshot.
  */
 export class TurnReader {
   readonly db: Database.Database;
@@ -41,6 +41,18 @@ export class TurnReader {
       afterTurn(() => this.end());
     }
     return fn();
+  }
+
+  /**
+   * {@link read} of a row that may have been stored after the turn's snapshot was taken: a miss
+   * ends the transaction and reads again in a new one, which sees every commit so far. A found row
+   * costs nothing more; an unknown one costs a second read.
+   */
+  find<T>(fn: () => T | undefined): T | undefined {
+    const found = this.read(fn);
+    if (found !== undefined) return found;
+    this.end();
+    return this.read(fn);
   }
 
   /** Ends the turn's read transaction, if one is open: the next read begins another, which sees every commit so far. */
