@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { addRequestCounts } from '@spillway/http';
+import { addRequestCounts, INTERNAL_ERROR_BODY } from '@spillway/http';
 import type { HttpSharedState, RequestCounts, SendAnswer } from '@spillway/http';
 import type { ServerConfig } from './config.ts';
 import type { ConnectionCounts } from './connection-balance.ts';
@@ -83,7 +83,7 @@ export async function startHttpThreads(options: {
             .send(message.accountId, message.body)
             .catch((error: unknown): SendAnswer => {
               logger.error({ err: error }, 'a send of an HTTP thread failed on the main thread');
-              return { status: 500, body: JSON.stringify({ error: 'internal', message: 'Internal server error', status: 500 }) };
+              return { status: 500, body: JSON.stringify(INTERNAL_ERROR_BODY) };
             })
             .then((answer) => thread.postMessage({ sent: id, answer } satisfies SentAnswer));
         } else {

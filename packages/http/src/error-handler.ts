@@ -30,6 +30,9 @@ export function errorResponse(c: Context, body: ErrorBody): Response {
   return c.json(body, body.status as ContentfulStatusCode);
 }
 
+/** The body of every 500: nothing of the error itself (its message or stack may hold internals). */
+export const INTERNAL_ERROR_BODY: ErrorBody = Object.freeze({ error: 'internal', message: 'Internal server error', status: 500 });
+
 /** What an error is answered with: its body, and `Retry-After` when the client should wait. */
 export interface ErrorAnswer {
   body: ErrorBody;
@@ -67,7 +70,7 @@ export function errorAnswer(
     path,
     error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
   });
-  return { body: { error: 'internal', message: 'Internal server error', status: 500 } };
+  return { body: INTERNAL_ERROR_BODY };
 }
 
 /** The app's error handler: {@link errorAnswer} as a Hono answer. */

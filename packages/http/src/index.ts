@@ -14,7 +14,7 @@ export { authenticate, readCredentials, BASIC_CHALLENGE } from './auth.ts';
 export type { Credentials } from './auth.ts';
 export { rateLimit } from './rate-limit.ts';
 export { readJson, isJsonContentType } from './read-json.ts';
-export { errorResponse } from './error-handler.ts';
+export { errorResponse, INTERNAL_ERROR_BODY } from './error-handler.ts';
 export type { ErrorBody } from './error-handler.ts';
 export { defineRoute, mountRoutes, buildOpenApiDocument, routeRecords, jsonSchemaOf } from './openapi.ts';
 export type { RouteSpec, RouteAuth, RouteMethod, RouteResponse, OpenApiInfo } from './openapi.ts';
