@@ -51,4 +51,29 @@ describe('first-step waiter', () => {
     await tick();
     expect(state.done).toBe(true);
   });
+
+  it('reads again at once after a poke that came during its read, without waiting for the next poll', async () => {
+    const clock = createFakeClock();
+    const storage = fakeStorage();
+    // The first read answers what the storage held when it began, and returns only when the test says.
+    let finishFirstRead: (() => void) | null = null;
+    let reads = 0;
+    const gated = {
+      getMessageWithHistory: async (id: number) => {
+        const seen = structuredClone(storage.rows.get(id) ?? null);
+        if (reads++ === 0) await new Promise<void>((r) => (finishFirstRead = r));
+        return seen;
+      },
+    };
+    const waiter = createFirstStepWaiter(gated, clock);
+    const state = settledFlag(waiter.wait([1], 10_000));
+    await tick();
+    // A commit lands while that read is in flight, and is announced then.
+    storage.rows.get(1)!.message.status = 'delivered';
+    waiter.poke();
+    finishFirstRead!();
+    await tick();
+    expect(state.done).toBe(true);
+    expect(reads).toBe(2);
+  });
 });

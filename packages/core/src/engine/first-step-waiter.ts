@@ -12,6 +12,11 @@ const POLL_MS = 20;
  */
 export function createFirstStepWaiter(storage: Pick<MessageStorage, 'getMessageWithHistory'>, clock: Clock) {
   const wakers = new Set<() => void>();
+  /**
+   * Counts pokes, so that a poke that came while a waiter was reading (its commit may be newer than
+   * what the read saw) makes it read again at once instead of sleeping until the next poll.
+   */
+  let pokes = 0;
   /** Sleeps `ms` on the clock, or until `poke()`. */
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -33,6 +38,7 @@ export function createFirstStepWaiter(storage: Pick<MessageStorage, 'getMessageW
   return {
     /** Something was committed in this process: look again now rather than at the next poll. */
     poke(): void {
+      pokes += 1;
       for (const wake of [...wakers]) wake();
     },
     /** Resolves when every message of `ids` was handed to a channel or ended, or after `timeoutMs`. */
@@ -40,9 +46,11 @@ export function createFirstStepWaiter(storage: Pick<MessageStorage, 'getMessageW
       const deadline = clock.now() + timeoutMs;
       let open = ids;
       for (;;) {
+        const seen = pokes;
         const done = await Promise.all(open.map(settled));
         open = open.filter((_, i) => !done[i]);
         if (open.length === 0 || clock.now() >= deadline) return;
+        if (pokes !== seen) continue;
         await sleep(Math.min(POLL_MS, deadline - clock.now()));
       }
     },
