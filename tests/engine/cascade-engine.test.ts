@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { engineFixture } from '../support/engine-fixture.ts';
 import { bots, cascade, cascadeHelpers, rejection } from '../support/cascade-helpers.ts';
 import type { RouteInput } from '@spillway/core';
@@ -299,7 +299,7 @@ describe('cascade engine: checks at send', () => {
     f = await engineFixture();
     let answered = false;
     const pending = f.engine.cascades
-      .send(f.account.id, [cascade('99900000000')], {
+      .send(f.account.id, [cascade('99900000000', { id: 'ref-1' })], {
         ...bots,
         referralGuid: '6f1c2b8e-0000-4000-8000-000000000001',
         waitForFirstStep: true,
@@ -308,7 +308,10 @@ describe('cascade engine: checks at send', () => {
         answered = true;
         return r;
       });
-    await new Promise((r) => setTimeout(r, 20));
+    // Stored and not answered: the send waits for the worker (a drain before the ingest ends would find nothing).
+    await vi.waitFor(async () => expect(await f.storage.getMessageByTrackinId(f.account.id, 'ref-1')).not.toBeNull(), {
+      timeout: 10_000,
+    });
     expect(answered).toBe(false);
     await f.engine.drain();
     const [accepted] = await pending;
