@@ -38,14 +38,17 @@ describe('stopping while every commit fails', () => {
     // The driver holds the send until released: it is in flight when the commits start failing.
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
+    let entered: () => void = () => {};
+    const withDriver = new Promise<void>((resolve) => (entered = resolve));
     const send = f.simulator.send.bind(f.simulator);
     f.simulator.send = async (attempt, ctx) => {
+      entered();
       await held;
       return send(attempt, ctx);
     };
     await f.engine.messages.send(f.account.id, { messages: [{ from: 'Shop', to: '491510000001', text: 'Hello', type: 'sms' }] });
     const draining = f.engine.drain();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await withDriver;
     let attempts = 0;
     f.storage.commit = async () => {
       attempts++;
