@@ -20,6 +20,7 @@ import { cascadeKindHandler } from './cascade-kind-handler.ts';
 import type { CascadeMeta } from './cascade-meta.ts';
 import { buildCascadeStatus } from './cascade-status.ts';
 import type { CascadeAccepted, CascadeSendOptions, CascadeService } from './cascade-types.ts';
+import { approvedChannels } from './alpha-names.ts';
 import { createFirstStepWaiter } from './first-step-waiter.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { fromMicros } from './money.ts';
@@ -71,7 +72,11 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
 
   /** Alpha-names must be the account's; every variable must be known (400 listing every path). */
   async function check(accountId: number, validated: ValidatedCascade[]): Promise<Map<string, string>> {
-    const names = new Set((await storage.listAlphaNames(accountId)).map((a) => a.name));
+    const names = await approvedChannels(
+      storage,
+      accountId,
+      validated.map((v) => ({ name: v.fromName })),
+    );
     const details: ErrorDetail[] = validated
       .filter((v) => !names.has(v.fromName))
       .map((v) => ({ path: `${v.path}.fromName`, message: `alpha-name "${v.fromName}" is not an approved alpha-name of this account` }));

@@ -50,7 +50,12 @@ export interface AccountStorage {
 
   /** Creates the alpha-name or replaces its approved channels. */
   upsertAlphaName(input: { accountId: number; name: string; channels: ChannelId[] }): Promise<AlphaName>;
+  /** Reads the alpha-name now, never memoized: what a refusal on the list's word is checked against. */
   getAlphaName(accountId: number, name: string): Promise<AlphaName | null>;
+  /**
+   * The account's alpha-names, by name. An adapter may share one read among the calls of a turn of
+   * the event loop (a change another connection commits during the turn is seen from the next).
+   */
   listAlphaNames(accountId: number): Promise<AlphaName[]>;
   setAlphaNameCallback(accountId: number, name: string, url: string | null): Promise<AlphaName | null>;
 

@@ -62,5 +62,16 @@ export function runPerTurnReadsContract(options: PerTurnReadsContractOptions): v
         await close();
       }
     });
+
+    it("one alpha-name is read at once, another storage's change included, whatever the turn's list holds", async () => {
+      const { a, b, account, close } = await opened();
+      try {
+        expect(await b.listAlphaNames(account.id)).toEqual([]);
+        await a.upsertAlphaName({ accountId: account.id, name: 'Shop', channels: ['sms'] });
+        expect(await b.getAlphaName(account.id, 'Shop')).toMatchObject({ name: 'Shop', channels: ['sms'] });
+      } finally {
+        await close();
+      }
+    });
   });
 }
