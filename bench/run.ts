@@ -271,7 +271,8 @@ async function endToEnd(total: number): Promise<number> {
       first ||= messages[0]!.messageId;
       last = messages.at(-1)!.messageId;
     }
-    // Cheap polls of the last message over HTTP, then a count over a read-only handle of the file.
+    // Cheap polls of the last message over HTTP, then a count over a read-only handle of the file,
+    // every 5 ms: the end is seen within 5 ms of the last delivery (50 ms polls added up to 1 %).
     const statusOf = async (id: number) =>
       (
         (await (await fetch(`${server.base}/bat/message/${id}`, { headers: { 'x-authorization-key': KEY } })).json()) as {
@@ -281,7 +282,7 @@ async function endToEnd(total: number): Promise<number> {
     const deadline = Date.now() + 600_000;
     const wait = async () => {
       if (Date.now() > deadline) throw new Error('not every message was delivered within 10 minutes');
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 5));
     };
     while ((await statusOf(last)) !== 'delivered') await wait();
     // The storage package's own better-sqlite3 (the root has none of its own).
