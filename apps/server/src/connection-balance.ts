@@ -65,16 +65,26 @@ export function balanceConnections(server: Server, balance: ConnectionBalance): 
   const reading = new WeakSet<Socket>();
   /** Connections that wrote: writers for good, so that reads never move them off the writer again. */
   const wrote = new WeakSet<Socket>();
-  server.on('connection', (socket: Socket) => {
+  /** Connections counted open, each uncounted (and its reading with it) when it closes. */
+  const tracked = new WeakSet<Socket>();
+  const track = (socket: Socket) => {
+    if (tracked.has(socket)) return;
+    tracked.add(socket);
     Atomics.add(open, index, 1);
     socket.once('close', () => {
       Atomics.sub(open, index, 1);
       if (reading.delete(socket)) Atomics.sub(readers, index, 1);
     });
-  });
+  };
+  server.on('connection', track);
   // Before the app's listener: the header must be set before anything is written.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
+    // A connection the server took before this was called (the main thread serves alone until its
+    // extra threads are up) is counted from its next request on, and uncounted when it closes:
+    // counted as reading without its close, it stayed a reader of this thread for good, and the
+    // other threads kept every reading connection.
+    track(socket);
     if (!READS.has(req.method ?? '')) {
       if (reading.delete(socket)) Atomics.sub(readers, index, 1);
       wrote.add(socket);
