@@ -72,13 +72,13 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
 
   /** Alpha-names must be the account's; every variable must be known (400 listing every path). */
   async function check(accountId: number, validated: ValidatedCascade[]): Promise<Map<string, string>> {
-    const names = await approvedChannels(
+    const approved = await approvedChannels(
       storage,
       accountId,
       validated.map((v) => ({ name: v.fromName })),
     );
     const details: ErrorDetail[] = validated
-      .filter((v) => !names.has(v.fromName))
+      .filter((v) => !approved.has(v.fromName))
       .map((v) => ({ path: `${v.path}.fromName`, message: `alpha-name "${v.fromName}" is not an approved alpha-name of this account` }));
     const ids = [...new Set(validated.flatMap((v) => cascadeVariableRefs(v).map((r) => r.id)))];
     const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));

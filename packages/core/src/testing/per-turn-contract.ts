@@ -67,6 +67,8 @@ export function runPerTurnReadsContract(options: PerTurnReadsContractOptions): v
       const { a, b, account, close } = await opened();
       try {
         expect(await b.listAlphaNames(account.id)).toEqual([]);
+        // Read once before the change, so that a memo of this read too would answer it stale.
+        expect(await b.getAlphaName(account.id, 'Shop')).toBeNull();
         await a.upsertAlphaName({ accountId: account.id, name: 'Shop', channels: ['sms'] });
         expect(await b.getAlphaName(account.id, 'Shop')).toMatchObject({ name: 'Shop', channels: ['sms'] });
       } finally {
