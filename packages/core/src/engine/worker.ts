@@ -55,6 +55,8 @@ export interface WorkerDeps {
   unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
   /** Called after each commit with the events applied to each message (the reachability memory learns from them). */
   onApplied?: (applied: Array<{ message: StoredMessage; events: PendingEvent[] }>) => Promise<void>;
+  /** Another connection is in a write transaction now (`EngineOptions.writerBusy`): a round may then only send. */
+  writerBusy?: () => boolean;
 }
 
 /** A send handed to a driver whose result has not come back. */
@@ -261,9 +263,14 @@ export function createWorker(deps: WorkerDeps) {
         driver.start(ctx(driver)).catch(deps.onError);
       }
     }
-    await resolveProviderIds();
-    const events = queue.splice(0);
-    const inbox = claiming ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
+    // While another connection writes (an ingest holds the write lock), a round with handed-over
+    // messages to send and room for them in flight only sends them: taking them is a read and a
+    // send writes nothing until its result. Results, receipts and claims, which need the lock, wait
+    // in memory for a round after the other transaction, which applies them all in one commit.
+    const sendOnly = claiming && handedOver.length > 0 && inFlight.size + deps.batchSize <= maxInFlight && deps.writerBusy?.() === true;
+    if (!sendOnly) await resolveProviderIds();
+    const events = sendOnly ? [] : queue.splice(0);
+    const inbox = claiming && !sendOnly ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
     for (const r of inbox) {
       events.push({
         messageId: r.messageId,
@@ -277,7 +284,7 @@ export function createWorker(deps: WorkerDeps) {
       });
     }
     const capacity = claiming ? Math.min(deps.batchSize, maxInFlight - inFlight.size) : 0;
-    const claimed = capacity > 0 ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
+    const claimed = capacity > 0 && !sendOnly ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
     if (capacity > claimed.length && handedOver.length > 0) {
       // Handed-over messages beyond the capacity wait for a later round (their lease holds them).
       // One this worker already holds (claimed again after its hand-over's lease ran out) is not

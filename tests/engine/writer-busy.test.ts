@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, createFakeClock } from '@spillway/core';
+import type { Storage } from '@spillway/core';
+import { createSimulator } from '@spillway/channels';
+import { createNodeHasher } from '@spillway/http';
+import { testStorage } from '../support/engine-fixture.ts';
+
+// While another connection holds the write lock (`writerBusy`: the reference server's HTTP thread
+// inside an ingest), a worker round with handed-over messages to send, and room in flight for
+// them, only sends them; what needs the lock (results, receipts, claims) waits for a round after.
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const hasher = createNodeHasher({ N: 2 ** 12 });
+
+/**
+ * An API engine handing over to the worker of a second engine (one message a round, `maxInFlight`
+ * at most in flight), on one storage that records each commit's number of updates and how many
+ * messages the simulator had been handed by then.
+ */
+async function setup(options: { busy: () => boolean; maxInFlight?: number }) {
+  const inner = await testStorage();
+  cleanups.push(() => inner.close());
+  const simulator = createSimulator({ latencyMs: 0 });
+  const commits: Array<{ updates: number; sentBefore: number }> = [];
+  const storage: Storage = {
+    ...inner,
+    async commit(commit) {
+      commits.push({ updates: commit.updates.length, sentBefore: simulator.sent.length });
+      return inner.commit(commit);
+    },
+  };
+  const clock = createFakeClock(Date.UTC(2026, 10, 27, 12));
+  const api = createEngine({ storage, channels: [], hasher, clock, worker: false, handOverTo: 'w-busy' });
+  const workers = createEngine({
+    storage,
+    channels: [simulator],
+    hasher,
+    clock,
+    workerId: 'w-busy',
+    batchSize: 1,
+    writerBusy: options.busy,
+    ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+  });
+  const account = await api.accounts.create({ login: 'shop', password: 'correct horse', balance: 100 });
+  await api.accounts.approveAlphaName(account.id, 'Shop');
+  const res = await api.messages.send(account.id, {
+    messages: ['99900000000100', '99900000000200', '99900000000300'].map((to) => ({
+      from: 'Shop',
+      to,
+      text: 'Hello',
+      type: 'sms' as const,
+    })),
+  });
+  const ids = res.messages.map((m) => m.messageId);
+  /** The messages' statuses once the simulator's delivery reports (due at once) are applied. */
+  const delivered = async () => {
+    await clock.advance(1);
+    await workers.drain();
+    return Promise.all(ids.map(async (id) => (await api.messages.status(account.id, id)).deliverystatus));
+  };
+  return { simulator, commits, workers, ids, delivered };
+}
+
+describe('worker rounds while another connection writes', () => {
+  it('without a busy writer, each round commits the result of the send before it', async () => {
+    const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => false });
+    workers.handOver(ids);
+    await workers.drain();
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+    expect(commits.map((c) => c.updates)).toEqual([1, 1, 1]);
+    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('with a busy writer, the rounds send every handed-over message first, then commit their results at once', async () => {
+    const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => true });
+    workers.handOver(ids);
+    await workers.drain();
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+    // Nothing left to send: the round commits although the writer is still busy (no starvation).
+    expect(commits).toEqual([{ updates: 3, sentBefore: 3 }]);
+    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('with a busy writer, results are committed as soon as the sends in flight would pass maxInFlight', async () => {
+    const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => true, maxInFlight: 2 });
+    workers.handOver(ids);
+    await workers.drain();
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+    expect(commits).toEqual([
+      { updates: 2, sentBefore: 2 },
+      { updates: 1, sentBefore: 3 },
+    ]);
+    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('a writer busy only at the start of a round is not waited for: the next round commits', async () => {
+    let busy = true;
+    const { simulator, commits, workers, ids, delivered } = await setup({
+      busy: () => {
+        // Busy for the first round's look only.
+        const was = busy;
+        busy = false;
+        return was;
+      },
+    });
+    workers.handOver(ids);
+    await workers.drain();
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+    expect(commits).toEqual([
+      { updates: 1, sentBefore: 2 },
+      { updates: 1, sentBefore: 3 },
+      { updates: 1, sentBefore: 3 },
+    ]);
+    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+});
