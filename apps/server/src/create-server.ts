@@ -31,6 +31,7 @@ import { startThread, stopThread } from './threads.ts';
 import { balanceConnections, connectionCounts, registerConnectionsGauge } from './connection-balance.ts';
 import type { ConnectionBalance } from './connection-balance.ts';
 import { startHttpThreads } from './http-threads.ts';
+import { createWriteFlag, openWriteFlag, type WriteFlag } from './write-flag.ts';
 import type { HttpThreads } from './http-threads.ts';
 
 export interface SpillwayServer {
@@ -64,6 +65,8 @@ export interface CreateServerOptions {
   workerId?: string;
   /** Observes every committed worker round (the workers' thread counts them for the HTTP thread's `/metrics`). */
   onCommit?: (commit: Commit) => void;
+  /** The HTTP thread's {@link WriteFlag} (the workers' thread of a SQLite file): its commits raise it, its rounds read it. */
+  writeFlag?: SharedArrayBuffer;
   /**
    * Collect Prometheus metrics on a registry of this server's own. The workers' thread collects
    * none (its counts go to the HTTP thread through `onCommit`). @default true
@@ -128,6 +131,10 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const checkpointFile = threaded ? sqliteFile(config) : null;
   const storage = openStorage(config, checkpointFile !== null || options.checkpointsElsewhere === true);
   await storage.migrate();
+  // The HTTP thread's ingests and the workers' thread's commits say when they hold the write lock.
+  const writeFlag = options.writeFlag ? openWriteFlag(options.writeFlag) : checkpointFile !== null ? createWriteFlag() : null;
+  if (options.writeFlag) writeFlag?.markCommits(storage);
+  else writeFlag?.markIngests(storage);
   // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
   let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const configured: BuiltDrivers = config.SPILLWAY_CONFIG
@@ -194,6 +201,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(httpThread ? { onWork: httpThread.onWork, ...(httpThread.handOverTo ? { handOverTo: httpThread.handOverTo } : {}) } : {}),
       ...(options.workerId ? { workerId: options.workerId } : {}),
       ...(options.onCommit ? { onCommit: options.onCommit } : {}),
+      ...(options.writeFlag && writeFlag ? { writerBusy: writeFlag.ingesting } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       // The workers' errors: createSpillway's (a busy database a warning, anything else an error).
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,
@@ -280,7 +288,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known)
-        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, logger, recordCounts);
+        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, writeFlag, logger, recordCounts);
       const running = await serve({
         fetch: spillway.fetch,
         direct: spillway.direct,
@@ -294,7 +302,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
         return { port: running.port, url };
       }
       if (threaded && !thread)
-        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, logger, recordCounts);
+        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, writeFlag, logger, recordCounts);
       if (counts && shared && !httpThreadsRunning) {
         // The others accept from the same socket with descriptors of their own; this thread writes.
         httpThreadsRunning = await startHttpThreads({
@@ -361,15 +369,22 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 async function startWorkerThread(
   config: ServerConfig,
   workerId: string,
+  writeFlag: WriteFlag | null,
   logger: Logger,
   record: (counts: EngineCounts) => void,
 ): Promise<Worker> {
-  const thread = await startThread('worker-thread', { config, workerId } satisfies WorkerThreadData);
+  const thread = await startThread('worker-thread', {
+    config,
+    workerId,
+    ...(writeFlag ? { writeFlag: writeFlag.buffer } : {}),
+  } satisfies WorkerThreadData);
   // The thread's rounds, counted there: this thread's registry serves /metrics.
   thread.on('message', (message: unknown) => {
     if (typeof message === 'object' && message !== null && 'engineCounts' in message) record(message.engineCounts as EngineCounts);
   });
   thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
+  // Ended inside a commit, it would leave every ingest waiting for the commit's end.
+  thread.once('exit', () => writeFlag?.clearCommits());
   return thread;
 }
 

@@ -18,11 +18,13 @@ export interface WorkerThreadData {
   config: ServerConfig;
   /** The worker id the HTTP thread hands accepted messages over to. */
   workerId: string;
+  /** The HTTP thread's write flag (a SQLite file): see `WriteFlag`. */
+  writeFlag?: SharedArrayBuffer;
 }
 
 const port = parentPort;
 if (!port) throw new Error('worker-thread.ts runs as a worker thread');
-const { config, workerId } = workerData as WorkerThreadData;
+const { config, workerId, writeFlag } = workerData as WorkerThreadData;
 // The rounds' metrics, counted here and sent to the HTTP thread, whose registry serves /metrics:
 // at most every METRICS_FLUSH_MS, and once more when the thread stops.
 let counts: EngineCounts = { events: [], finished: [] };
@@ -45,6 +47,7 @@ const server = await createServer(
     // Counted for the HTTP thread, not on a registry here that nothing serves.
     metrics: false,
     onCommit: (commit) => void countCommit(commit, counts),
+    ...(writeFlag ? { writeFlag } : {}),
   },
 );
 await server.listen();

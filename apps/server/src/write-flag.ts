@@ -1,0 +1,104 @@
+import type { Storage } from '@spillway/core';
+
+/** The words of a {@link WriteFlag}: the HTTP thread's ingests, the workers' thread's commits. */
+const INGESTING = 0;
+const COMMITTING = 1;
+/**
+ * How long an ingest waits at most for a commit of the workers' thread to end before it begins
+ * anyway (SQLite's busy handler then waits for the lock): a bound, should the flag be stale.
+ */
+const WAIT_FOR_COMMIT_MS = 100;
+
+/** `Atomics.waitAsync` (Node 16 on; in TypeScript's ES2024 library, past the ES2023 this project targets). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+  }
+).waitAsync;
+
+/**
+ * Who of the reference server's two writing threads is inside a write transaction of its SQLite
+ * file, in two words of shared memory: the HTTP thread's ingests and the workers' thread's round
+ * commits. SQLite's lock lets one write at a time, and a writer that finds it taken sleeps in
+ * the busy handler, 1, 2, 5, 10 … ms at a time: a 5000-message ingest kept the workers' thread
+ * asleep for most of its transaction, and a commit woke an ingest behind it late. So:
+ * - while an ingest runs, the workers' rounds only hand their handed-over messages to the
+ *   drivers, which takes no lock (`EngineOptions.writerBusy`), and commit after it;
+ * - an ingest that finds a commit running waits for its end without blocking the HTTP thread's
+ *   event loop (`Atomics.waitAsync`), woken the moment the commit ends.
+ * Both are hints over SQLite's own lock, which still decides: a stale word costs time, not
+ * correctness (`docs/decisions.md`, "Speed, twentieth pass").
+ */
+export interface WriteFlag {
+  /** The shared words, for the other thread ({@link openWriteFlag}). */
+  readonly buffer: SharedArrayBuffer;
+  /** Whether an ingest's transaction runs now (the workers' engine's `writerBusy`). */
+  ingesting(): boolean;
+  /** Makes `storage`'s ingests wait for a running commit, then raise the flag while their transaction runs. */
+  markIngests(storage: Pick<Storage, 'ingest' | 'ingestMany'>): void;
+  /** Makes `storage`'s round commits raise the flag while their transaction runs, and wake a waiting ingest after. */
+  markCommits(storage: Pick<Storage, 'commit'>): void;
+  /** Clears the commits' word (the workers' thread ended, perhaps inside a commit). */
+  clearCommits(): void;
+}
+
+/** A new {@link WriteFlag} (the HTTP thread's). */
+export function createWriteFlag(): WriteFlag {
+  return openWriteFlag(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/** The {@link WriteFlag} over a buffer another thread made. */
+export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
+  const words = new Int32Array(buffer);
+  /**
+   * Raises `word` around `write`, whose transaction runs within the call (better-sqlite3 is
+   * synchronous; the promise it answers is settled already), and wakes a waiter after.
+   */
+  const raising =
+    <A extends unknown[], R>(word: number, write: (...args: A) => R) =>
+    (...args: A): R => {
+      Atomics.store(words, word, 1);
+      try {
+        return write(...args);
+      } finally {
+        Atomics.store(words, word, 0);
+        Atomics.notify(words, word);
+      }
+    };
+  /** Resolves once no commit runs, or after {@link WAIT_FOR_COMMIT_MS}. */
+  const commitEnded = async (): Promise<void> => {
+    const deadline = performance.now() + WAIT_FOR_COMMIT_MS;
+    for (let left = WAIT_FOR_COMMIT_MS; left > 0 && Atomics.load(words, COMMITTING) === 1; left = deadline - performance.now()) {
+      const wait = waitAsync(words, COMMITTING, 1, left);
+      if (wait.async) await wait.value;
+    }
+  };
+  return {
+    buffer,
+    ingesting: () => Atomics.load(words, INGESTING) === 1,
+    markIngests(storage) {
+      const ingest = raising(INGESTING, storage.ingest);
+      const ingestMany = raising(INGESTING, storage.ingestMany);
+      storage.ingest = async (batch) => {
+        if (Atomics.load(words, COMMITTING) === 1) await commitEnded();
+        return ingest(batch);
+      };
+      storage.ingestMany = async (batches) => {
+        if (Atomics.load(words, COMMITTING) === 1) await commitEnded();
+        return ingestMany(batches);
+      };
+    },
+    markCommits(storage) {
+      storage.commit = raising(COMMITTING, storage.commit);
+    },
+    clearCommits() {
+      Atomics.store(words, COMMITTING, 0);
+      Atomics.notify(words, COMMITTING);
+    },
+  };
+}
