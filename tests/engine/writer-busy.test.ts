@@ -75,23 +75,29 @@ describe('worker rounds while another connection writes', () => {
     expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
-  it('with a busy writer, the rounds send every handed-over message first, then commit their results at once', async () => {
+  it('with a busy writer, the rounds send every handed-over message first, then commit the results a batch a round', async () => {
     const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => true });
     workers.handOver(ids);
     await workers.drain();
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-    // Nothing left to send: the round commits although the writer is still busy (no starvation).
-    expect(commits).toEqual([{ updates: 3, sentBefore: 3 }]);
+    // Nothing left to send: the rounds commit although the writer is still busy (no starvation),
+    // each the results of one batch (one message here), not all that gathered.
+    expect(commits).toEqual([
+      { updates: 1, sentBefore: 3 },
+      { updates: 1, sentBefore: 3 },
+      { updates: 1, sentBefore: 3 },
+    ]);
     expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
-  it('with a busy writer, results are committed as soon as the sends in flight would pass maxInFlight', async () => {
+  it('with a busy writer, a round commits once the sends in flight would pass maxInFlight', async () => {
     const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => true, maxInFlight: 2 });
     workers.handOver(ids);
     await workers.drain();
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
     expect(commits).toEqual([
-      { updates: 2, sentBefore: 2 },
+      { updates: 1, sentBefore: 2 },
+      { updates: 1, sentBefore: 3 },
       { updates: 1, sentBefore: 3 },
     ]);
     expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);

@@ -94,7 +94,12 @@ export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
       };
     },
     markCommits(storage) {
-      storage.commit = raising(COMMITTING, storage.commit);
+      const commit = raising(COMMITTING, storage.commit);
+      storage.commit = (round) => {
+        // The workers' thread may block: it would wait in SQLite's busy handler, only later.
+        if (Atomics.load(words, INGESTING) === 1) Atomics.wait(words, INGESTING, 1, WAIT_FOR_COMMIT_MS);
+        return commit(round);
+      };
     },
     clearCommits() {
       Atomics.store(words, COMMITTING, 0);

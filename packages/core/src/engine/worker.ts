@@ -251,6 +251,32 @@ export function createWorker(deps: WorkerDeps) {
     inFlight.set(job.message.id, { step: job.step, done, message: job.message });
   }
 
+  /**
+   * Takes the queue's events of its first `limit` messages out of it, every event of each: a
+   * round's commit carries about a batch of messages however many results gathered meanwhile (the
+   * rounds that only sent while another connection wrote), so that it never holds the write lock
+   * for long.
+   */
+  function takeEvents(limit: number): PendingEvent[] {
+    const ids = new Set<number>();
+    let more = false;
+    for (const e of queue) {
+      if (ids.has(e.messageId)) continue;
+      if (ids.size === limit) {
+        more = true;
+        break;
+      }
+      ids.add(e.messageId);
+    }
+    if (!more) return queue.splice(0);
+    const taken: PendingEvent[] = [];
+    const kept: PendingEvent[] = [];
+    for (const e of queue) (ids.has(e.messageId) ? taken : kept).push(e);
+    queue.length = 0;
+    for (const e of kept) queue.push(e);
+    return taken;
+  }
+
   async function round(): Promise<number> {
     lastRoundFailed = false;
     const now = clock.now();
@@ -269,7 +295,7 @@ export function createWorker(deps: WorkerDeps) {
     // in memory for a round after the other transaction, which applies them all in one commit.
     const sendOnly = claiming && handedOver.length > 0 && inFlight.size + deps.batchSize <= maxInFlight && deps.writerBusy?.() === true;
     if (!sendOnly) await resolveProviderIds();
-    const events = sendOnly ? [] : queue.splice(0);
+    const events = sendOnly ? [] : takeEvents(deps.batchSize);
     const inbox = claiming && !sendOnly ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
     for (const r of inbox) {
       events.push({
