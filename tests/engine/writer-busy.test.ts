@@ -65,62 +65,51 @@ async function setup(options: { busy: () => boolean; maxInFlight?: number }) {
   return { simulator, commits, workers, ids, delivered };
 }
 
+/** Busy for the first look only (a round that found the writer busy once). */
+function busyOnce(): () => boolean {
+  let busy = true;
+  return () => {
+    const was = busy;
+    busy = false;
+    return was;
+  };
+}
+
+/** Each round commits the result of the send before it, with the next message sent first. */
+const ROUND_BY_ROUND = [
+  { updates: 1, sentBefore: 2 },
+  { updates: 1, sentBefore: 3 },
+  { updates: 1, sentBefore: 3 },
+];
+
+type Case = [name: string, options: { busy: () => boolean; maxInFlight?: number }, commits: typeof ROUND_BY_ROUND];
+
 describe('worker rounds while another connection writes', () => {
-  it('without a busy writer, each round commits the result of the send before it', async () => {
-    const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => false });
+  it.each<Case>([
+    ['without a busy writer, each round commits the result of the send before it', { busy: () => false }, ROUND_BY_ROUND],
+    [
+      // Nothing left to send: the rounds commit although the writer is still busy (no
+      // starvation), each the results of one batch (one message here), not all that gathered.
+      'with a busy writer, the rounds send every handed-over message first, then commit the results a batch a round',
+      { busy: () => true },
+      [
+        { updates: 1, sentBefore: 3 },
+        { updates: 1, sentBefore: 3 },
+        { updates: 1, sentBefore: 3 },
+      ],
+    ],
+    [
+      'with a busy writer, a round commits once the sends in flight would pass maxInFlight',
+      { busy: () => true, maxInFlight: 2 },
+      ROUND_BY_ROUND,
+    ],
+    ['a writer busy only at the start of a round is not waited for: the next round commits', { busy: busyOnce() }, ROUND_BY_ROUND],
+  ])('%s', async (_, options, expected) => {
+    const { simulator, commits, workers, ids, delivered } = await setup(options);
     workers.handOver(ids);
     await workers.drain();
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-    expect(commits.map((c) => c.updates)).toEqual([1, 1, 1]);
-    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
-  });
-
-  it('with a busy writer, the rounds send every handed-over message first, then commit the results a batch a round', async () => {
-    const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => true });
-    workers.handOver(ids);
-    await workers.drain();
-    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-    // Nothing left to send: the rounds commit although the writer is still busy (no starvation),
-    // each the results of one batch (one message here), not all that gathered.
-    expect(commits).toEqual([
-      { updates: 1, sentBefore: 3 },
-      { updates: 1, sentBefore: 3 },
-      { updates: 1, sentBefore: 3 },
-    ]);
-    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
-  });
-
-  it('with a busy writer, a round commits once the sends in flight would pass maxInFlight', async () => {
-    const { simulator, commits, workers, ids, delivered } = await setup({ busy: () => true, maxInFlight: 2 });
-    workers.handOver(ids);
-    await workers.drain();
-    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-    expect(commits).toEqual([
-      { updates: 1, sentBefore: 2 },
-      { updates: 1, sentBefore: 3 },
-      { updates: 1, sentBefore: 3 },
-    ]);
-    expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
-  });
-
-  it('a writer busy only at the start of a round is not waited for: the next round commits', async () => {
-    let busy = true;
-    const { simulator, commits, workers, ids, delivered } = await setup({
-      busy: () => {
-        // Busy for the first round's look only.
-        const was = busy;
-        busy = false;
-        return was;
-      },
-    });
-    workers.handOver(ids);
-    await workers.drain();
-    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-    expect(commits).toEqual([
-      { updates: 1, sentBefore: 2 },
-      { updates: 1, sentBefore: 3 },
-      { updates: 1, sentBefore: 3 },
-    ]);
+    expect(commits).toEqual(expected);
     expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
   });
 });
