@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEngine, createFakeClock } from '@spillway/core';
-import type { Storage } from '@spillway/core';
+import type { ChannelDriver, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { testStorage } from '../support/engine-fixture.ts';
@@ -111,5 +111,42 @@ describe('worker rounds while another connection writes', () => {
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
     expect(commits).toEqual(expected);
     expect(await delivered()).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+});
+
+describe("a round's batch of results", () => {
+  it('does not count the events of a send still with its driver: the results behind them are applied meanwhile', async () => {
+    const storage = await testStorage();
+    cleanups.push(() => storage.close());
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // Reports the delivery of a number ending in 01 before its send has answered, and answers it
+    // only once the gate opens; every other number is accepted and delivered at once.
+    const driver: ChannelDriver = {
+      name: 'early-reports',
+      channels: ['sms'],
+      async send(attempt, ctx) {
+        const slow = attempt.to.endsWith('01');
+        if (slow) void ctx.report({ messageId: attempt.messageId, step: attempt.step, outcome: 'delivered' });
+        else setImmediate(() => void ctx.report({ messageId: attempt.messageId, step: attempt.step, outcome: 'delivered' }));
+        if (slow) await gate;
+        return { outcome: 'accepted' };
+      },
+    };
+    // One message a round: the slow message's early report alone would fill a round's batch.
+    const engine = createEngine({ storage, channels: [driver], hasher, batchSize: 1 });
+    const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: 100 });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    const res = await engine.messages.send(account.id, {
+      messages: ['79990000001', '79990000002'].map((to) => ({ from: 'Shop', to, text: 'Hello', type: 'sms' as const })),
+    });
+    const [slow, quick] = res.messages.map((m) => m.messageId) as [number, number];
+    const statusOf = async (id: number) => (await engine.messages.status(account.id, id)).deliverystatus;
+    engine.start();
+    cleanups.push(() => engine.stop());
+    await vi.waitFor(async () => expect(await statusOf(quick)).toBe('delivered'), { timeout: 5_000 });
+    expect(await statusOf(slow)).not.toBe('delivered');
+    open();
+    await vi.waitFor(async () => expect(await statusOf(slow)).toBe('delivered'), { timeout: 5_000 });
   });
 });

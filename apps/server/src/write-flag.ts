@@ -56,8 +56,8 @@ export function createWriteFlag(): WriteFlag {
 export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
   const words = new Int32Array(buffer);
   /**
-   * Raises `word` around `write`, whose transaction runs within the call (better-sqlite3 is
-   * synchronous; the promise it answers is settled already), and wakes a waiter after.
+   * Raises `word` around `write`, whose transaction has run by the time the call returns
+   * (better-sqlite3 is synchronous, whatever promise the storage answers), and wakes a waiter after.
    */
   const raising =
     <A extends unknown[], R>(word: number, write: (...args: A) => R) =>
@@ -82,16 +82,16 @@ export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
     buffer,
     ingesting: () => Atomics.load(words, INGESTING) === 1,
     markIngests(storage) {
-      const ingest = raising(INGESTING, storage.ingest);
-      const ingestMany = raising(INGESTING, storage.ingestMany);
-      storage.ingest = async (batch) => {
-        if (Atomics.load(words, COMMITTING) === 1) await commitEnded();
-        return ingest(batch);
+      /** `write` raising the ingests' word, begun once no commit runs. */
+      const afterCommit = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => {
+        const raised = raising(INGESTING, write);
+        return async (...args: A): Promise<R> => {
+          if (Atomics.load(words, COMMITTING) === 1) await commitEnded();
+          return raised(...args);
+        };
       };
-      storage.ingestMany = async (batches) => {
-        if (Atomics.load(words, COMMITTING) === 1) await commitEnded();
-        return ingestMany(batches);
-      };
+      storage.ingest = afterCommit(storage.ingest);
+      storage.ingestMany = afterCommit(storage.ingestMany);
     },
     markCommits(storage) {
       const commit = raising(COMMITTING, storage.commit);

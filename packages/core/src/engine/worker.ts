@@ -252,23 +252,23 @@ export function createWorker(deps: WorkerDeps) {
   }
 
   /**
-   * Takes the queue's events of its first `limit` messages out of it, every event of each: a
+   * Takes out of the queue every event of its first `limit` messages that a round can apply: a
    * round's commit carries about a batch of messages however many results gathered meanwhile (the
    * rounds that only sent while another connection wrote), so that it never holds the write lock
-   * for long.
+   * for long. The events of a message whose send is still with its driver wait in the queue,
+   * uncounted, until the send's result joins them: counted, a batch of them would hold up every
+   * result behind it for as long as the sends take.
    */
   function takeEvents(limit: number): PendingEvent[] {
+    const answered = new Set<number>();
+    for (const e of queue) if (e.rank === 0) answered.add(e.messageId);
+    const waiting = (id: number) => inFlight.has(id) && !answered.has(id);
     const ids = new Set<number>();
-    let more = false;
     for (const e of queue) {
-      if (ids.has(e.messageId)) continue;
-      if (ids.size === limit) {
-        more = true;
-        break;
-      }
+      if (ids.has(e.messageId) || waiting(e.messageId)) continue;
+      if (ids.size === limit) break;
       ids.add(e.messageId);
     }
-    if (!more) return queue.splice(0);
     const taken: PendingEvent[] = [];
     const kept: PendingEvent[] = [];
     for (const e of queue) (ids.has(e.messageId) ? taken : kept).push(e);
@@ -292,7 +292,7 @@ export function createWorker(deps: WorkerDeps) {
     // While another connection writes (an ingest holds the write lock), a round with handed-over
     // messages to send and room for them in flight only sends them: taking them is a read and a
     // send writes nothing until its result. Results, receipts and claims, which need the lock, wait
-    // in memory for a round after the other transaction, which applies them all in one commit.
+    // in memory for the rounds after the other transaction, which apply them a batch a round.
     const sendOnly = claiming && handedOver.length > 0 && inFlight.size + deps.batchSize <= maxInFlight && deps.writerBusy?.() === true;
     if (!sendOnly) await resolveProviderIds();
     const events = sendOnly ? [] : takeEvents(deps.batchSize);
