@@ -201,7 +201,6 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(httpThread ? { onWork: httpThread.onWork, ...(httpThread.handOverTo ? { handOverTo: httpThread.handOverTo } : {}) } : {}),
       ...(options.workerId ? { workerId: options.workerId } : {}),
       ...(options.onCommit ? { onCommit: options.onCommit } : {}),
-      ...(options.writeFlag && writeFlag ? { writerBusy: writeFlag.ingesting } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),
       // The workers' errors: createSpillway's (a busy database a warning, anything else an error).
       reachabilityTtlSeconds: config.SPILLWAY_REACHABILITY_TTL,

@@ -26,22 +26,21 @@ const waitAsync = (
  * file, in two words of shared memory: the HTTP thread's ingests and the workers' thread's round
  * commits. SQLite's lock lets one write at a time, and a writer that finds it taken sleeps in
  * the busy handler, 1, 2, 5, 10 … ms at a time: a 5000-message ingest kept the workers' thread
- * asleep for most of its transaction, and a commit woke an ingest behind it late. So:
- * - while an ingest runs, the workers' rounds only hand their handed-over messages to the
- *   drivers, which takes no lock (`EngineOptions.writerBusy`), and commit after it;
- * - an ingest that finds a commit running waits for its end without blocking the HTTP thread's
- *   event loop (`Atomics.waitAsync`), woken the moment the commit ends.
+ * asleep for most of its transaction, and a commit woke an ingest behind it late. So each waits
+ * for the other's transaction and is woken the moment it ends:
+ * - a round's commit that finds an ingest running blocks the workers' thread (`Atomics.wait`):
+ *   rounds that went on sending meanwhile, committing after, were slower end to end;
+ * - an ingest that finds a commit running waits without blocking the HTTP thread's event loop
+ *   (`Atomics.waitAsync`).
  * Both are hints over SQLite's own lock, which still decides: a stale word costs time, not
- * correctness (`docs/decisions.md`, "Speed, twentieth pass").
+ * correctness (`docs/decisions.md`, "Speed, twentieth pass" and "twenty-first pass").
  */
 export interface WriteFlag {
   /** The shared words, for the other thread ({@link openWriteFlag}). */
   readonly buffer: SharedArrayBuffer;
-  /** Whether an ingest's transaction runs now (the workers' engine's `writerBusy`). */
-  ingesting(): boolean;
   /** Makes `storage`'s ingests wait for a running commit, then raise the flag while their transaction runs. */
   markIngests(storage: Pick<Storage, 'ingest' | 'ingestMany'>): void;
-  /** Makes `storage`'s round commits raise the flag while their transaction runs, and wake a waiting ingest after. */
+  /** Makes `storage`'s round commits wait for a running ingest, then raise the flag while their transaction runs, and wake a waiting ingest after. */
   markCommits(storage: Pick<Storage, 'commit'>): void;
   /** Clears the commits' word (the workers' thread ended, perhaps inside a commit). */
   clearCommits(): void;
@@ -80,7 +79,6 @@ export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
   };
   return {
     buffer,
-    ingesting: () => Atomics.load(words, INGESTING) === 1,
     markIngests(storage) {
       /** `write` raising the ingests' word, begun once no commit runs. */
       const afterCommit = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => {

@@ -74,7 +74,6 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.workerId ? { owner: options.workerId } : {}),
     ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     ...(options.sendTimeoutMs ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
-    ...(options.writerBusy ? { writerBusy: options.writerBusy } : {}),
     batchSize: options.batchSize ?? 500,
     onError,
   });

@@ -59,15 +59,6 @@ export interface EngineOptions {
    * does not run: then as without it).
    */
   handOverTo?: string | (() => string | undefined);
-  /**
-   * Whether another connection is inside a write transaction of the database right now (the
-   * reference server's HTTP thread storing an ingest, seen through shared memory). While it is,
-   * a round of this engine's worker that has handed-over messages to send, and room in flight for
-   * them, only hands them to their drivers, which takes no write lock: the results and receipts
-   * wait for the next round instead of the worker waiting for the lock to commit them. Without
-   * it every round commits at once (waiting for the lock when it is taken).
-   */
-  writerBusy?: () => boolean;
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */
   maxInFlight?: number;
   /** A driver that has not answered a send after this long fails it temporarily, ms. @default 30000 */

@@ -55,8 +55,6 @@ export interface WorkerDeps {
   unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
   /** Called after each commit with the events applied to each message (the reachability memory learns from them). */
   onApplied?: (applied: Array<{ message: StoredMessage; events: PendingEvent[] }>) => Promise<void>;
-  /** Another connection is in a write transaction now (`EngineOptions.writerBusy`): a round may then only send. */
-  writerBusy?: () => boolean;
 }
 
 /** A send handed to a driver whose result has not come back. */
@@ -253,9 +251,9 @@ export function createWorker(deps: WorkerDeps) {
 
   /**
    * Takes out of the queue every event of its first `limit` messages that a round can apply: a
-   * round's commit carries about a batch of messages however many results gathered meanwhile (the
-   * rounds that only sent while another connection wrote), so that it never holds the write lock
-   * for long. The events of a message whose send is still with its driver wait in the queue,
+   * round's commit carries about a batch of messages however many results gathered meanwhile
+   * (while the round before waited for the write lock, or a driver answered many sends at once),
+   * so that it never holds the write lock for long: an ingest waiting for it is not held up. The events of a message whose send is still with its driver wait in the queue,
    * uncounted, until the send's result joins them: counted, a batch of them would hold up every
    * result behind it for as long as the sends take.
    */
@@ -289,14 +287,9 @@ export function createWorker(deps: WorkerDeps) {
         driver.start(ctx(driver)).catch(deps.onError);
       }
     }
-    // While another connection writes (an ingest holds the write lock), a round with handed-over
-    // messages to send and room for them in flight only sends them: taking them is a read and a
-    // send writes nothing until its result. Results, receipts and claims, which need the lock, wait
-    // in memory for the rounds after the other transaction, which apply them a batch a round.
-    const sendOnly = claiming && handedOver.length > 0 && inFlight.size + deps.batchSize <= maxInFlight && deps.writerBusy?.() === true;
-    if (!sendOnly) await resolveProviderIds();
-    const events = sendOnly ? [] : takeEvents(deps.batchSize);
-    const inbox = claiming && !sendOnly ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
+    await resolveProviderIds();
+    const events = takeEvents(deps.batchSize);
+    const inbox = claiming ? await storage.claimReceipts(now, deps.batchSize, LEASE_MS, owner) : [];
     for (const r of inbox) {
       events.push({
         messageId: r.messageId,
@@ -310,7 +303,7 @@ export function createWorker(deps: WorkerDeps) {
       });
     }
     const capacity = claiming ? Math.min(deps.batchSize, maxInFlight - inFlight.size) : 0;
-    const claimed = capacity > 0 && !sendOnly ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
+    const claimed = capacity > 0 ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
     if (capacity > claimed.length && handedOver.length > 0) {
       // Handed-over messages beyond the capacity wait for a later round (their lease holds them).
       // One this worker already holds (claimed again after its hand-over's lease ran out) is not
