@@ -32,14 +32,14 @@ describe('SharedRecords', () => {
     );
   });
 
-  it('says whether a record was made by the call, and peek makes none', () => {
+  it('makes a record with init on its first update and keeps it on the next, and peek makes none', () => {
     const records = counters(SharedRecords.buffer(10, 1));
     expect(records.peek('a', (r) => r)).toBeNull();
     const init = (values: Float64Array, at: number) => {
       values[at] = 7;
     };
-    expect(records.update('a', 0, init, (r) => [r.fresh, r.values[r.at]])).toEqual([true, 7]);
-    expect(records.update('a', 0, init, (r) => [r.fresh, r.values[r.at]])).toEqual([false, 7]);
+    expect(records.update('a', 0, init, (r) => (r.values[r.at] = r.values[r.at]! + 1))).toBe(8);
+    expect(records.update('a', 0, init, (r) => r.values[r.at])).toBe(8);
     expect(records.size(0)).toBe(1);
   });
 

@@ -11,12 +11,11 @@ const CAPACITY = 1;
 
 /**
  * The slot of a record: `values[at]` to `values[at + fields - 1]` are its fields (`at` is the
- * record's offset in `values`), and `fresh` says whether it was made by this call.
+ * record's offset in `values`).
  */
 export interface SharedRecord {
   readonly values: Float64Array;
   readonly at: number;
-  readonly fresh: boolean;
 }
 
 /**
@@ -78,21 +77,18 @@ export class SharedRecords {
     try {
       const [h1, h2] = hashKey(key);
       let slot = this.find(h1, h2);
-      let fresh = false;
+      let made = false;
       if (slot < 0) {
         slot = this.place(h1, now);
         this.keys[slot * 2] = h1;
         this.keys[slot * 2 + 1] = h2;
-        fresh = true;
+        made = true;
       }
       const at = slot * this.stride;
       // An idle record equals a new one: it is made again, whether or not its slot was reused.
-      if (fresh || this.idle(this.values, at, now)) {
-        init(this.values, at);
-        fresh = true;
-      }
+      if (made || this.idle(this.values, at, now)) init(this.values, at);
       this.values[at + this.fields] = now;
-      return fn({ values: this.values, at, fresh });
+      return fn({ values: this.values, at });
     } finally {
       this.unlock();
     }
@@ -104,7 +100,7 @@ export class SharedRecords {
     try {
       const [h1, h2] = hashKey(key);
       const slot = this.find(h1, h2);
-      return fn(slot < 0 ? null : { values: this.values, at: slot * this.stride, fresh: false });
+      return fn(slot < 0 ? null : { values: this.values, at: slot * this.stride });
     } finally {
       this.unlock();
     }
