@@ -65,7 +65,7 @@ export interface CreateServerOptions {
   workerId?: string;
   /** Observes every committed worker round (the workers' thread counts them for the HTTP thread's `/metrics`). */
   onCommit?: (commit: Commit) => void;
-  /** The HTTP thread's {@link WriteFlag} (the workers' thread of a SQLite file): its commits raise it, its rounds read it. */
+  /** The HTTP thread's {@link WriteFlag} (the workers' thread of a SQLite file): its commits wait for a running ingest, then raise it. */
   writeFlag?: SharedArrayBuffer;
   /**
    * Collect Prometheus metrics on a registry of this server's own. The workers' thread collects

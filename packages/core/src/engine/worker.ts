@@ -253,9 +253,10 @@ export function createWorker(deps: WorkerDeps) {
    * Takes out of the queue every event of its first `limit` messages that a round can apply: a
    * round's commit carries about a batch of messages however many results gathered meanwhile
    * (while the round before waited for the write lock, or a driver answered many sends at once),
-   * so that it never holds the write lock for long: an ingest waiting for it is not held up. The events of a message whose send is still with its driver wait in the queue,
-   * uncounted, until the send's result joins them: counted, a batch of them would hold up every
-   * result behind it for as long as the sends take.
+   * so that it never holds the write lock for long: an ingest waiting for it is not held up. The
+   * events of a message whose send is still with its driver wait in the queue, uncounted, until
+   * the send's result joins them: counted, a batch of them would hold up every result behind it
+   * for as long as the sends take.
    */
   function takeEvents(limit: number): PendingEvent[] {
     const answered = new Set<number>();
