@@ -138,7 +138,7 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
   function admit(account: Account, category: RateCategory): string[] | null {
     const limit = rateLimiter.limitFor(category, account.rateLimits);
     const decision = rateLimiter.take(`${category}:${account.id}`, limit);
-    return decision.allowed ? rateLimitHeaders(decision, limit).flat() : null;
+    return decision.allowed ? rateLimitHeaders(decision, limit) : null;
   }
 
   /** Logs an answer that could not be written (its socket gone meanwhile), with its request's method and path. */

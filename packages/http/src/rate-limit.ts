@@ -19,7 +19,8 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
     if (!limiter) return next();
     const limit = limiter.limitFor(category, account.rateLimits);
     const decision = limiter.take(`${category}:${account.id}`, limit);
-    for (const [name, value] of rateLimitHeaders(decision, limit)) presetHeader(c, name, value);
+    const head = rateLimitHeaders(decision, limit);
+    for (let i = 0; i < head.length; i += 2) presetHeader(c, head[i]!, head[i + 1]!);
     if (!decision.allowed) {
       c.header('Retry-After', String(Math.max(1, decision.retryAfterSeconds)));
       throw new SpillwayError(
@@ -31,13 +32,21 @@ export function rateLimit<E extends Env = Env>(category: RateCategory): Middlewa
   };
 }
 
-/** The `RateLimit-*` headers of a decision, in the order every limited answer carries them. */
-export function rateLimitHeaders(decision: RateDecision, limit: RateLimit): Array<[name: string, value: string]> {
+/**
+ * The `RateLimit-*` headers of a decision, in the order every limited answer carries them, as one
+ * flat list of names and values (as `writeHead` takes them: a list of pairs made flat with
+ * `Array.prototype.flat` cost about 1 µs a request, a few per cent of a status read).
+ */
+export function rateLimitHeaders(decision: RateDecision, limit: RateLimit): string[] {
   return [
-    ['RateLimit-Limit', String(decision.limit)],
-    ['RateLimit-Remaining', String(decision.remaining)],
-    ['RateLimit-Reset', String(decision.resetSeconds)],
-    ['RateLimit-Policy', `${limit.perSecond};w=1;burst=${limit.burst}`],
+    'RateLimit-Limit',
+    String(decision.limit),
+    'RateLimit-Remaining',
+    String(decision.remaining),
+    'RateLimit-Reset',
+    String(decision.resetSeconds),
+    'RateLimit-Policy',
+    `${limit.perSecond};w=1;burst=${limit.burst}`,
   ];
 }
 
