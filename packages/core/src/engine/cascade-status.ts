@@ -3,10 +3,9 @@ import type { ChannelId } from '../types/channel.ts';
 import type { HistoryEntry, StoredMessage } from '../types/message.ts';
 import { cascadeMetaOf } from './cascade-meta.ts';
 import type { CascadeStatusRecord, CascadeStepStatus } from './cascade-types.ts';
+import { isoTime as iso } from '../iso-time.ts';
 import { fromMicros } from './money.ts';
 import { attemptStatus } from './status-record.ts';
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * A step's status from its own history: `skipped` when the engine never sent it, `superseded`

@@ -19,6 +19,7 @@ import { fromMicros } from './money.ts';
 import { applyMessagePatch } from './message-patch.ts';
 import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
 import { createIngestGroup, type HandOver } from './ingest-group.ts';
+import { isoTime } from '../iso-time.ts';
 
 const MACHINE_KEY = 'message';
 
@@ -55,7 +56,7 @@ function sentMessage(id: number, steps: StepSpec[], customerMessageId: string | 
     from: primary.from,
     to: primary.to,
     text: primary.text,
-    dtExpire: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+    dtExpire: expiresAt === null ? null : isoTime(expiresAt),
     customerMessageId,
     partsCount: primary.partsCount,
     type: primary.type,

@@ -1,9 +1,10 @@
 import type { ExtendedStatus, FallbackStatus, MessageStatusRecord } from '../types/api.ts';
 import type { HistoryEntry, MessageStatusView } from '../types/message.ts';
 import type { DeliveryStatus } from '../types/status.ts';
+import { isoTime } from '../iso-time.ts';
 import { fromMicros } from './money.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
 function extended(message: MessageStatusView, entries: HistoryEntry[]): ExtendedStatus[] {
   return entries.map((e) => ({
@@ -11,7 +12,7 @@ function extended(message: MessageStatusView, entries: HistoryEntry[]): Extended
     channel: e.channel,
     attempt: e.step,
     type: message.steps[e.step]?.type ?? '',
-    dt: new Date(e.at).toISOString(),
+    dt: isoTime(e.at),
     error: e.error,
     driver: e.driver ?? null,
   }));
