@@ -160,8 +160,10 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       const now = clock.now();
       const checked = await validateSendRequest(storage, accountId, body, now);
       // Per-phone variables (`%bonus%`) are filled at acceptance, so the price is the sent text's:
-      // one pass over the whole request's attempts, each number's data read once.
-      const attempts = checked.flatMap((v) => v.attempts);
+      // one pass over the whole request's attempts, each number's data read once. (A loop: V8's
+      // generic flatMap cost about a microsecond on every single send.)
+      const attempts: Array<(typeof checked)[number]['attempts'][number]> = [];
+      for (const v of checked) for (const a of v.attempts) attempts.push(a);
       const filled = await fillPhoneVariables(storage, accountId, attempts);
       let next = 0;
       const validated = filled === attempts ? checked : checked.map((v) => ({ ...v, attempts: v.attempts.map(() => filled[next++]!) }));
