@@ -4,10 +4,11 @@ import type { Storage } from '@spillway/core';
 const INGESTING = 0;
 const COMMITTING = 1;
 /**
- * How long an ingest waits at most for a commit of the workers' thread to end before it begins
- * anyway (SQLite's busy handler then waits for the lock): a bound, should the flag be stale.
+ * How long either writer waits at most for the other's transaction to end (an ingest for a
+ * commit, a commit for an ingest) before it begins anyway (SQLite's busy handler then waits for
+ * the lock): a bound, should a word be stale.
  */
-const WAIT_FOR_COMMIT_MS = 100;
+const WAIT_MS = 100;
 
 /** `Atomics.waitAsync` (Node 16 on; in TypeScript's ES2024 library, past the ES2023 this project targets). */
 const waitAsync = (
@@ -69,10 +70,10 @@ export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
         Atomics.notify(words, word);
       }
     };
-  /** Resolves once no commit runs, or after {@link WAIT_FOR_COMMIT_MS}. */
+  /** Resolves once no commit runs, or after {@link WAIT_MS}. */
   const commitEnded = async (): Promise<void> => {
-    const deadline = performance.now() + WAIT_FOR_COMMIT_MS;
-    for (let left = WAIT_FOR_COMMIT_MS; left > 0 && Atomics.load(words, COMMITTING) === 1; left = deadline - performance.now()) {
+    const deadline = performance.now() + WAIT_MS;
+    for (let left = WAIT_MS; left > 0 && Atomics.load(words, COMMITTING) === 1; left = deadline - performance.now()) {
       const wait = waitAsync(words, COMMITTING, 1, left);
       if (wait.async) await wait.value;
     }
@@ -95,7 +96,7 @@ export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
       const commit = raising(COMMITTING, storage.commit);
       storage.commit = (round) => {
         // The workers' thread may block: it would wait in SQLite's busy handler, only later.
-        if (Atomics.load(words, INGESTING) === 1) Atomics.wait(words, INGESTING, 1, WAIT_FOR_COMMIT_MS);
+        if (Atomics.load(words, INGESTING) === 1) Atomics.wait(words, INGESTING, 1, WAIT_MS);
         return commit(round);
       };
     },

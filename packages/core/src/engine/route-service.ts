@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
+import { isoTime as iso } from '../iso-time.ts';
 import type { RouteBinding, RouteDefinition, StoredRoute } from '../ports/cascade-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import { BUILTIN_ROUTES, defaultRoute, messengerFirstRoute } from '../routes/builtin-routes.ts';
 import { assertValidRoute } from '../routes/validate-route.ts';
 import type { Route } from '../types/route.ts';
 import type { CascadeEndpoint, RouteView } from './cascade-types.ts';
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function storedView(r: StoredRoute): RouteView {
   const { accountId: _a, createdAt, updatedAt, ...rest } = r;
