@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createFakeClock } from '@spillway/core';
-import type { Engine, Storage } from '@spillway/core';
+import type { Engine, HandedOverCopies, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { testStorage } from '../support/engine-fixture.ts';
@@ -68,7 +68,7 @@ async function untilDelivered(engine: Engine, accountId: number, ids: number[]):
  * On a fake clock: an API engine (no worker) that hands over to the worker `workerId`, and the
  * engine that runs that worker (driven with `drain()`), on one counting storage.
  */
-async function apiAndWorkers(workerId: string, onWork?: (ids: readonly number[]) => void) {
+async function apiAndWorkers(workerId: string, onWork?: (ids: readonly number[], copies: () => HandedOverCopies) => void) {
   const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
   const { storage, counts } = await countingStorage();
   const simulator = createSimulator({ latencyMs: 0 });
@@ -82,7 +82,7 @@ describe('hand-over of accepted messages to a worker', () => {
     ['no handOverTo', {}],
     // A worker elsewhere that does not run (the server's thread not started yet): its own worker takes them.
     ['a handOverTo that names no worker now', { handOverTo: () => undefined }],
-  ])('an engine whose worker runs hands it what it accepts: sent without a claim (%s)', async (_, options) => {
+  ])('an engine whose worker runs hands it what it accepts: sent without a claim or a read (%s)', async (_, options) => {
     const { storage, counts } = await countingStorage();
     const simulator = createSimulator({ latencyMs: 0 });
     const engine = createEngine({ storage, channels: [simulator], hasher, ...options });
@@ -95,7 +95,8 @@ describe('hand-over of accepted messages to a worker', () => {
       account.id,
       res.messages.map((m) => m.messageId),
     );
-    expect(counts).toEqual({ claimed: 0, taken: 40 });
+    // Taken as the ingest stored them: neither claimed nor read.
+    expect(counts).toEqual({ claimed: 0, taken: 0 });
     expect(simulator.sent).toHaveLength(40);
   });
 
@@ -130,8 +131,39 @@ describe('hand-over of accepted messages to a worker', () => {
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
   });
 
+  it("takes the copies of another thread's engine without reading the messages, as a structured clone carries them", async () => {
+    let handed: { ids: number[]; copies: HandedOverCopies } | undefined;
+    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids, copies) => {
+      handed = { ids: [...ids], copies: structuredClone(copies()) };
+    });
+    const res = await api.messages.send(account.id, request(3));
+    const ids = res.messages.map((m) => m.messageId);
+    workers.handOver(handed!.ids, handed!.copies);
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 0 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+    // The rounds committed over the copies (their version is the stored one): the receipts apply.
+    await clock.advance(10_000);
+    await workers.drain();
+    for (const id of ids) expect((await workers.messages.status(account.id, id)).deliverystatus).toBe('delivered');
+    expect(simulator.sent).toHaveLength(3);
+  });
+
+  it('reads the messages of copies that are not a hand-over list', async () => {
+    const handed: number[] = [];
+    const { counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids) => handed.push(...ids));
+    await api.messages.send(account.id, request(2));
+    workers.handOver(handed, ['not', 'copies']);
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 2 });
+    expect(simulator.sent).toHaveLength(2);
+  });
+
   it('a hand-over that never reaches its worker is claimed once its lease runs out, and sent once', async () => {
-    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-lost');
+    let late: { ids: number[]; copies: HandedOverCopies } | undefined;
+    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-lost', (ids, copies) => {
+      late = { ids: [...ids], copies: copies() };
+    });
     const res = await api.messages.send(account.id, request(2));
     const ids = res.messages.map((m) => m.messageId);
     await workers.drain();
@@ -139,8 +171,9 @@ describe('hand-over of accepted messages to a worker', () => {
     await clock.advance(LEASE_MS);
     await workers.drain();
     expect(counts).toEqual({ claimed: 2, taken: 0 });
-    // The hand-over arrives late: the worker already committed them, and takes nothing again.
-    workers.handOver(ids);
+    // The hand-over arrives late, with its copies: their leases ran out, so the worker reads the
+    // messages, already committed, and takes nothing again.
+    workers.handOver(late!.ids, late!.copies);
     await workers.drain();
     expect(counts).toEqual({ claimed: 2, taken: 0 });
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
-import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
+import type { ChannelDriver, Clock, Commit, Engine, HandedOverCopies, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { answerSend, createEngineMetrics, createHttpSharedState, createSmtpTransport, createSpillway, serve } from '@spillway/http';
 import type { EngineCounts, ErrorBody, HttpLogger, HttpSharedState, SendsElsewhere, TokenService } from '@spillway/http';
@@ -157,15 +157,22 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   let httpThreadsRunning: HttpThreads | null = null;
   let thread: Worker | null = null;
   const threadWorkerId = `${hostname()}-${process.pid}-workers-${randomUUID()}`;
-  /** Ids handed over to the workers' thread since its last wake-up. */
+  /** Ids handed over to the workers' thread since its last wake-up, and their messages' copies. */
   let handedOver: number[] = [];
+  let copies: unknown[] = [];
   const wakeThread = wakeAtMostEveryMs(WAKE_INTERVAL_MS, () => {
-    if (handedOver.length > 0) thread?.postMessage({ handOver: handedOver });
+    if (handedOver.length > 0) thread?.postMessage({ handOver: handedOver, copies });
     else thread?.postMessage('wake');
     handedOver = [];
+    copies = [];
   });
-  const handOver = (ids: readonly number[]) => {
+  const handOver = (ids: readonly number[], copiesOf?: () => HandedOverCopies) => {
     for (const id of ids) handedOver.push(id);
+    if (ids.length > 0 && copiesOf && thread) {
+      const more = copiesOf() as unknown[];
+      if (copies.length === 0) copies = more;
+      else for (const value of more) copies.push(value);
+    }
     wakeThread();
   };
   let checkpoints: Worker | null = null;

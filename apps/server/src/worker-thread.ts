@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { HandedOverCopies } from '@spillway/core';
 import type { ServerConfig } from './config.ts';
 import { countCommit } from '@spillway/http';
 import type { EngineCounts } from '@spillway/http';
@@ -53,7 +54,10 @@ const server = await createServer(
 await server.listen();
 port.on('message', (message: unknown) => {
   if (message === 'wake') server.engine.wake();
-  if (typeof message === 'object' && message !== null && 'handOver' in message) server.engine.handOver(message.handOver as number[]);
+  if (typeof message === 'object' && message !== null && 'handOver' in message) {
+    const { handOver, copies } = message as { handOver: number[]; copies?: HandedOverCopies };
+    server.engine.handOver(handOver, copies);
+  }
   if (message === 'stop') {
     closeAndAnswerStopped(
       server,

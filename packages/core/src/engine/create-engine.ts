@@ -12,6 +12,7 @@ import type { Engine, EngineOptions } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
 import type { HandOver } from './ingest-group.ts';
+import { decodeCopies, encodeCopies } from './hand-over-copies.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
@@ -90,17 +91,27 @@ export function createEngine(options: EngineOptions): Engine {
   function notify(handedOver: readonly HandOver[] = []): void {
     // Each hand-over goes to the worker its lease names: this engine's own, or the one elsewhere.
     const elsewhere: number[] = [];
+    const copiesElsewhere: HandOver[] = [];
     let own = false;
-    for (const { owner, ids } of handedOver) {
-      if (runsWorker && owner === worker.owner) {
-        worker.handOver(ids);
+    for (const handOver of handedOver) {
+      if (runsWorker && handOver.owner === worker.owner) {
+        worker.handOver(
+          handOver.ids,
+          handOver.messages.map((message) => ({ message, until: handOver.until })),
+        );
         own = true;
       } else {
-        for (const id of ids) elsewhere.push(id);
+        for (const id of handOver.ids) elsewhere.push(id);
+        copiesElsewhere.push(handOver);
       }
     }
     if (runsWorker && !own) worker.notify();
-    options.onWork?.(elsewhere);
+    // The copies are encoded only when asked for (another thread's worker takes them).
+    options.onWork?.(elsewhere, () => {
+      const copies: unknown[] = [];
+      for (const { messages, stepsTexts, until } of copiesElsewhere) encodeCopies(messages, stepsTexts, until, copies);
+      return copies;
+    });
   }
 
   /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
@@ -146,7 +157,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     ...refusingNul({ receive, receiveInbound }),
     wake: () => worker.notify(),
-    handOver: (ids) => worker.handOver(ids),
+    handOver: (ids, copies) => worker.handOver(ids, copies ? decodeCopies(copies) : undefined),
     drain: () => worker.drain(),
   };
 }

@@ -1,11 +1,18 @@
 import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
-import { handedOverIds } from '../storage/ingest-rows.ts';
+import { handedOverMessages } from '../storage/ingest-rows.ts';
+import type { StoredMessage } from '../types/message.ts';
 import { yieldToEventLoop } from './round-loop.ts';
 
 /** Messages an ingest stored leased to the worker `owner` (`IngestBatch.lease`), for it to take by id. */
 export interface HandOver {
   owner: string;
   ids: number[];
+  /** The messages of `ids`, in order, as stored: the worker takes them without reading them while their lease holds. */
+  messages: StoredMessage[];
+  /** Their `steps` as JSON text, in order (as the rows hold them; for another thread's worker). */
+  stepsTexts: string[];
+  /** When the first of their leases runs out. */
+  until: number;
 }
 
 /** Messages a group carries at most; a request alone may be larger (it is never cut). */
@@ -62,16 +69,22 @@ export function createIngestGroup(
     }
     // One wake-up of the workers for the whole group.
     if (!results.some((r) => r?.status === 'accepted')) return;
-    const byOwner = new Map<string, number[]>();
+    const byOwner = new Map<string, HandOver>();
     group.forEach((w, i) => {
-      const ids = handedOverIds(w.batch, results![i]!);
-      if (ids.length === 0) return;
-      const owner = w.batch.lease!.owner;
-      const list = byOwner.get(owner);
-      if (list) for (const id of ids) list.push(id);
-      else byOwner.set(owner, ids);
+      const stepsTexts: string[] = [];
+      const messages = handedOverMessages(w.batch, results![i]!, stepsTexts);
+      if (messages.length === 0) return;
+      const { owner, until } = w.batch.lease!;
+      let handOver = byOwner.get(owner);
+      if (!handOver) byOwner.set(owner, (handOver = { owner, ids: [], messages: [], stepsTexts: [], until }));
+      for (const m of messages) {
+        handOver.ids.push(m.id);
+        handOver.messages.push(m);
+      }
+      for (const text of stepsTexts) handOver.stepsTexts.push(text);
+      handOver.until = Math.min(handOver.until, until);
     });
-    onAccepted([...byOwner].map(([owner, ids]) => ({ owner, ids })));
+    onAccepted([...byOwner.values()]);
   }
 
   function flush(): void {

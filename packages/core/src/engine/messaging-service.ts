@@ -136,6 +136,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       meta: null,
       work: firstWork(dueAt, now, works),
       history: [],
+      stepsText: undefined,
     };
   }
 

@@ -17,6 +17,7 @@ import { SendDeadlines } from './send-deadlines.ts';
 import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
 import { SlotMap } from './slot-map.ts';
 import { createWorkerRecovery } from './worker-recovery.ts';
+import type { HandedOverCopy } from './hand-over-copies.ts';
 
 /** A lease on claimed messages runs out after this long if its worker neither commits nor heartbeats. */
 export const LEASE_MS = 60_000;
@@ -28,6 +29,8 @@ const GATHER_MS = 2;
 const STOP_RETRY_MS = 100;
 /** Messages this worker committed last, kept to apply their receipts without reading them again. */
 const KNOWN_MAX = 50_000;
+/** Copies of handed-over messages kept at most; beyond, the ids alone wait (their messages are read when taken). */
+const COPIES_MAX = 50_000;
 
 export interface WorkerDeps {
   storage: Storage;
@@ -99,6 +102,14 @@ export function createWorker(deps: WorkerDeps) {
   const inFlight = new SlotMap<InFlight>();
   /** Ids of messages an ingest stored leased to this worker (a hand-over), to take without a claim. */
   const handedOver: number[] = [];
+  /**
+   * The handed-over messages as the ingest stored them, by id: taken without a read while their
+   * lease holds. Only the lease is checked (by its time), not its owner in the storage: a recovery
+   * elsewhere that released this live worker's leases (its heartbeat late) may then send one
+   * twice, as it may for the messages this worker already holds; the commit's version check keeps
+   * one state.
+   */
+  const copies = new SlotMap<HandedOverCopy>();
   let seq = 0;
   let claiming = true;
   /** Set by `start()`: the next round starts the drivers. */
@@ -311,8 +322,15 @@ export function createWorker(deps: WorkerDeps) {
       // taken twice; the storage answers only those still leased to this worker.
       const taking = handedOver.splice(0, capacity - claimed.length);
       const have = new Set(claimed.map((m) => m.id));
-      const ids = taking.filter((id) => !have.has(id) && !inFlight.has(id));
-      if (ids.length > 0) claimed.push(...(await storage.takeHandedOver(ids, owner, now)));
+      const toRead: number[] = [];
+      for (const id of taking) {
+        const copy = copies.get(id);
+        if (copy) copies.delete(id);
+        if (have.has(id) || inFlight.has(id)) continue;
+        if (copy && copy.until > now) claimed.push(copy.message);
+        else toRead.push(id);
+      }
+      if (toRead.length > 0) claimed.push(...(await storage.takeHandedOver(toRead, owner, now)));
     }
     if (events.length === 0 && claimed.length === 0) return 0;
 
@@ -503,11 +521,16 @@ export function createWorker(deps: WorkerDeps) {
     notify,
     /**
      * Messages an ingest stored leased to this worker (`IngestBatch.lease` with its `owner`): the
-     * next rounds take them by id, without a claim.
+     * next rounds take them by id, without a claim, and without a read for those of `stored` (the
+     * messages as the ingest stored them) while their lease holds.
      */
-    handOver(ids: readonly number[]): void {
+    handOver(ids: readonly number[], stored: readonly HandedOverCopy[] = []): void {
       if (ids.length === 0) return;
       for (const id of ids) handedOver.push(id);
+      for (const copy of stored) {
+        if (copies.size >= COPIES_MAX) break;
+        copies.set(copy.message.id, copy);
+      }
       notify();
     },
     tick: rounds.tick,

@@ -58,6 +58,8 @@ export {
   MESSAGE_ROW_COLUMNS,
   isHandedOver,
   handedOverIds,
+  handedOverMessages,
+  stepsTextOf,
   WALLET_ROW_COLUMNS,
   HISTORY_ROW_COLUMNS,
 } from './ingest-rows.ts';

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../types/message.ts';
+import type { HistoryEntry, StoredMessage } from '../types/message.ts';
 import { wakeAtOf } from '../types/work.ts';
 import type { IngestBatch, IngestResult, NewMessage } from '../ports/message-storage.ts';
 import type { IngestInsertPlan } from './plan-ingest.ts';
@@ -47,6 +47,58 @@ export function handedOverIds(batch: IngestBatch, result: IngestResult | null): 
     if (!replays.has(i) && isHandedOver(batch, m)) ids.push(result.ids[i]!);
   });
   return ids;
+}
+
+/**
+ * The messages an accepted ingest stored leased to the batch's `lease` owner, as the storage reads
+ * them back (`getMessage`, `takeHandedOver`): the copies a worker takes without a read. Built from
+ * the batch as {@link ingestRows} writes its rows: a column added there is added here too (the
+ * work contract compares the two on every storage).
+ */
+export function handedOverMessages(
+  batch: IngestBatch,
+  result: IngestResult | null,
+  /** Receives each copy's `steps` as JSON text ({@link stepsTextOf}), in order. */
+  stepsTexts?: string[],
+): StoredMessage[] {
+  if (!batch.lease || result?.status !== 'accepted') return [];
+  const replays = new Set(result.replays);
+  const { accountId, at } = batch;
+  const messages: StoredMessage[] = [];
+  batch.messages.forEach((m, i) => {
+    if (replays.has(i) || !isHandedOver(batch, m)) return;
+    messages.push({
+      id: result.ids[i]!,
+      listId: result.listId,
+      accountId,
+      kind: m.kind,
+      guid: m.guid,
+      trackinId: m.trackinId,
+      customerMessageId: m.customerMessageId,
+      content: m.content,
+      steps: m.steps,
+      status: m.status,
+      snapshot: m.snapshot,
+      routeRef: m.routeRef,
+      createdAt: at,
+      updatedAt: at,
+      dueAt: m.dueAt,
+      expiresAt: m.expiresAt,
+      cost: m.charge,
+      meta: m.meta,
+      version: 0,
+      work: m.work,
+      // The acceptance charge pays the first step (ingestRows' `charged`).
+      charged: m.charge > 0 ? 1 : 0,
+    });
+    stepsTexts?.push(stepsTextOf(m));
+  });
+  return messages;
+}
+
+/** A new message's `steps` as JSON text, made once (kept in its `stepsText`). */
+export function stepsTextOf(m: NewMessage): string {
+  return (m.stepsText ??= JSON.stringify(m.steps));
 }
 
 /** Columns of a `wallet_transactions` row as {@link ingestRows} writes them, in value order. */
@@ -159,7 +211,7 @@ export function ingestRows(
     mv[mk++] = m.trackinId;
     mv[mk++] = m.customerMessageId;
     mv[mk++] = m.content;
-    mv[mk++] = JSON.stringify(m.steps);
+    mv[mk++] = stepsTextOf(m);
     mv[mk++] = m.status;
     mv[mk++] = snapshotText(m.snapshot);
     mv[mk++] = m.routeRef;

@@ -3,7 +3,7 @@ import type { ScheduledChange } from '../ports/message-storage.ts';
 import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
 import type { StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
-import { handedOverIds } from '../storage/ingest-rows.ts';
+import { handedOverIds, handedOverMessages } from '../storage/ingest-rows.ts';
 import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
 
 const send = (stepIndex: number, dueAt: number): WorkItem => ({ kind: 'send', step: stepIndex, dueAt });
@@ -141,8 +141,43 @@ export function describeWork(storage: StorageRef): void {
       };
       const result = await storage().ingest(batch);
       if (result.status !== 'accepted') throw new Error(`ingest answered ${JSON.stringify(result)}`);
-      return { ids: result.ids, earlier: earlier.ids[0]!, handed: handedOverIds(batch, result) };
+      return { ids: result.ids, earlier: earlier.ids[0]!, handed: handedOverIds(batch, result), copies: handedOverMessages(batch, result) };
     };
+
+    it('makes copies of the handed-over messages that are the messages as stored (a worker takes them without a read)', async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const batch = {
+        accountId: account.id,
+        at: 2_000,
+        messages: [
+          newMessage({ work: [send(0, 2_000)] }),
+          newMessage({ work: [send(0, 5_000)] }),
+          newMessage({
+            kind: 'cascade',
+            guid: 'g-copy',
+            trackinId: 't-copy',
+            customerMessageId: 'c-copy',
+            routeRef: 'route-1@2',
+            expiresAt: 90_000,
+            meta: { referral: 'spring', customerData: { tier: 2 } },
+            charge: 0,
+            work: [send(0, 1_500), timer(0, 9_000)],
+          }),
+        ],
+        chargeDescription: 'SMS',
+        lease: { owner: 'w1', until: 60_000 },
+      };
+      const result = await storage().ingest(batch);
+      const copies = handedOverMessages(batch, result);
+      const handed = handedOverIds(batch, result);
+      expect(handed).toHaveLength(2);
+      expect(copies.map((m) => m.id)).toEqual(handed);
+      const taken = await storage().takeHandedOver(handed, 'w1', 3_000);
+      for (const copy of copies) {
+        expect(copy).toStrictEqual(await get(copy.id));
+        expect(copy).toStrictEqual(taken.find((m) => m.id === copy.id));
+      }
+    });
 
     it('stores the messages due at acceptance leased to the worker, which reads them by id as getMessage does', async () => {
       const { ids, earlier, handed } = await handedOver([send(0, 2_000)], [send(0, 1_500), timer(0, 9_000)], [send(0, 5_000)], []);
