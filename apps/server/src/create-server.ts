@@ -157,9 +157,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   let httpThreadsRunning: HttpThreads | null = null;
   let thread: Worker | null = null;
   const threadWorkerId = `${hostname()}-${process.pid}-workers-${randomUUID()}`;
-  /** Ids handed over to the workers' thread since its last wake-up, and their messages' copies. */
+  /** Ids handed over to the workers' thread since its last wake-up, and lists of their messages' copies. */
   let handedOver: number[] = [];
-  let copies: unknown[] = [];
+  let copies: HandedOverCopies[] = [];
   const wakeThread = wakeAtMostEveryMs(WAKE_INTERVAL_MS, () => {
     if (handedOver.length > 0) thread?.postMessage({ handOver: handedOver, copies });
     else thread?.postMessage('wake');
@@ -168,11 +168,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   });
   const handOver = (ids: readonly number[], copiesOf?: () => HandedOverCopies) => {
     for (const id of ids) handedOver.push(id);
-    if (ids.length > 0 && copiesOf && thread) {
-      const more = copiesOf() as unknown[];
-      if (copies.length === 0) copies = more;
-      else for (const value of more) copies.push(value);
-    }
+    if (ids.length > 0 && copiesOf && thread) copies.push(copiesOf());
     wakeThread();
   };
   let checkpoints: Worker | null = null;

@@ -55,8 +55,9 @@ await server.listen();
 port.on('message', (message: unknown) => {
   if (message === 'wake') server.engine.wake();
   if (typeof message === 'object' && message !== null && 'handOver' in message) {
-    const { handOver, copies } = message as { handOver: number[]; copies?: HandedOverCopies };
-    server.engine.handOver(handOver, copies);
+    // The copies come as the lists of the hand-overs since the last wake-up (usually one).
+    const { handOver, copies = [] } = message as { handOver: number[]; copies?: HandedOverCopies[] };
+    server.engine.handOver(handOver, copies.length === 1 ? copies[0] : copies.flat());
   }
   if (message === 'stop') {
     closeAndAnswerStopped(

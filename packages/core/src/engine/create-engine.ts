@@ -108,9 +108,8 @@ export function createEngine(options: EngineOptions): Engine {
     if (runsWorker && !own) worker.notify();
     // The copies are encoded only when asked for (another thread's worker takes them).
     options.onWork?.(elsewhere, () => {
-      const copies: unknown[] = [];
-      for (const { messages, stepsTexts, until } of copiesElsewhere) encodeCopies(messages, stepsTexts, until, copies);
-      return copies;
+      const lists = copiesElsewhere.map(({ messages, stepsTexts, until }) => encodeCopies(messages, stepsTexts, until));
+      return lists.length === 1 ? lists[0]! : lists.flat();
     });
   }
 

@@ -49,12 +49,13 @@ describe('copies of handed-over messages for another thread', () => {
         charged: 0,
       }),
     ];
-    const values: unknown[] = [];
     const texts = messages.map((m) => JSON.stringify(m.steps));
-    encodeCopies(messages.slice(0, 2), texts.slice(0, 2), 61_000, values);
-    encodeCopies(messages.slice(2), texts.slice(2), 62_000, values);
-    // The first two share their head: one run.
-    expect(values).toHaveLength(2 * 14 + 3 * 9);
+    const values = [
+      ...encodeCopies(messages.slice(0, 2), texts.slice(0, 2), 61_000),
+      ...encodeCopies(messages.slice(2), texts.slice(2), 62_000),
+    ];
+    // The first two share their head: one run; the third has the fields a plain message lacks.
+    expect(values).toHaveLength(2 * 14 + 3 * 4 + 6);
     const copies = decodeCopies(structuredClone(values));
     expect(copies).toStrictEqual([
       { message: messages[0], until: 61_000 },
@@ -71,5 +72,7 @@ describe('copies of handed-over messages for another thread', () => {
     expect(decodeCopies({ length: 23 } as unknown as unknown[])).toEqual([]);
     // A run longer than the list.
     expect(decodeCopies([2, 1_000, 7, 3, 'message', 'queued', '{}', null, 1, 1, 1, 0, '[]', 1, 5])).toEqual([]);
+    // A message that says it has rare fields, without them.
+    expect(decodeCopies([1, 1_000, 7, 3, 'message', 'queued', '{}', null, 1, 1, 1, 0, '[]', 1, 5, '[]', 0, 1])).toEqual([]);
   });
 });
