@@ -12,7 +12,7 @@ import type { Engine, EngineOptions } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
 import type { HandOver } from './ingest-group.ts';
-import { decodeCopies, encodeCopies } from './hand-over-copies.ts';
+import { decodeCopies, encodeCopies, handedOverCopies } from './hand-over-copies.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
@@ -91,24 +91,24 @@ export function createEngine(options: EngineOptions): Engine {
   function notify(handedOver: readonly HandOver[] = []): void {
     // Each hand-over goes to the worker its lease names: this engine's own, or the one elsewhere.
     const elsewhere: number[] = [];
-    const copiesElsewhere: HandOver[] = [];
+    const acceptedElsewhere: HandOver['accepted'] = [];
     let own = false;
     for (const handOver of handedOver) {
       if (runsWorker && handOver.owner === worker.owner) {
         worker.handOver(
           handOver.ids,
-          handOver.messages.map((message) => ({ message, until: handOver.until })),
+          handOver.accepted.flatMap(({ batch, result }) => handedOverCopies(batch, result)),
         );
         own = true;
       } else {
         for (const id of handOver.ids) elsewhere.push(id);
-        copiesElsewhere.push(handOver);
+        for (const accepted of handOver.accepted) acceptedElsewhere.push(accepted);
       }
     }
     if (runsWorker && !own) worker.notify();
     // The copies are encoded only when asked for (another thread's worker takes them).
     options.onWork?.(elsewhere, () => {
-      const lists = copiesElsewhere.map(({ messages, stepsTexts, until }) => encodeCopies(messages, stepsTexts, until));
+      const lists = acceptedElsewhere.map(({ batch, result }) => encodeCopies(batch, result));
       return lists.length === 1 ? lists[0]! : lists.flat();
     });
   }

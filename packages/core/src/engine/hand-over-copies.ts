@@ -1,3 +1,5 @@
+import type { IngestBatch, IngestResult, NewMessage } from '../ports/message-storage.ts';
+import { handedOverMessages, isHandedOver, stepsTextOf } from '../storage/ingest-rows.ts';
 import type { StoredMessage } from '../types/message.ts';
 
 /**
@@ -26,56 +28,65 @@ const HEAD = 14;
 const EACH = 4;
 const RARE = 6;
 
-/** Whether `b` shares a run's head with `a`. */
-const sameHead = (a: StoredMessage, b: StoredMessage) =>
-  a.listId === b.listId &&
-  a.accountId === b.accountId &&
+/** The messages an accepted ingest handed over, as its worker takes them (`handedOverMessages` with their lease's end). */
+export function handedOverCopies(batch: IngestBatch, result: IngestResult | null): HandedOverCopy[] {
+  const until = batch.lease?.until ?? 0;
+  return handedOverMessages(batch, result).map((message) => ({ message, until }));
+}
+
+/** Whether `b` shares a run's head with `a` (messages of one batch). */
+const sameHead = (a: NewMessage, b: NewMessage) =>
   a.kind === b.kind &&
   a.status === b.status &&
   a.snapshot === b.snapshot &&
   a.routeRef === b.routeRef &&
-  a.createdAt === b.createdAt &&
-  a.updatedAt === b.updatedAt &&
   a.dueAt === b.dueAt &&
-  a.version === b.version &&
   a.work === b.work &&
-  a.charged === b.charged;
+  a.charge > 0 === b.charge > 0;
 
 /** Whether `m` has none of the {@link RARE} fields (as a messaging API message without a ttl or a customerMessageId). */
-const plain = (m: StoredMessage) =>
+const plain = (m: NewMessage) =>
   m.guid === null && m.trackinId === null && m.customerMessageId === null && m.content === '' && m.expiresAt === null && m.meta === null;
 
 /**
- * `messages`, leased until `until`, as {@link HandedOverCopies}; `stepsTexts` are their `steps` as
- * JSON text, in order. The list is filled in order, never presized: V8 clones a list with holes
- * entry by entry, several times slower.
+ * The messages an accepted ingest handed over ({@link handedOverCopies}) as {@link HandedOverCopies},
+ * made from the batch without the objects. The list is filled in order, never presized: V8
+ * clones a list with holes entry by entry, several times slower.
  */
-export function encodeCopies(messages: readonly StoredMessage[], stepsTexts: readonly string[], until: number): unknown[] {
+export function encodeCopies(batch: IngestBatch, result: IngestResult | null): unknown[] {
   const into: unknown[] = [];
+  if (!batch.lease || result?.status !== 'accepted') return into;
+  const replays = new Set(result.replays);
+  const indexes: number[] = [];
+  batch.messages.forEach((m, i) => {
+    if (!replays.has(i) && isHandedOver(batch, m)) indexes.push(i);
+  });
   let k = 0;
-  for (let i = 0; i < messages.length;) {
-    const first = messages[i]!;
+  for (let r = 0; r < indexes.length;) {
+    const first = batch.messages[indexes[r]!]!;
     let n = 1;
-    while (i + n < messages.length && sameHead(first, messages[i + n]!)) n++;
+    while (r + n < indexes.length && sameHead(first, batch.messages[indexes[r + n]!]!)) n++;
+    // As handedOverMessages makes them: the batch's list, account and time, version 0.
     into[k++] = n;
-    into[k++] = until;
-    into[k++] = first.listId;
-    into[k++] = first.accountId;
+    into[k++] = batch.lease.until;
+    into[k++] = result.listId;
+    into[k++] = batch.accountId;
     into[k++] = first.kind;
     into[k++] = first.status;
     into[k++] = JSON.stringify(first.snapshot);
     into[k++] = first.routeRef;
-    into[k++] = first.createdAt;
-    into[k++] = first.updatedAt;
+    into[k++] = batch.at;
+    into[k++] = batch.at;
     into[k++] = first.dueAt;
-    into[k++] = first.version;
+    into[k++] = 0;
     into[k++] = JSON.stringify(first.work);
-    into[k++] = first.charged;
-    for (const end = i + n; i < end; i++) {
-      const m = messages[i]!;
-      into[k++] = m.id;
-      into[k++] = stepsTexts[i];
-      into[k++] = m.cost;
+    into[k++] = first.charge > 0 ? 1 : 0;
+    for (const end = r + n; r < end; r++) {
+      const i = indexes[r]!;
+      const m = batch.messages[i]!;
+      into[k++] = result.ids[i];
+      into[k++] = stepsTextOf(m);
+      into[k++] = m.charge;
       if (plain(m)) {
         into[k++] = 0;
         continue;

@@ -1,18 +1,13 @@
 import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
-import { handedOverMessages } from '../storage/ingest-rows.ts';
-import type { StoredMessage } from '../types/message.ts';
+import { handedOverIds } from '../storage/ingest-rows.ts';
 import { yieldToEventLoop } from './round-loop.ts';
 
 /** Messages an ingest stored leased to the worker `owner` (`IngestBatch.lease`), for it to take by id. */
 export interface HandOver {
   owner: string;
   ids: number[];
-  /** The messages of `ids`, in order, as stored: the worker takes them without reading them while their lease holds. */
-  messages: StoredMessage[];
-  /** Their `steps` as JSON text, in order (as the rows hold them; for another thread's worker). */
-  stepsTexts: string[];
-  /** When the first of their leases runs out. */
-  until: number;
+  /** The accepted requests that handed them over: the worker takes the messages as stored from them while their leases hold. */
+  accepted: Array<{ batch: IngestBatch; result: IngestResult }>;
 }
 
 /** Messages a group carries at most; a request alone may be larger (it is never cut). */
@@ -71,18 +66,14 @@ export function createIngestGroup(
     if (!results.some((r) => r?.status === 'accepted')) return;
     const byOwner = new Map<string, HandOver>();
     group.forEach((w, i) => {
-      const stepsTexts: string[] = [];
-      const messages = handedOverMessages(w.batch, results![i]!, stepsTexts);
-      if (messages.length === 0) return;
-      const { owner, until } = w.batch.lease!;
+      const result = results![i];
+      const ids = handedOverIds(w.batch, result ?? null);
+      if (ids.length === 0) return;
+      const { owner } = w.batch.lease!;
       let handOver = byOwner.get(owner);
-      if (!handOver) byOwner.set(owner, (handOver = { owner, ids: [], messages: [], stepsTexts: [], until }));
-      for (const m of messages) {
-        handOver.ids.push(m.id);
-        handOver.messages.push(m);
-      }
-      for (const text of stepsTexts) handOver.stepsTexts.push(text);
-      handOver.until = Math.min(handOver.until, until);
+      if (!handOver) byOwner.set(owner, (handOver = { owner, ids: [], accepted: [] }));
+      for (const id of ids) handOver.ids.push(id);
+      handOver.accepted.push({ batch: w.batch, result: result! });
     });
     onAccepted([...byOwner.values()]);
   }

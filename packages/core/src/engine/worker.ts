@@ -29,8 +29,12 @@ const GATHER_MS = 2;
 const STOP_RETRY_MS = 100;
 /** Messages this worker committed last, kept to apply their receipts without reading them again. */
 const KNOWN_MAX = 50_000;
-/** Copies of handed-over messages kept at most; beyond, the ids alone wait (their messages are read when taken). */
-const COPIES_MAX = 50_000;
+/**
+ * Copies of handed-over messages kept at most (about 450 bytes each: 90 MiB), beyond which the ids
+ * alone wait and their messages are read when taken. A burst of bulk requests runs ahead of the
+ * workers by tens of thousands of messages; past the bound, the reads slow the workers further.
+ */
+const COPIES_MAX = 200_000;
 
 export interface WorkerDeps {
   storage: Storage;

@@ -55,12 +55,7 @@ export function handedOverIds(batch: IngestBatch, result: IngestResult | null): 
  * the batch as {@link ingestRows} writes its rows: a column added there is added here too (the
  * work contract compares the two on every storage).
  */
-export function handedOverMessages(
-  batch: IngestBatch,
-  result: IngestResult | null,
-  /** Receives each copy's `steps` as JSON text ({@link stepsTextOf}), in order. */
-  stepsTexts?: string[],
-): StoredMessage[] {
+export function handedOverMessages(batch: IngestBatch, result: IngestResult | null): StoredMessage[] {
   if (!batch.lease || result?.status !== 'accepted') return [];
   const replays = new Set(result.replays);
   const { accountId, at } = batch;
@@ -91,7 +86,6 @@ export function handedOverMessages(
       // The acceptance charge pays the first step (ingestRows' `charged`).
       charged: m.charge > 0 ? 1 : 0,
     });
-    stepsTexts?.push(stepsTextOf(m));
   });
   return messages;
 }
