@@ -149,6 +149,22 @@ describe('hand-over of accepted messages to a worker', () => {
     expect(simulator.sent).toHaveLength(3);
   });
 
+  it('keeps only the copies of the messages it is handed, and reads the others when they are handed over', async () => {
+    const handed: Array<{ ids: number[]; copies: HandedOverCopies }> = [];
+    const { counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids, copies) => {
+      handed.push({ ids: [...ids], copies: copies() });
+    });
+    await api.messages.send(account.id, request(3));
+    const [{ ids, copies }] = handed as [{ ids: number[]; copies: HandedOverCopies }];
+    workers.handOver(ids.slice(0, 2), copies);
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 0 });
+    workers.handOver(ids.slice(2));
+    await workers.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 1 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
   it('reads the messages of copies that are not a hand-over list', async () => {
     const handed: number[] = [];
     const { counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids) => handed.push(...ids));

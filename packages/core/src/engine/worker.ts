@@ -531,9 +531,11 @@ export function createWorker(deps: WorkerDeps) {
     handOver(ids: readonly number[], stored: readonly HandedOverCopy[] = []): void {
       if (ids.length === 0) return;
       for (const id of ids) handedOver.push(id);
+      // Only copies of the messages handed over now: no other would ever be taken out.
+      const named = stored.length > 0 ? new Set(ids) : undefined;
       for (const copy of stored) {
         if (copies.size >= COPIES_MAX) break;
-        copies.set(copy.message.id, copy);
+        if (named!.has(copy.message.id)) copies.set(copy.message.id, copy);
       }
       notify();
     },
