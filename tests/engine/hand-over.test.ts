@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEngine, createFakeClock } from '@spillway/core';
-import type { Engine, HandedOverCopies, Storage } from '@spillway/core';
+import type { ChannelDriver, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { testStorage } from '../support/engine-fixture.ts';
@@ -68,7 +68,7 @@ async function untilDelivered(engine: Engine, accountId: number, ids: number[]):
  * On a fake clock: an API engine (no worker) that hands over to the worker `workerId`, and the
  * engine that runs that worker (driven with `drain()`), on one counting storage.
  */
-async function apiAndWorkers(workerId: string, onWork?: (ids: readonly number[], copies: () => HandedOverCopies) => void) {
+async function apiAndWorkers(workerId: string, onWork?: (ids: readonly number[]) => void) {
   const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
   const { storage, counts } = await countingStorage();
   const simulator = createSimulator({ latencyMs: 0 });
@@ -131,55 +131,8 @@ describe('hand-over of accepted messages to a worker', () => {
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
   });
 
-  it("takes the copies of another thread's engine without reading the messages, as a structured clone carries them", async () => {
-    let handed: { ids: number[]; copies: HandedOverCopies } | undefined;
-    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids, copies) => {
-      handed = { ids: [...ids], copies: structuredClone(copies()) };
-    });
-    const res = await api.messages.send(account.id, request(3));
-    const ids = res.messages.map((m) => m.messageId);
-    workers.handOver(handed!.ids, handed!.copies);
-    await workers.drain();
-    expect(counts).toEqual({ claimed: 0, taken: 0 });
-    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-    // The rounds committed over the copies (their version is the stored one): the receipts apply.
-    await clock.advance(10_000);
-    await workers.drain();
-    for (const id of ids) expect((await workers.messages.status(account.id, id)).deliverystatus).toBe('delivered');
-    expect(simulator.sent).toHaveLength(3);
-  });
-
-  it('keeps only the copies of the messages it is handed, and reads the others when they are handed over', async () => {
-    const handed: Array<{ ids: number[]; copies: HandedOverCopies }> = [];
-    const { counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids, copies) => {
-      handed.push({ ids: [...ids], copies: copies() });
-    });
-    await api.messages.send(account.id, request(3));
-    const [{ ids, copies }] = handed as [{ ids: number[]; copies: HandedOverCopies }];
-    workers.handOver(ids.slice(0, 2), copies);
-    await workers.drain();
-    expect(counts).toEqual({ claimed: 0, taken: 0 });
-    workers.handOver(ids.slice(2));
-    await workers.drain();
-    expect(counts).toEqual({ claimed: 0, taken: 1 });
-    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
-  });
-
-  it('reads the messages of copies that are not a hand-over list', async () => {
-    const handed: number[] = [];
-    const { counts, simulator, api, workers, account } = await apiAndWorkers('w-thread', (ids) => handed.push(...ids));
-    await api.messages.send(account.id, request(2));
-    workers.handOver(handed, ['not', 'copies']);
-    await workers.drain();
-    expect(counts).toEqual({ claimed: 0, taken: 2 });
-    expect(simulator.sent).toHaveLength(2);
-  });
-
   it('a hand-over that never reaches its worker is claimed once its lease runs out, and sent once', async () => {
-    let late: { ids: number[]; copies: HandedOverCopies } | undefined;
-    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-lost', (ids, copies) => {
-      late = { ids: [...ids], copies: copies() };
-    });
+    const { clock, counts, simulator, api, workers, account } = await apiAndWorkers('w-lost');
     const res = await api.messages.send(account.id, request(2));
     const ids = res.messages.map((m) => m.messageId);
     await workers.drain();
@@ -187,11 +140,48 @@ describe('hand-over of accepted messages to a worker', () => {
     await clock.advance(LEASE_MS);
     await workers.drain();
     expect(counts).toEqual({ claimed: 2, taken: 0 });
-    // The hand-over arrives late, with its copies: their leases ran out, so the worker reads the
-    // messages, already committed, and takes nothing again.
-    workers.handOver(late!.ids, late!.copies);
+    // The hand-over arrives late: the worker already committed them, and takes nothing again.
+    workers.handOver(ids);
     await workers.drain();
     expect(counts).toEqual({ claimed: 2, taken: 0 });
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
+  it('does not send a copy its own worker holds past its lease: another worker sent the message meanwhile', async () => {
+    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+    const { storage, counts } = await countingStorage();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const sentHere: number[] = [];
+    // The first send stays with this driver until the gate opens: with one send in flight at most,
+    // the second handed-over message waits in the worker, its copy with it.
+    const gated: ChannelDriver = {
+      name: 'gated',
+      channels: ['sms'],
+      async send(attempt) {
+        sentHere.push(attempt.messageId);
+        await gate;
+        return { outcome: 'accepted' };
+      },
+    };
+    const engine = createEngine({ storage, channels: [gated], hasher, clock, maxInFlight: 1, batchSize: 1 });
+    const account = await accountOf(engine);
+    engine.start();
+    cleanups.push(() => engine.stop());
+    const res = await engine.messages.send(account.id, request(2));
+    const [first, second] = res.messages.map((m) => m.messageId) as [number, number];
+    await vi.waitFor(() => expect(sentHere).toEqual([first]), { timeout: 5_000 });
+    // The leases run out: another worker claims both messages and sends them.
+    await clock.advance(LEASE_MS);
+    const simulator = createSimulator({ latencyMs: 0 });
+    const other = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-other' });
+    await other.drain();
+    expect(simulator.sent.map((s) => s.messageId).sort((a, b) => a - b)).toEqual([first, second]);
+    // The first send's result comes back; the worker then takes the second message: its copy is
+    // past its lease, so it reads it, and finds it no longer its own.
+    open();
+    await engine.drain();
+    expect(sentHere).toEqual([first]);
+    expect(counts.taken).toBe(0);
   });
 });

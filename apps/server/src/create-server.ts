@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
-import type { ChannelDriver, Clock, Commit, Engine, HandedOverCopies, Storage } from '@spillway/core';
+import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { answerSend, createEngineMetrics, createHttpSharedState, createSmtpTransport, createSpillway, serve } from '@spillway/http';
 import type { EngineCounts, ErrorBody, HttpLogger, HttpSharedState, SendsElsewhere, TokenService } from '@spillway/http';
@@ -157,18 +157,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   let httpThreadsRunning: HttpThreads | null = null;
   let thread: Worker | null = null;
   const threadWorkerId = `${hostname()}-${process.pid}-workers-${randomUUID()}`;
-  /** Ids handed over to the workers' thread since its last wake-up, and lists of their messages' copies. */
+  /** Ids handed over to the workers' thread since its last wake-up. */
   let handedOver: number[] = [];
-  let copies: HandedOverCopies[] = [];
   const wakeThread = wakeAtMostEveryMs(WAKE_INTERVAL_MS, () => {
-    if (handedOver.length > 0) thread?.postMessage({ handOver: handedOver, copies });
+    if (handedOver.length > 0) thread?.postMessage({ handOver: handedOver });
     else thread?.postMessage('wake');
     handedOver = [];
-    copies = [];
   });
-  const handOver = (ids: readonly number[], copiesOf?: () => HandedOverCopies) => {
+  const handOver = (ids: readonly number[]) => {
     for (const id of ids) handedOver.push(id);
-    if (ids.length > 0 && copiesOf && thread) copies.push(copiesOf());
     wakeThread();
   };
   let checkpoints: Worker | null = null;

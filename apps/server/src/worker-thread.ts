@@ -1,5 +1,4 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { HandedOverCopies } from '@spillway/core';
 import type { ServerConfig } from './config.ts';
 import { countCommit } from '@spillway/http';
 import type { EngineCounts } from '@spillway/http';
@@ -54,11 +53,7 @@ const server = await createServer(
 await server.listen();
 port.on('message', (message: unknown) => {
   if (message === 'wake') server.engine.wake();
-  if (typeof message === 'object' && message !== null && 'handOver' in message) {
-    // The copies come as the lists of the hand-overs since the last wake-up (usually one).
-    const { handOver, copies = [] } = message as { handOver: number[]; copies?: HandedOverCopies[] };
-    server.engine.handOver(handOver, copies.length === 1 ? copies[0] : copies.flat());
-  }
+  if (typeof message === 'object' && message !== null && 'handOver' in message) server.engine.handOver(message.handOver as number[]);
   if (message === 'stop') {
     closeAndAnswerStopped(
       server,

@@ -39,7 +39,6 @@ export type {
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
 export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput } from './engine/engine-types.ts';
-export type { HandedOverCopies } from './engine/hand-over-copies.ts';
 export type {
   SendMessagesInput,
   SendMessageItemInput,

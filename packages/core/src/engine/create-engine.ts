@@ -12,7 +12,7 @@ import type { Engine, EngineOptions } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
 import type { HandOver } from './ingest-group.ts';
-import { decodeCopies, encodeCopies, handedOverCopies } from './hand-over-copies.ts';
+import { handedOverCopies } from './hand-over-copies.ts';
 import { createMessagingService, messageKindHandler } from './messaging-service.ts';
 import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
@@ -91,10 +91,10 @@ export function createEngine(options: EngineOptions): Engine {
   function notify(handedOver: readonly HandOver[] = []): void {
     // Each hand-over goes to the worker its lease names: this engine's own, or the one elsewhere.
     const elsewhere: number[] = [];
-    const acceptedElsewhere: HandOver['accepted'] = [];
     let own = false;
     for (const handOver of handedOver) {
       if (runsWorker && handOver.owner === worker.owner) {
+        // This engine's own worker takes the messages as stored, without reading them back.
         worker.handOver(
           handOver.ids,
           handOver.accepted.flatMap(({ batch, result }) => handedOverCopies(batch, result)),
@@ -102,15 +102,10 @@ export function createEngine(options: EngineOptions): Engine {
         own = true;
       } else {
         for (const id of handOver.ids) elsewhere.push(id);
-        for (const accepted of handOver.accepted) acceptedElsewhere.push(accepted);
       }
     }
     if (runsWorker && !own) worker.notify();
-    // The copies are encoded only when asked for (another thread's worker takes them).
-    options.onWork?.(elsewhere, () => {
-      const lists = acceptedElsewhere.map(({ batch, result }) => encodeCopies(batch, result));
-      return lists.length === 1 ? lists[0]! : lists.flat();
-    });
+    options.onWork?.(elsewhere);
   }
 
   /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
@@ -156,7 +151,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     ...refusingNul({ receive, receiveInbound }),
     wake: () => worker.notify(),
-    handOver: (ids, copies) => worker.handOver(ids, copies ? decodeCopies(copies) : undefined),
+    handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),
   };
 }

@@ -8,7 +8,6 @@ import type { BalanceResponse, MessageStatusRecord, SendResponse } from '../type
 import type { ChannelId } from '../types/channel.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { AccountChannels } from './account-channels.ts';
-import type { HandedOverCopies } from './hand-over-copies.ts';
 import type { CascadeService } from './cascade-types.ts';
 import type { ReachabilityService } from '../reachability/reachability-memory.ts';
 import type { SendMessagesInput, UpdateMessageInput } from './inputs.ts';
@@ -47,11 +46,9 @@ export interface EngineOptions {
    * Called after this engine stored new work (accepted messages, a changed schedule, a receipt):
    * wake workers that run elsewhere (`engine.wake()` in another thread or process). With
    * `handOverTo`, `handedOver` names the accepted messages stored leased to that worker: pass
-   * them to its engine's `handOver(ids)`. A worker in another thread of this process may be
-   * passed `copies()` as well (`handOver(ids, copies)`, through `postMessage`): the messages as
-   * stored, which it then takes without reading them.
+   * them to its engine's `handOver(ids)`.
    */
-  onWork?: (handedOver: readonly number[], copies: () => HandedOverCopies) => void;
+  onWork?: (handedOver: readonly number[]) => void;
   /**
    * The `workerId` of a worker elsewhere (the reference server's workers' thread) to which this
    * engine hands the messages it accepts due at once: they are stored leased to that worker, and
@@ -177,12 +174,8 @@ export interface Engine {
   receiveInbound(report: InboundReport): Promise<void>;
   /** New work was stored elsewhere (another thread or process): look for it now, not at the next poll. */
   wake(): void;
-  /**
-   * Messages another engine stored leased to this engine's worker (its `handOverTo`): the worker
-   * takes them by id, from `copies` (that engine's `onWork`) while their leases hold, else with a
-   * read.
-   */
-  handOver(ids: readonly number[], copies?: HandedOverCopies): void;
+  /** Messages another engine stored leased to this engine's worker (its `handOverTo`): the worker takes them by id. */
+  handOver(ids: readonly number[]): void;
   /**
    * Runs worker rounds until no work is due and no receipt is pending at the clock's current
    * time. Tests call it after `clock.advance()`.

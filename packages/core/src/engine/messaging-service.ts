@@ -136,7 +136,6 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
       meta: null,
       work: firstWork(dueAt, now, works),
       history: [],
-      stepsText: undefined,
     };
   }
 

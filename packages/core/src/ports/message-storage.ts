@@ -23,11 +23,6 @@ export interface NewMessage extends Pick<
   /** Charged at acceptance, micro-units (summed into one wallet transaction per request). */
   charge: number;
   history: Omit<HistoryEntry, 'messageId'>[];
-  /**
-   * `steps` as JSON text, once made (`stepsTextOf` in `@spillway/core/storage`): made once for
-   * the row and for the copies a hand-over passes to another thread.
-   */
-  stepsText?: string | undefined;
 }
 
 /** The messages of one accepted request, stored with their charge in one transaction. */

@@ -59,7 +59,6 @@ export {
   isHandedOver,
   handedOverIds,
   handedOverMessages,
-  stepsTextOf,
   WALLET_ROW_COLUMNS,
   HISTORY_ROW_COLUMNS,
 } from './ingest-rows.ts';

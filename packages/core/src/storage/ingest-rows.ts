@@ -90,11 +90,6 @@ export function handedOverMessages(batch: IngestBatch, result: IngestResult | nu
   return messages;
 }
 
-/** A new message's `steps` as JSON text, made once (kept in its `stepsText`). */
-export function stepsTextOf(m: NewMessage): string {
-  return (m.stepsText ??= JSON.stringify(m.steps));
-}
-
 /** Columns of a `wallet_transactions` row as {@link ingestRows} writes them, in value order. */
 export const WALLET_ROW_COLUMNS = ['account_id', 'kind', 'amount', 'balance_after', 'message_id', 'description', 'created_at'] as const;
 
@@ -205,7 +200,7 @@ export function ingestRows(
     mv[mk++] = m.trackinId;
     mv[mk++] = m.customerMessageId;
     mv[mk++] = m.content;
-    mv[mk++] = stepsTextOf(m);
+    mv[mk++] = JSON.stringify(m.steps);
     mv[mk++] = m.status;
     mv[mk++] = snapshotText(m.snapshot);
     mv[mk++] = m.routeRef;
