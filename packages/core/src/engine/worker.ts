@@ -526,16 +526,14 @@ export function createWorker(deps: WorkerDeps) {
     /**
      * Messages an ingest stored leased to this worker (`IngestBatch.lease` with its `owner`): the
      * next rounds take them by id, without a claim, and without a read for those of `stored` (the
-     * messages as the ingest stored them) while their lease holds.
+     * same messages as the ingest stored them: `handedOverCopies`) while their lease holds.
      */
     handOver(ids: readonly number[], stored: readonly HandedOverCopy[] = []): void {
       if (ids.length === 0) return;
       for (const id of ids) handedOver.push(id);
-      // Only copies of the messages handed over now: no other would ever be taken out.
-      const named = stored.length > 0 ? new Set(ids) : undefined;
       for (const copy of stored) {
         if (copies.size >= COPIES_MAX) break;
-        if (named!.has(copy.message.id)) copies.set(copy.message.id, copy);
+        copies.set(copy.message.id, copy);
       }
       notify();
     },

@@ -38,15 +38,21 @@ export function isHandedOver(batch: IngestBatch, m: NewMessage): boolean {
   return wake !== null && wake <= batch.at;
 }
 
-/** The ids of the messages an accepted ingest stored leased to the batch's `lease` owner (replays never are). */
-export function handedOverIds(batch: IngestBatch, result: IngestResult | null): number[] {
+/** The batch indexes of the messages an accepted ingest stored leased to the batch's `lease` owner (replays never are). */
+function handedOverIndexes(batch: IngestBatch, result: IngestResult | null): number[] {
   if (!batch.lease || result?.status !== 'accepted') return [];
   const replays = new Set(result.replays);
-  const ids: number[] = [];
+  const indexes: number[] = [];
   batch.messages.forEach((m, i) => {
-    if (!replays.has(i) && isHandedOver(batch, m)) ids.push(result.ids[i]!);
+    if (!replays.has(i) && isHandedOver(batch, m)) indexes.push(i);
   });
-  return ids;
+  return indexes;
+}
+
+/** The ids of the messages an accepted ingest stored leased to the batch's `lease` owner (replays never are). */
+export function handedOverIds(batch: IngestBatch, result: IngestResult | null): number[] {
+  if (result?.status !== 'accepted') return [];
+  return handedOverIndexes(batch, result).map((i) => result.ids[i]!);
 }
 
 /**
@@ -56,13 +62,11 @@ export function handedOverIds(batch: IngestBatch, result: IngestResult | null): 
  * work contract compares the two on every storage).
  */
 export function handedOverMessages(batch: IngestBatch, result: IngestResult | null): StoredMessage[] {
-  if (!batch.lease || result?.status !== 'accepted') return [];
-  const replays = new Set(result.replays);
+  if (result?.status !== 'accepted') return [];
   const { accountId, at } = batch;
-  const messages: StoredMessage[] = [];
-  batch.messages.forEach((m, i) => {
-    if (replays.has(i) || !isHandedOver(batch, m)) return;
-    messages.push({
+  return handedOverIndexes(batch, result).map((i): StoredMessage => {
+    const m = batch.messages[i]!;
+    return {
       id: result.ids[i]!,
       listId: result.listId,
       accountId,
@@ -85,9 +89,8 @@ export function handedOverMessages(batch: IngestBatch, result: IngestResult | nu
       work: m.work,
       // The acceptance charge pays the first step (ingestRows' `charged`).
       charged: m.charge > 0 ? 1 : 0,
-    });
+    };
   });
-  return messages;
 }
 
 /** Columns of a `wallet_transactions` row as {@link ingestRows} writes them, in value order. */
