@@ -147,3 +147,50 @@ describe('hand-over of accepted messages to a worker', () => {
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
   });
 });
+
+describe("an engine's own worker and the copies it is handed", () => {
+  /**
+   * Two engines on one storage and a fake clock, neither started (their rounds run only in
+   * `drain()`): `a` hands what it accepts over to its own worker, with the stored copies; `b`
+   * only works.
+   */
+  async function ownAndOther() {
+    const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
+    const { storage, counts } = await countingStorage();
+    const simA = createSimulator({ latencyMs: 0 });
+    const simB = createSimulator({ latencyMs: 0 });
+    const a = createEngine({ storage, channels: [simA], hasher, clock, workerId: 'w-a', handOverTo: 'w-a' });
+    const b = createEngine({ storage, channels: [simB], hasher, clock, workerId: 'w-b' });
+    return { clock, counts, simA, simB, a, b, account: await accountOf(a) };
+  }
+
+  it('sends its copies while their lease holds, without a claim or a read', async () => {
+    const { clock, counts, simA, simB, a, b, account } = await ownAndOther();
+    const res = await a.messages.send(account.id, request(2));
+    await clock.advance(LEASE_MS - 1);
+    await b.drain();
+    await a.drain();
+    expect(counts).toEqual({ claimed: 0, taken: 0 });
+    expect(simA.sent.map((s) => s.messageId)).toEqual(res.messages.map((m) => m.messageId));
+    expect(simB.sent).toEqual([]);
+  });
+
+  it('does not send a copy whose lease ran out (another worker claimed and sent it): it asks the storage, which gives it nothing', async () => {
+    const { clock, counts, simA, simB, a, b, account } = await ownAndOther();
+    const res = await a.messages.send(account.id, request(2));
+    const ids = res.messages.map((m) => m.messageId);
+    await clock.advance(LEASE_MS);
+    await b.drain();
+    expect(simB.sent.map((s) => s.messageId)).toEqual(ids);
+    await a.drain();
+    expect(simA.sent).toEqual([]);
+    expect(counts).toEqual({ claimed: 2, taken: 0 });
+    // The simulator's receipts come in on the clock: the other worker applies them, once.
+    await clock.advance(1_000);
+    await b.drain();
+    await a.drain();
+    expect(simA.sent).toEqual([]);
+    const statuses = await Promise.all(ids.map(async (id) => (await a.messages.status(account.id, id)).deliverystatus));
+    expect(statuses).toEqual(['delivered', 'delivered']);
+  });
+});
