@@ -194,3 +194,69 @@ describe("an engine's own worker and the copies it is handed", () => {
     expect(statuses).toEqual(['delivered', 'delivered']);
   });
 });
+
+describe('reading hand-overs ahead while another writer holds the lock (writerBusy)', () => {
+  /**
+   * An API engine handing `n` messages over to a worker that takes `batchSize` a round, on a fake
+   * clock; `busy` says whether another writer holds the lock. Records, at the worker's first
+   * commit, how many handed-over messages it had read, and every read's ids.
+   */
+  async function readingAhead(n: number, busy: (() => boolean) | undefined, handedOverAfterMs = 0) {
+    const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
+    const { storage: counting, counts } = await countingStorage();
+    const reads: number[][] = [];
+    let readAtFirstCommit: number | undefined;
+    const storage: Storage = {
+      ...counting,
+      async takeHandedOver(...args) {
+        reads.push([...args[0]]);
+        return counting.takeHandedOver(...args);
+      },
+      async commit(...args) {
+        readAtFirstCommit ??= counts.taken;
+        return counting.commit(...args);
+      },
+    };
+    const simulator = createSimulator({ latencyMs: 0 });
+    const api = createEngine({ storage, channels: [], hasher, clock, worker: false, handOverTo: 'w-ahead' });
+    const workers = createEngine({
+      storage,
+      channels: [simulator],
+      hasher,
+      clock,
+      workerId: 'w-ahead',
+      batchSize: 2,
+      ...(busy ? { writerBusy: busy } : {}),
+    });
+    const account = await accountOf(api);
+    const ids = (await api.messages.send(account.id, request(n))).messages.map((m) => m.messageId);
+    await clock.advance(handedOverAfterMs);
+    workers.handOver(ids);
+    await workers.drain();
+    return { ids, counts, reads, readAtFirstCommit: () => readAtFirstCommit, simulator, clock, workers, api, account };
+  }
+
+  it('a round whose commit would wait reads the next hand-overs meanwhile, and the rounds after take them without a read', async () => {
+    const { ids, counts, reads, readAtFirstCommit, simulator } = await readingAhead(6, () => true);
+    // The first round with something to commit had read all six: its own two, and the rest ahead.
+    expect(readAtFirstCommit()).toBe(6);
+    // Each message read once, sent once.
+    expect(reads.flat().sort((a, b) => a - b)).toEqual(ids);
+    expect(counts).toEqual({ claimed: 0, taken: 6 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
+  it('reads nothing ahead whose lease ends within half a lease: the rounds read those when they take them', async () => {
+    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, LEASE_MS / 2 + 1);
+    expect(readAtFirstCommit()).toBeLessThan(6);
+    expect(counts).toEqual({ claimed: 0, taken: 6 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
+  it('reads nothing ahead while no other writer holds the lock', async () => {
+    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => false);
+    expect(readAtFirstCommit()).toBeLessThan(6);
+    expect(counts).toEqual({ claimed: 0, taken: 6 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+});

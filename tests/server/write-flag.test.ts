@@ -12,8 +12,8 @@ const ACCEPTED: IngestResult = { status: 'accepted', listId: 1, ids: [1], replay
 const batch = { accountId: 1, at: 0, messages: [], chargeDescription: '' } satisfies IngestBatch;
 const commit = { at: 0, owner: 'w', updates: [], providerIds: [], receipts: [] } satisfies Commit;
 
-/** Whether the flag's ingest word is raised (its first word). */
-const ingesting = (buffer: SharedArrayBuffer) => () => new Int32Array(buffer)[0] === 1;
+/** Whether the flag's ingest word is raised, as the workers' thread asks it (its engine's `writerBusy`). */
+const ingesting = (buffer: SharedArrayBuffer) => openWriteFlag(buffer).ingesting;
 
 /** A storage of the HTTP thread whose ingests note, as they run, whether the flag says so. */
 function ingests(log: string[], ingesting: () => boolean) {

@@ -30,11 +30,14 @@ const waitAsync = (
  * asleep for most of its transaction, and a commit woke an ingest behind it late. So each waits
  * for the other's transaction and is woken the moment it ends:
  * - a round's commit that finds an ingest running blocks the workers' thread (`Atomics.wait`):
- *   rounds that went on sending meanwhile, committing after, were slower end to end;
+ *   rounds that went on sending meanwhile, committing after, were slower end to end; but first
+ *   the round reads its next handed-over messages ahead while the ingest lasts ({@link
+ *   WriteFlag.ingesting}, the workers' engine's `writerBusy`), reads that needed no lock;
  * - an ingest that finds a commit running waits without blocking the HTTP thread's event loop
  *   (`Atomics.waitAsync`).
  * Both are hints over SQLite's own lock, which still decides: a stale word costs time, not
- * correctness (`docs/decisions.md`, "Speed, twentieth pass" and "twenty-first pass").
+ * correctness (`docs/decisions.md`, "Speed, twentieth pass", "twenty-first pass" and
+ * "twenty-third pass").
  */
 export interface WriteFlag {
   /** The shared words, for the other thread ({@link openWriteFlag}). */
@@ -45,6 +48,8 @@ export interface WriteFlag {
   markCommits(storage: Pick<Storage, 'commit'>): void;
   /** Clears the commits' word (the workers' thread ended, perhaps inside a commit). */
   clearCommits(): void;
+  /** Whether an ingest holds the write lock now (`EngineOptions.writerBusy` of the workers' engine). */
+  ingesting(): boolean;
 }
 
 /** A new {@link WriteFlag} (the HTTP thread's). */
@@ -104,5 +109,6 @@ export function openWriteFlag(buffer: SharedArrayBuffer): WriteFlag {
       Atomics.store(words, COMMITTING, 0);
       Atomics.notify(words, COMMITTING);
     },
+    ingesting: () => Atomics.load(words, INGESTING) === 1,
   };
 }

@@ -76,6 +76,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     ...(options.sendTimeoutMs ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
     batchSize: options.batchSize ?? 500,
+    ...(options.writerBusy ? { writerBusy: options.writerBusy } : {}),
     onError,
   });
   const runsWorker = options.worker ?? true;

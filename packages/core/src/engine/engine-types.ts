@@ -59,6 +59,13 @@ export interface EngineOptions {
    * does not run: then as without it).
    */
   handOverTo?: string | (() => string | undefined);
+  /**
+   * Whether another writer holds the database's write lock now, so that this engine's worker's
+   * commit would only wait for it (the reference server's workers' thread asks whether its HTTP
+   * thread is inside an ingest on SQLite): the worker then reads the next messages handed over to
+   * it meanwhile, and takes them without a read while half their lease lasts.
+   */
+  writerBusy?: () => boolean;
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */
   maxInFlight?: number;
   /** A driver that has not answered a send after this long fails it temporarily, ms. @default 30000 */

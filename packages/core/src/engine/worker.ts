@@ -35,6 +35,11 @@ const KNOWN_MAX = 50_000;
  * workers by tens of thousands of messages; past the bound, the reads slow the workers further.
  */
 const COPIES_MAX = 200_000;
+/**
+ * How long a handed-over message read ahead (`WorkerDeps.writerBusy`) is taken without another
+ * read: the read answers only messages whose lease holds at least this long (half the lease).
+ */
+const READ_AHEAD_MS = LEASE_MS / 2;
 
 export interface WorkerDeps {
   storage: Storage;
@@ -54,6 +59,13 @@ export interface WorkerDeps {
   /** This worker's id in leases and heartbeats. @default a random UUID */
   owner?: string;
   onError: (error: unknown) => void;
+  /**
+   * Whether another writer holds the database's write lock now (the reference server's ingests on
+   * SQLite), so that a round's commit would only wait: the round then reads the next handed-over
+   * messages ahead meanwhile (a read needs no write lock), which the rounds after take without a
+   * read while `READ_AHEAD_MS` lasts.
+   */
+  writerBusy?: () => boolean;
   /** Called after each round's commit (metrics, audit). */
   onCommit?: (commit: Commit) => void;
   /** Incoming messages reported by drivers. */
@@ -114,6 +126,8 @@ export function createWorker(deps: WorkerDeps) {
    * one state.
    */
   const copies = new SlotMap<HandedOverCopy>();
+  /** How many ids at the front of `handedOver` were read ahead (`writerBusy`), copies or not. */
+  let readAheadTo = 0;
   let seq = 0;
   let claiming = true;
   /** Set by `start()`: the next round starts the drivers. */
@@ -325,6 +339,7 @@ export function createWorker(deps: WorkerDeps) {
       // One this worker already holds (claimed again after its hand-over's lease ran out) is not
       // taken twice; the storage answers only those still leased to this worker.
       const taking = handedOver.splice(0, capacity - claimed.length);
+      readAheadTo = Math.max(0, readAheadTo - taking.length);
       const have = new Set(claimed.map((m) => m.id));
       const toRead: number[] = [];
       for (const id of taking) {
@@ -447,9 +462,11 @@ export function createWorker(deps: WorkerDeps) {
       }
     }
     await yieldToEventLoop();
+    const committing = commit.updates.length > 0 || commit.receipts.length > 0;
+    if (committing && deps.writerBusy) await readAheadWhile(deps.writerBusy);
     let conflicts: number[] = [];
     try {
-      if (commit.updates.length > 0 || commit.receipts.length > 0) conflicts = (await storage.commit(commit)).conflicts;
+      if (committing) conflicts = (await storage.commit(commit)).conflicts;
     } catch (error) {
       // Nothing of the round was written (the database was locked too long, say): its sends'
       // results and its drivers' receipts go back to wait for the next round, as they were, rather
@@ -500,6 +517,27 @@ export function createWorker(deps: WorkerDeps) {
 
   function notify(): void {
     rounds.notify();
+  }
+
+  /**
+   * While `busy()` (another writer holds the lock this round's commit waits for), reads the
+   * handed-over messages next in line a batch at a time into `copies`, each valid for
+   * `READ_AHEAD_MS`: the rounds that take them need no read then. A failed read only leaves them
+   * to be read when taken.
+   */
+  async function readAheadWhile(busy: () => boolean): Promise<void> {
+    try {
+      while (busy() && copies.size < COPIES_MAX && readAheadTo < handedOver.length) {
+        const next = Math.min(handedOver.length, readAheadTo + deps.batchSize);
+        const ids = handedOver.slice(readAheadTo, next).filter((id) => !copies.has(id));
+        readAheadTo = next;
+        const until = clock.now() + READ_AHEAD_MS;
+        // Answers only the messages whose lease holds past `until`.
+        for (const message of await storage.takeHandedOver(ids, owner, until)) copies.set(message.id, { message, until });
+      }
+    } catch (error) {
+      deps.onError(error);
+    }
   }
 
   /**
