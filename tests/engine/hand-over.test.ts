@@ -201,7 +201,12 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
    * clock; `busy` says whether another writer holds the lock. Records, at the worker's first
    * commit, how many handed-over messages it had read, and every read's ids.
    */
-  async function readingAhead(n: number, busy: (() => boolean) | undefined, handedOverAfterMs = 0) {
+  async function readingAhead(
+    n: number,
+    busy: (() => boolean) | undefined,
+    handedOverAfterMs = 0,
+    options: { failReadsAhead?: boolean; onError?: (error: unknown) => void } = {},
+  ) {
     const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
     const { storage: counting, counts } = await countingStorage();
     const reads: number[][] = [];
@@ -210,6 +215,8 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
       ...counting,
       async takeHandedOver(...args) {
         reads.push([...args[0]]);
+        // A read ahead asks for a lease that holds past now; a round's own read, for one that holds now.
+        if (options.failReadsAhead && args[2] > clock.now()) throw new Error('the database is gone for a moment');
         return counting.takeHandedOver(...args);
       },
       async commit(...args) {
@@ -227,6 +234,7 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
       workerId: 'w-ahead',
       batchSize: 2,
       ...(busy ? { writerBusy: busy } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
     });
     const account = await accountOf(api);
     const ids = (await api.messages.send(account.id, request(n))).messages.map((m) => m.messageId);
@@ -248,6 +256,19 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
 
   it('reads nothing ahead whose lease ends within half a lease: the rounds read those when they take them', async () => {
     const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, LEASE_MS / 2 + 1);
+    expect(readAtFirstCommit()).toBeLessThan(6);
+    expect(counts).toEqual({ claimed: 0, taken: 6 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
+  it('a read ahead that fails is reported, and leaves the messages to be read when taken', async () => {
+    const errors: unknown[] = [];
+    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, 0, {
+      failReadsAhead: true,
+      onError: (error) => errors.push(error),
+    });
+    expect(errors.length).toBeGreaterThan(0);
+    expect(String(errors[0])).toContain('the database is gone for a moment');
     expect(readAtFirstCommit()).toBeLessThan(6);
     expect(counts).toEqual({ claimed: 0, taken: 6 });
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
