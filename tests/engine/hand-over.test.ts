@@ -197,15 +197,15 @@ describe("an engine's own worker and the copies it is handed", () => {
 
 describe('reading hand-overs ahead while another writer holds the lock (writerBusy)', () => {
   /**
-   * An API engine handing `n` messages over to a worker that takes `batchSize` a round, on a fake
-   * clock; `busy` says whether another writer holds the lock. Records, at the worker's first
-   * commit, how many handed-over messages it had read, and every read's ids.
+   * An API engine handing `n` messages over to a worker that takes two a round, on a fake clock,
+   * `handedOverAfterMs` after their acceptance; `busy` says whether another writer holds the lock.
+   * Records, at the worker's first commit, how many handed-over messages it had read, and every
+   * read's ids.
    */
   async function readingAhead(
     n: number,
-    busy: (() => boolean) | undefined,
-    handedOverAfterMs = 0,
-    options: { failReadsAhead?: boolean; onError?: (error: unknown) => void } = {},
+    busy: () => boolean,
+    options: { handedOverAfterMs?: number; failReadsAhead?: boolean; onError?: (error: unknown) => void } = {},
   ) {
     const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
     const { storage: counting, counts } = await countingStorage();
@@ -233,15 +233,15 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
       clock,
       workerId: 'w-ahead',
       batchSize: 2,
-      ...(busy ? { writerBusy: busy } : {}),
+      writerBusy: busy,
       ...(options.onError ? { onError: options.onError } : {}),
     });
     const account = await accountOf(api);
     const ids = (await api.messages.send(account.id, request(n))).messages.map((m) => m.messageId);
-    await clock.advance(handedOverAfterMs);
+    await clock.advance(options.handedOverAfterMs ?? 0);
     workers.handOver(ids);
     await workers.drain();
-    return { ids, counts, reads, readAtFirstCommit: () => readAtFirstCommit, simulator, clock, workers, api, account };
+    return { ids, counts, reads, readAtFirstCommit: () => readAtFirstCommit, simulator };
   }
 
   it('a round whose commit would wait reads the next hand-overs meanwhile, and the rounds after take them without a read', async () => {
@@ -255,7 +255,7 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
   });
 
   it('reads nothing ahead whose lease ends within half a lease: the rounds read those when they take them', async () => {
-    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, LEASE_MS / 2 + 1);
+    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, { handedOverAfterMs: LEASE_MS / 2 + 1 });
     expect(readAtFirstCommit()).toBeLessThan(6);
     expect(counts).toEqual({ claimed: 0, taken: 6 });
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
@@ -263,7 +263,7 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
 
   it('a read ahead that fails is reported, and leaves the messages to be read when taken', async () => {
     const errors: unknown[] = [];
-    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, 0, {
+    const { ids, counts, readAtFirstCommit, simulator } = await readingAhead(6, () => true, {
       failReadsAhead: true,
       onError: (error) => errors.push(error),
     });
