@@ -70,4 +70,48 @@ describe('a send bounded by sendTimeoutMs', () => {
     // Nothing waits on the clock for the failed send.
     expect((await storage.history(id)).some((h) => h.error?.includes('no answer'))).toBe(false);
   });
+
+  it('starts a driver before its first send, once, and fails the step temporarily, with the error, when the start fails', async () => {
+    storage = await testStorage();
+    const clock = createFakeClock(Date.UTC(2026, 10, 22, 12));
+    const calls: string[] = [];
+    const errors: unknown[] = [];
+    const driver: ChannelDriver = {
+      name: 'unbound',
+      channels: ['sms'],
+      start: () => {
+        calls.push('start');
+        return Promise.reject(new Error('bind refused'));
+      },
+      send: () => {
+        calls.push('send');
+        return Promise.resolve({ outcome: 'accepted' });
+      },
+    };
+    const engine = createEngine({
+      storage,
+      channels: [driver],
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+      clock,
+      onError: (error) => errors.push(error),
+    });
+    const account = await engine.accounts.create({ login: 'shop', password: 'correct horse', balance: 10 });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    const sent = await engine.messages.send(account.id, {
+      messages: [
+        { from: 'Shop', to: '79991234567', type: 'sms', text: 'one' },
+        { from: 'Shop', to: '79991234568', type: 'sms', text: 'two' },
+      ],
+    });
+    // Not started: the first send of the rounds drain() runs starts the driver.
+    await engine.drain();
+    expect(calls.filter((c) => c === 'start')).toEqual(['start']);
+    expect(String(errors[0])).toContain('bind refused');
+    // The send behind the failed start fails its step; the other, dispatched once the driver counts as started, is sent.
+    const failed = await Promise.all(
+      sent.messages.map(async (m) => (await storage!.history(m.messageId)).find((h) => h.status === 'Failed')),
+    );
+    expect(failed.filter(Boolean)).toEqual([expect.objectContaining({ step: 0, error: expect.stringContaining('bind refused') })]);
+    expect(calls.filter((c) => c === 'send')).toHaveLength(1);
+  });
 });
