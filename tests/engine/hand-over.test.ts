@@ -246,11 +246,22 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
 
   it('a round whose commit would wait reads the next hand-overs meanwhile, and the rounds after take them without a read', async () => {
     const { ids, counts, reads, readAtFirstCommit, simulator } = await readingAhead(6, () => true);
-    // The first round with something to commit had read all six: its own two, and the rest ahead.
+    // The first round with something to commit (the second) had read all six: the first round's
+    // two, its own two, and the next round's two ahead.
     expect(readAtFirstCommit()).toBe(6);
     // Each message read once, sent once.
     expect(reads.flat().sort((a, b) => a - b)).toEqual(ids);
     expect(counts).toEqual({ claimed: 0, taken: 6 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+
+  it('reads ahead only what the next round takes, however far the hand-overs run ahead', async () => {
+    const { ids, counts, reads, readAtFirstCommit, simulator } = await readingAhead(12, () => true);
+    // Two rounds' two and the next round's two: the other six wait as ids, not as messages.
+    expect(readAtFirstCommit()).toBe(6);
+    expect(Math.max(...reads.map((r) => r.length))).toBe(2);
+    expect(reads.flat().sort((a, b) => a - b)).toEqual(ids);
+    expect(counts).toEqual({ claimed: 0, taken: 12 });
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
   });
 

@@ -62,8 +62,8 @@ export interface EngineOptions {
   /**
    * Whether another writer holds the database's write lock now, so that this engine's worker's
    * commit would only wait for it (the reference server's workers' thread asks whether its HTTP
-   * thread is inside an ingest on SQLite): the worker then reads the next messages handed over to
-   * it meanwhile, and takes them without a read while half their lease lasts.
+   * thread is inside an ingest on SQLite): the worker then reads meanwhile the messages handed over
+   * to it that its next round takes, and that round takes them without a read.
    */
   writerBusy?: () => boolean;
   /** Sends handed to drivers and not answered yet, at most. @default 4096 */

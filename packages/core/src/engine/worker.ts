@@ -61,9 +61,9 @@ export interface WorkerDeps {
   onError: (error: unknown) => void;
   /**
    * Whether another writer holds the database's write lock now (the reference server's ingests on
-   * SQLite), so that a round's commit would only wait: the round then reads the next handed-over
-   * messages ahead meanwhile (a read needs no write lock), which the rounds after take without a
-   * read while `READ_AHEAD_MS` lasts.
+   * SQLite), so that a round's commit would only wait: the round then reads the handed-over
+   * messages the next round takes meanwhile (a read needs no write lock), which that round takes
+   * without a read while `READ_AHEAD_MS` lasts.
    */
   writerBusy?: () => boolean;
   /** Called after each round's commit (metrics, audit). */
@@ -463,7 +463,7 @@ export function createWorker(deps: WorkerDeps) {
     }
     await yieldToEventLoop();
     const committing = commit.updates.length > 0 || commit.receipts.length > 0;
-    if (committing && deps.writerBusy) await readAheadWhile(deps.writerBusy);
+    if (committing && deps.writerBusy) await readAhead(deps.writerBusy);
     let conflicts: number[] = [];
     try {
       if (committing) conflicts = (await storage.commit(commit)).conflicts;
@@ -520,21 +520,26 @@ export function createWorker(deps: WorkerDeps) {
   }
 
   /**
-   * While `busy()` (another writer holds the lock this round's commit waits for), reads the
-   * handed-over messages next in line a batch at a time into `copies`, each valid for
-   * `READ_AHEAD_MS`: the rounds that take them need no read then. A failed read only leaves them
-   * to be read when taken.
+   * Reads the handed-over messages the next round takes (a batch from the front) into `copies`,
+   * each valid for `READ_AHEAD_MS`, if `busy()` (another writer holds the lock this round's commit
+   * is about to wait for): that round needs no read then. A failed read only leaves them to be
+   * read when taken.
+   *
+   * No further: read as far as the ingests ran ahead (tens of thousands of messages in a burst of
+   * bulk requests), the messages waited as copies long enough to outlive the young generation,
+   * and the young collections that copied and promoted them cost the workers' thread more than
+   * the reads saved (end to end, 22 – 27 against 17 – 23 µs of its CPU a message, and about half
+   * again the collectors' pauses; `docs/decisions.md`, "Speed, twenty-fourth pass").
    */
-  async function readAheadWhile(busy: () => boolean): Promise<void> {
+  async function readAhead(busy: () => boolean): Promise<void> {
+    const next = Math.min(handedOver.length, deps.batchSize);
+    if (readAheadTo >= next || copies.size >= COPIES_MAX || !busy()) return;
+    const ids = handedOver.slice(readAheadTo, next).filter((id) => !copies.has(id));
+    readAheadTo = next;
+    const until = clock.now() + READ_AHEAD_MS;
     try {
-      while (busy() && copies.size < COPIES_MAX && readAheadTo < handedOver.length) {
-        const next = Math.min(handedOver.length, readAheadTo + deps.batchSize);
-        const ids = handedOver.slice(readAheadTo, next).filter((id) => !copies.has(id));
-        readAheadTo = next;
-        const until = clock.now() + READ_AHEAD_MS;
-        // Answers only the messages whose lease holds past `until`.
-        for (const message of await storage.takeHandedOver(ids, owner, until)) copies.set(message.id, { message, until });
-      }
+      // Answers only the messages whose lease holds past `until`.
+      for (const message of await storage.takeHandedOver(ids, owner, until)) copies.set(message.id, { message, until });
     } catch (error) {
       deps.onError(error);
     }
