@@ -143,6 +143,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const accountChannels = configured.accounts.size > 0 ? createConfiguredAccountChannels(configured.accounts, storage) : undefined;
   const simulator = createSimulator({
     latencyMs: config.SPILLWAY_SIMULATOR_LATENCY_MS,
+    keepSent: SIMULATOR_KEEPS_SENT,
     ...(config.SPILLWAY_CONFIG ? { channels: configured.unconfigured } : {}),
   });
   const workers = config.SPILLWAY_ROLE !== 'api' && !threaded;
@@ -394,6 +395,14 @@ async function startWorkerThread(
  * threads, tens of microseconds on a busy machine): the workers' rounds gather for 2 ms anyway.
  */
 const WAKE_INTERVAL_MS = 2;
+
+/**
+ * The attempts the simulator holds in `sent` at most: enough for a test to find the attempt of a
+ * message it just sent, and few enough that under load they die young (with the simulator's
+ * default of ten thousand, each one outlived the workers' young collections, which copied and
+ * promoted it: `docs/decisions.md`, "Speed, twenty-fourth pass").
+ */
+const SIMULATOR_KEEPS_SENT = 1_000;
 
 /** How often the checkpoint thread copies the SQLite log into the database file, ms. */
 const CHECKPOINT_INTERVAL_MS = 200;

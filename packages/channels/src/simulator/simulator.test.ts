@@ -49,6 +49,21 @@ describe('simulator test numbers', () => {
     expect(reports[2]).toEqual({ messageId: 2, step: 1, outcome: 'read' });
   });
 
+  it('holds the latest attempts in `sent`, at most keepSent: past that, the last tenth of them', async () => {
+    const clock = createFakeClock();
+    const sim = createSimulator({ latencyMs: 0, keepSent: 20 });
+    const ctx = { clock, report: async () => undefined };
+    const base = { from: 'Shop', text: 'hi', type: 'sms', ttl: 60, accountId: 1, try: 0, idempotencyKey: 'k', partsCount: 1 };
+    const send = (messageId: number) => sim.send({ ...base, messageId, step: 0, channel: 'sms', to: '4915112345602' }, ctx);
+    for (let id = 1; id <= 20; id++) await send(id);
+    expect(sim.sent.map((a) => a.messageId)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    await send(21);
+    expect(sim.sent.map((a) => a.messageId)).toEqual([20, 21]);
+    for (let id = 22; id <= 40; id++) await send(id);
+    expect(sim.sent.map((a) => a.messageId)).toEqual([39, 40]);
+    expect(createSimulator().sent).toEqual([]);
+  });
+
   it('refuses a not-on-channel number (06) at once on chat channels, and reports nothing', async () => {
     const clock = createFakeClock();
     const reports: Receipt[] = [];

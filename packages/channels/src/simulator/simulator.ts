@@ -10,6 +10,14 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** Channels simulated. @default every channel */
   channels?: readonly ChannelId[];
+  /**
+   * How many attempts `sent` holds at most, the latest, for tests and tools to look at: past that,
+   * the oldest nine tenths of them go. Under load, every attempt held outlives the young
+   * generation of V8's heap, whose collections then copy and promote it (the reference server
+   * keeps 1,000).
+   * @default 10000
+   */
+  keepSent?: number;
 }
 
 /** What a test number does on a channel; see the table in DESIGN.md and docs/simulator.md. */
@@ -90,6 +98,7 @@ function reportsOf(attempt: Pick<OutboundAttempt, 'messageId' | 'step' | 'to' | 
  */
 export function createSimulator(options: SimulatorOptions = {}): ChannelDriver & { sent: OutboundAttempt[] } {
   const latency = Math.max(0, options.latencyMs ?? 200);
+  const keepSent = Math.max(1, options.keepSent ?? 10_000);
   const sent: OutboundAttempt[] = [];
   const later = (ctx: ChannelContext, ms: number, receipt: Receipt) => ctx.clock.setTimeout(() => void ctx.report(receipt), ms);
 
@@ -99,7 +108,7 @@ export function createSimulator(options: SimulatorOptions = {}): ChannelDriver &
     sent,
     async send(attempt: OutboundAttempt, ctx: ChannelContext): Promise<SendResult> {
       sent.push(attempt);
-      if (sent.length > 10_000) sent.splice(0, sent.length - 1000);
+      if (sent.length > keepSent) sent.splice(0, sent.length - Math.ceil(keepSent / 10));
       if (simulatedOutcome(attempt.to, attempt.channel) === 'not_on_channel') {
         // Refused at once, as a Bot API answers 403 "bot was blocked by the user".
         return { outcome: 'failed', failure: 'not_on_channel', error: 'the recipient is not on this channel (simulator)' };
