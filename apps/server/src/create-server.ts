@@ -201,7 +201,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(threaded ? { onWork: handOver, handOverTo: () => (thread ? threadWorkerId : undefined) } : {}),
       ...(httpThread ? { onWork: httpThread.onWork, ...(httpThread.handOverTo ? { handOverTo: httpThread.handOverTo } : {}) } : {}),
       ...(options.workerId ? { workerId: options.workerId } : {}),
-      // The workers' thread reads its next hand-overs while an ingest holds the lock its commit waits for.
+      // The workers' thread reads its next round's hand-overs while an ingest holds the lock its commit waits for.
       ...(options.writeFlag && writeFlag ? { writerBusy: writeFlag.ingesting } : {}),
       ...(options.onCommit ? { onCommit: options.onCommit } : {}),
       ...(config.SPILLWAY_RATE_CARD ? { rateCard: parseRateCard(JSON.parse(config.SPILLWAY_RATE_CARD)) } : {}),

@@ -31,13 +31,13 @@ const waitAsync = (
  * for the other's transaction and is woken the moment it ends:
  * - a round's commit that finds an ingest running blocks the workers' thread (`Atomics.wait`):
  *   rounds that went on sending meanwhile, committing after, were slower end to end; but first
- *   the round reads its next handed-over messages ahead while the ingest lasts ({@link
- *   WriteFlag.ingesting}, the workers' engine's `writerBusy`), reads that needed no lock;
+ *   the round reads the handed-over messages its next round takes ({@link WriteFlag.ingesting},
+ *   the workers' engine's `writerBusy`), a read that needs no lock;
  * - an ingest that finds a commit running waits without blocking the HTTP thread's event loop
  *   (`Atomics.waitAsync`).
  * Both are hints over SQLite's own lock, which still decides: a stale word costs time, not
- * correctness (`docs/decisions.md`, "Speed, twentieth pass", "twenty-first pass" and
- * "twenty-third pass").
+ * correctness (`docs/decisions.md`, "Speed, twentieth pass", "twenty-first pass",
+ * "twenty-third pass" and "twenty-fourth pass").
  */
 export interface WriteFlag {
   /** The shared words, for the other thread ({@link openWriteFlag}). */

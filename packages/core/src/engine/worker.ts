@@ -528,8 +528,7 @@ export function createWorker(deps: WorkerDeps) {
    * No further: read as far as the ingests ran ahead (tens of thousands of messages in a burst of
    * bulk requests), the messages waited as copies long enough to outlive the young generation,
    * and the young collections that copied and promoted them cost the workers' thread more than
-   * the reads saved (end to end, 22 – 27 against 17 – 23 µs of its CPU a message, and about half
-   * again the collectors' pauses; `docs/decisions.md`, "Speed, twenty-fourth pass").
+   * the reads saved (`docs/decisions.md`, "Speed, twenty-fourth pass").
    */
   async function readAhead(busy: () => boolean): Promise<void> {
     const next = Math.min(handedOver.length, deps.batchSize);
