@@ -90,6 +90,37 @@ describe('group commit of single sends', () => {
     for (const a of answers) expect(await f.storage.getMessage(a.messages[0]!.messageId)).not.toBeNull();
   });
 
+  it("builds each request's rows as it joins the group (prepareIngest), before the write transaction", async () => {
+    f = await engineFixture();
+    const prepared = new Set<IngestBatch>();
+    const unprepared: IngestBatch[] = [];
+    const prepare = f.storage.prepareIngest!.bind(f.storage);
+    const ingestMany = f.storage.ingestMany.bind(f.storage);
+    const ingest = f.storage.ingest.bind(f.storage);
+    f.storage.prepareIngest = (batch) => {
+      prepared.add(batch);
+      prepare(batch);
+    };
+    f.storage.ingestMany = (batches) => {
+      unprepared.push(...batches.filter((b) => !prepared.has(b)));
+      return ingestMany(batches);
+    };
+    f.storage.ingest = (batch) => {
+      if (!prepared.has(batch)) unprepared.push(batch);
+      return ingest(batch);
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        f.engine.messages.send(f.account.id, { messages: [sms(`49151000003${i}`), sms(`49151000004${i}`)] }),
+      ),
+    );
+    expect(prepared.size).toBe(6);
+    expect(unprepared).toEqual([]);
+    for (const a of answers) {
+      for (const m of a.messages) expect((await f.storage.getMessage(m.messageId))?.steps[0]?.to).toBe(m.to);
+    }
+  });
+
   it('sends every message of a group', async () => {
     f = await engineFixture();
     const answers = await Promise.all(

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  draftIngestRows,
   historyEntryFromRow,
   historyFromTuples,
   historyRowValues,
@@ -36,6 +37,7 @@ export function createMessageStore(pool: pg.Pool, x: string): MessageStorage {
   return {
     ingest,
     ingestMany: async (batches) => (batches.length === 0 ? [] : ingestMany(batches)),
+    prepareIngest: draftIngestRows,
     getMessage: (id) => message('id = $1', [id]),
     getMessageByGuid: (guid) => message('guid = $1 ORDER BY id DESC LIMIT 1', [guid]),
     getMessageByTrackinId: (accountId, trackinId) =>

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { HistoryEntry, MessageStorage } from '@spillway/core';
 import type { ScheduledChange, ScheduledChangeResult } from '@spillway/core/storage';
 import {
+  draftIngestRows,
   HISTORY_ROW_COLUMNS,
   historyEntryFromRow,
   historyFromTuples,
@@ -137,6 +138,7 @@ export function createMessageStore(db: Database.Database, reader?: TurnReader): 
     async ingestMany(batches) {
       return batches.length === 0 ? [] : ingestMany(batches);
     },
+    prepareIngest: draftIngestRows,
     async getMessage(id) {
       const row = st().byId.get(id);
       return row === undefined ? null : messageFromTuple(row);

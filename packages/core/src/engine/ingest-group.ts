@@ -30,7 +30,7 @@ interface Waiting {
  * by one, so that one request's failure is never another's.
  */
 export function createIngestGroup(
-  storage: Pick<MessageStorage, 'ingest' | 'ingestMany'>,
+  storage: Pick<MessageStorage, 'ingest' | 'ingestMany' | 'prepareIngest'>,
   /** Called once a group stored something, with the messages it handed over to each lease's owner (`IngestBatch.lease`). */
   onAccepted: (handedOver: HandOver[]) => void,
 ) {
@@ -97,6 +97,8 @@ export function createIngestGroup(
     /** Accepts a request with those that arrive in the same turn; resolves once it is committed. */
     ingest(batch: IngestBatch): Promise<IngestResult> {
       return new Promise<IngestResult>((resolve, reject) => {
+        // Its rows built now, outside the write lock (another thread's writes may hold it).
+        storage.prepareIngest?.(batch);
         waiting.push({ batch, resolve, reject });
         if (scheduled) return;
         scheduled = true;

@@ -96,6 +96,13 @@ export interface MessageStorage {
    * together), each decided as if alone and in order. Answers one result per batch.
    */
   ingestMany(batches: IngestBatch[]): Promise<IngestResult[]>;
+  /**
+   * Optional: does before the write what writing `batch` needs and the database does not decide
+   * (the SQL adapters build its rows: `draftIngestRows` of `@spillway/core/storage`), so that the
+   * `ingest` or `ingestMany` of the batch that follows holds the write lock less long. The engine
+   * calls it as a request reaches the group commit; an ingest never requires it.
+   */
+  prepareIngest?(batch: IngestBatch): void;
   getMessage(id: number): Promise<StoredMessage | null>;
   getMessageByGuid(guid: string): Promise<StoredMessage | null>;
   /** The newest message of an account with this cascade `trackinId`. */

@@ -53,6 +53,7 @@ export { planIngest, customerMessageIdsOf } from './plan-ingest.ts';
 export type { IngestPlan, IngestInsertPlan, KnownCustomerMessage, PlannedMessage } from './plan-ingest.ts';
 export {
   ingestRows,
+  draftIngestRows,
   historyRowValues,
   pushHistoryRow,
   MESSAGE_ROW_COLUMNS,

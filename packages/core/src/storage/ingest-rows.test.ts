@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestBatch, NewMessage } from '../ports/message-storage.ts';
-import { HISTORY_ROW_COLUMNS, MESSAGE_ROW_COLUMNS, WALLET_ROW_COLUMNS, historyRowValues, ingestRows } from './ingest-rows.ts';
+import {
+  HISTORY_ROW_COLUMNS,
+  MESSAGE_ROW_COLUMNS,
+  WALLET_ROW_COLUMNS,
+  draftIngestRows,
+  historyRowValues,
+  ingestRows,
+} from './ingest-rows.ts';
 
 /** Row-major values back to one record per row. */
 function records(columns: readonly string[], values: readonly unknown[]): Record<string, unknown>[] {
@@ -127,6 +134,75 @@ describe('ingestRows', () => {
     const rows = ingestRows(batch, planned(batch), 1, [5], 0);
     expect(rows.wallet).toEqual([]);
     expect(rows.balance).toBe(0);
+  });
+});
+
+describe('draftIngestRows', () => {
+  const history = [
+    { step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 5, error: null },
+    { step: 0, channel: 'sms' as const, status: 'Delivered' as const, at: 5, error: null, driver: 'smpp', providerMessageId: 'p' },
+  ];
+  /** A request of charged and free messages, with history, one of them due at acceptance under a lease. */
+  const request = (at: number): IngestBatch => ({
+    accountId: 3,
+    at,
+    chargeDescription: 'SMS',
+    lease: { owner: 'w1', until: at + 60_000 },
+    messages: [
+      message({ charge: 10, history, steps: [{ to: '1' } as never], work: [{ kind: 'send', step: 0, dueAt: at }] }),
+      message({ meta: { a: 1 } }),
+      message({ charge: 7, history: history.slice(0, 1), work: [{ kind: 'event', event: { type: 'DUE' }, dueAt: at + 9 }] }),
+    ],
+  });
+
+  it('gives, once ids, list and balance are written in, the rows the batch gives undrafted', () => {
+    const drafted = request(5);
+    draftIngestRows(drafted);
+    const plan = planned(drafted);
+    const rows = ingestRows(drafted, plan, 12, [100, 101, 102], 1_000);
+    const alone = ingestRows(request(5), planned(request(5)), 12, [100, 101, 102], 1_000);
+    expect(plan.ids).toEqual([100, 101, 102]);
+    expect(rows).toEqual(alone);
+    expect(records(WALLET_ROW_COLUMNS, rows.wallet).map((w) => [w['message_id'], w['balance_after']])).toEqual([
+      [100, 990],
+      [102, 983],
+    ]);
+    expect(records(HISTORY_ROW_COLUMNS, rows.history).map((h) => h['message_id'])).toEqual([100, 100, 102]);
+  });
+
+  it('appends a drafted request after another in the lists given, and takes an empty list as its own', () => {
+    const first = request(5);
+    const second = request(6);
+    draftIngestRows(first);
+    draftIngestRows(second);
+    const lists = { messages: [] as unknown[], wallet: [] as unknown[], history: [] as unknown[] };
+    const one = ingestRows(first, planned(first), 1, [1, 2, 3], 100, lists);
+    ingestRows(second, planned(second), 2, [4, 5, 6], one.balance, lists);
+    const alone = [
+      ingestRows(request(5), planned(request(5)), 1, [1, 2, 3], 100),
+      ingestRows(request(6), planned(request(6)), 2, [4, 5, 6], 83),
+    ];
+    for (const list of ['messages', 'wallet', 'history'] as const) {
+      expect(lists[list]).toEqual([...alone[0]![list], ...alone[1]![list]]);
+      expect(Object.keys(lists[list])).toHaveLength(lists[list].length);
+    }
+  });
+
+  it('is left unused by a plan that inserts fewer messages (a replay), and taken only once', () => {
+    const drafted = request(5);
+    draftIngestRows(drafted);
+    const known = new Map([['r', { id: 9, listId: 1, content: 'same' }]]);
+    const withReplay: IngestBatch = { ...drafted, messages: [message({ customerMessageId: 'r', content: 'same' }), ...drafted.messages] };
+    draftIngestRows(withReplay);
+    const replayed = ingestRows(withReplay, planned(withReplay, known), 12, [100, 101, 102], 1_000);
+    expect(records(MESSAGE_ROW_COLUMNS, replayed.messages).map((m) => m['id'])).toEqual([100, 101, 102]);
+    expect(replayed).toEqual(ingestRows(request(5), planned(request(5)), 12, [100, 101, 102], 1_000));
+
+    // A transaction made again (the first failed after taking the draft) builds its rows anew.
+    const taken = ingestRows(drafted, planned(drafted), 12, [100, 101, 102], 1_000);
+    const again = ingestRows(drafted, planned(drafted), 13, [200, 201, 202], 500);
+    expect(again.messages).not.toBe(taken.messages);
+    expect(again).toEqual(ingestRows(request(5), planned(request(5)), 13, [200, 201, 202], 500));
   });
 });
 

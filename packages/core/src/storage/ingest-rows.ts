@@ -139,10 +139,43 @@ export interface IngestRows {
   balance: number;
 }
 
+/** The lists an ingest's rows are written into (several requests' rows in one insert). */
+type RowLists = Pick<IngestRows, 'messages' | 'wallet' | 'history'>;
+
+/**
+ * Rows {@link draftIngestRows} built for a batch before its write transaction: every message as
+ * fresh, with ids, list id and `message_id`s at 0 and `balance_after` relative to a balance of 0.
+ * The first {@link ingestRows} of the batch that inserts all of it takes them (and removes them).
+ */
+const drafts = new WeakMap<IngestBatch, IngestRows>();
+
+/**
+ * Builds the rows of a batch as if every message were fresh, before its write transaction,
+ * outside the write lock: all of each row but what only the transaction decides (the ids, the
+ * list and the balance), which {@link ingestRows} then writes in. Most of the work of an ingest's
+ * rows (serialising steps, laying out 23 columns a message) is so done while another writer may
+ * hold the lock (`MessageStorage.prepareIngest`). A batch whose plan inserts fewer messages
+ * (replays) leaves its draft unused.
+ */
+export function draftIngestRows(batch: IngestBatch): void {
+  drafts.set(
+    batch,
+    writeRows(
+      batch,
+      Array.from(batch.messages, (_, i) => i),
+      0,
+      null,
+      0,
+    ),
+  );
+}
+
 /**
  * Builds the rows of an `insert` plan of {@link planIngest}, JSON values as text. `freshIds` are
  * the ids the adapter allocated for `plan.fresh`, ascending (batch order is id order); they are
- * also written into `plan.ids`, which then answers the ingest.
+ * also written into `plan.ids`, which then answers the ingest. A batch drafted by
+ * {@link draftIngestRows} whose plan inserts every message takes its draft instead, with the ids,
+ * list and balance written in.
  */
 export function ingestRows(
   batch: IngestBatch,
@@ -154,10 +187,58 @@ export function ingestRows(
    * Appends the rows to these lists (the rows of several requests in one insert) instead of new
    * ones; an empty list here is replaced by one made at its length.
    */
-  into?: Pick<IngestRows, 'messages' | 'wallet' | 'history'>,
+  into?: RowLists,
+): IngestRows {
+  const fresh = plan.fresh;
+  for (let k = 0; k < fresh.length; k++) plan.ids[fresh[k]!] = freshIds[k]!;
+  const draft = drafts.get(batch);
+  if (draft === undefined || fresh.length !== batch.messages.length) return writeRows(batch, fresh, listId, freshIds, balance, into);
+  // Taken once: a transaction that failed after taking it builds its rows anew when made again.
+  drafts.delete(batch);
+  const { messages: mv, wallet: wv, history: hv } = draft;
+  const mw = MESSAGE_ROW_COLUMNS.length;
+  const ww = WALLET_ROW_COLUMNS.length;
+  const hw = HISTORY_ROW_COLUMNS.length;
+  let wk = 0;
+  let hk = 0;
+  for (let k = 0; k < fresh.length; k++) {
+    const m = batch.messages[k]!;
+    const id = freshIds[k]!;
+    mv[k * mw] = id;
+    mv[k * mw + 1] = listId;
+    if (m.charge > 0) {
+      // balance_after, drafted as 0 less the charges so far; then message_id.
+      wv[wk + 3] = balance + (wv[wk + 3] as number);
+      wv[wk + 4] = id;
+      wk += ww;
+    }
+    for (let e = 0; e < m.history.length; e++, hk += hw) hv[hk] = id;
+  }
+  const lists = into ?? { messages: [], wallet: [], history: [] };
+  lists.messages = appended(lists.messages, mv);
+  lists.wallet = appended(lists.wallet, wv);
+  lists.history = appended(lists.history, hv);
+  return { messages: lists.messages, wallet: lists.wallet, history: lists.history, balance: balance + draft.balance };
+}
+
+/** `rows` after the values of `list` (`rows` itself for an empty list, not a copy). */
+function appended(list: unknown[], rows: unknown[]): unknown[] {
+  if (list.length === 0) return rows;
+  let k = list.length;
+  for (const value of rows) list[k++] = value;
+  return list;
+}
+
+/** The rows of the `fresh` messages of `batch` (ids from `freshIds`, or 0 without them: a draft). */
+function writeRows(
+  batch: IngestBatch,
+  fresh: readonly number[],
+  listId: number,
+  freshIds: readonly number[] | null,
+  balance: number,
+  into?: RowLists,
 ): IngestRows {
   const { accountId, at } = batch;
-  const fresh = plan.fresh;
   // The rows are written by index into lists made at their full length, not pushed: a bulk
   // request's message list (5000 rows of 23 values) pushed grew through a score of ever larger
   // copies in the large-object space, each on fresh pages the kernel had to clear (about 5 % of
@@ -189,10 +270,8 @@ export function ingestRows(
   };
 
   for (let k = 0; k < fresh.length; k++) {
-    const i = fresh[k]!;
-    const m = batch.messages[i]!;
-    const id = freshIds[k]!;
-    plan.ids[i] = id;
+    const m = batch.messages[fresh[k]!]!;
+    const id = freshIds === null ? 0 : freshIds[k]!;
     const leased = isHandedOver(batch, m);
     // MESSAGE_ROW_COLUMNS, in order.
     mv[mk++] = id;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAR, createFundedAccount, ingestAccepted, newMessage, step, type StorageRef } from './storage-contract-fixtures.ts';
-import type { IngestResult } from '../ports/message-storage.ts';
+import type { IngestResult, NewMessage } from '../ports/message-storage.ts';
 
 /** The `ingest` part of {@link runStorageContract}. */
 export function describeIngest(storage: StorageRef): void {
@@ -241,6 +241,62 @@ export function describeIngest(storage: StorageRef): void {
       expect(last!.listId).not.toBe(first!.listId);
       expect(await storage().getBalance(account.id)).toBe(1_000_000 - 30_000);
       expect((await storage().getMessage(last!.ids[0]!))?.listId).toBe(last!.listId);
+    });
+
+    it('stores a prepared request (prepareIngest) as it stores one not prepared, alone, grouped or replayed', async () => {
+      const store = storage();
+      /** Two accounts' stored messages, charges and history, side by side, without their ids. */
+      const written = async (accountId: number, ids: number[]) => {
+        const messages = await store.getMessages(ids);
+        const charges = await store.listWalletTransactions(accountId, { kinds: ['charge'], page: 1, pageSize: 50 });
+        return {
+          messages: messages.map(({ id: _id, listId: _l, accountId: _a, ...m }) => m),
+          charges: charges.items.map((t) => [ids.indexOf(t.messageId!), t.amount, t.balanceAfter]).sort((a, b) => a[0]! - b[0]!),
+          history: await Promise.all(
+            ids.map(async (id) =>
+              (await store.history(id)).map(({ messageId, ...h }) => {
+                expect(messageId).toBe(id);
+                return h;
+              }),
+            ),
+          ),
+        };
+      };
+      // The same messages for both accounts: requests of three, one and two messages.
+      const requests = [
+        [
+          newMessage({
+            customerMessageId: 'p-1',
+            content: 'same',
+            history: [{ step: 0, channel: 'sms', status: 'Sent', at: 2_000, error: null }],
+          }),
+          newMessage({ charge: 0, meta: { referral: 'p' } }),
+          newMessage({ charge: 70_000, work: [{ kind: 'send', step: 0, dueAt: 2_000 }] }),
+        ],
+        [newMessage({ charge: 30_000 })],
+        [newMessage()],
+      ] as const;
+      const ingest = async (prepared: boolean) => {
+        const account = await createFundedAccount(store, 1_000_000);
+        const batch = (m: readonly NewMessage[]) => ({
+          accountId: account.id,
+          at: 2_000,
+          chargeDescription: 'SMS',
+          messages: m.map((x) => ({ ...x })),
+          lease: { owner: 'w1', until: 9_000 },
+        });
+        const first = batch(requests[0]);
+        const grouped = [batch(requests[0].slice(1)), batch(requests[1])];
+        // A replay of the first request's first message: its plan inserts fewer than the batch holds.
+        const replay = batch([requests[0][0], ...requests[2]]);
+        if (prepared) for (const b of [first, ...grouped, replay]) store.prepareIngest?.(b);
+        const results = [await store.ingest(first), ...(await store.ingestMany(grouped)), await store.ingest(replay)];
+        const ids = results.flatMap((r) => (r.status === 'accepted' ? r.ids : []));
+        expect(results.map((r) => r.status)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+        expect(new Set(ids).size).toBe(ids.length - 1);
+        return written(account.id, [...new Set(ids)]);
+      };
+      expect(await ingest(true)).toEqual(await ingest(false));
     });
 
     it('ingests 5000 messages in one call', async () => {
