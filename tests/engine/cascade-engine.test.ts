@@ -332,6 +332,35 @@ describe('cascade engine: checks at send', () => {
     expect(error.details?.map((d) => d.path).sort()).toEqual(['recipients[1].toPhone', 'ttl']);
   });
 
+  it("builds a cascade request's rows before its write transaction (prepareIngest), and stores them as sent", async () => {
+    f = await engineFixture();
+    const prepared = new Set<unknown>();
+    const unprepared: unknown[] = [];
+    const prepare = f.storage.prepareIngest!.bind(f.storage);
+    const ingest = f.storage.ingest.bind(f.storage);
+    f.storage.prepareIngest = (batch) => {
+      prepared.add(batch);
+      prepare(batch);
+    };
+    f.storage.ingest = (batch) => {
+      if (!prepared.has(batch)) unprepared.push(batch);
+      return ingest(batch);
+    };
+    const result = await f.engine.cascades.broadcast(f.account.id, {
+      fromName: 'Shop',
+      text: 'Sale',
+      recipients: ['99900000000', '99900000001'],
+    });
+    expect(prepared.size).toBe(1);
+    expect(unprepared).toEqual([]);
+    for (let i = 0; i < 5; i++) await f.advance(200);
+    const statuses = await Promise.all(result.messages.map((m) => statusOf(m.messageId)));
+    expect(statuses.map((st) => [st.toPhone, st.status])).toEqual([
+      ['99900000000', 'delivered'],
+      ['99900000001', 'delivered'],
+    ]);
+  });
+
   it('manages routes with revisions: 409 on a stale revision, built-ins read-only', async () => {
     f = await engineFixture();
     const body: RouteInput = { name: 'SMS only', start: 'sms', steps: [{ id: 'sms', channel: 'sms' }], edges: [] };

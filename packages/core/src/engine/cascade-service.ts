@@ -194,7 +194,10 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
           `balance ${fromMicros(balance)} does not cover the first steps (${fromMicros(required)})`,
         );
       }
-      const result = await storage.ingest({ accountId, at: now, messages: batch, chargeDescription: 'cascade' });
+      const ingest = { accountId, at: now, messages: batch, chargeDescription: 'cascade' };
+      // Its rows built now, outside the write lock (another thread's writes may hold it).
+      storage.prepareIngest?.(ingest);
+      const result = await storage.ingest(ingest);
       if (result.status !== 'accepted') throw new SpillwayError('internal', `cascade ingest answered ${result.status}`);
       // Messages not due yet cannot have a step handed over before then: no wait for them.
       const due = result.ids.filter((_, i) => (batch[i]?.dueAt ?? now) <= now);
