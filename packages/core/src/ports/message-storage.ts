@@ -100,7 +100,8 @@ export interface MessageStorage {
    * Optional: does before the write what writing `batch` needs and the database does not decide
    * (the SQL adapters build its rows: `draftIngestRows` of `@spillway/core/storage`), so that the
    * `ingest` or `ingestMany` of the batch that follows holds the write lock less long. The engine
-   * calls it as a request reaches the group commit; an ingest never requires it.
+   * calls it before each ingest it makes (as a request joins the group commit); an ingest never
+   * requires it.
    */
   prepareIngest?(batch: IngestBatch): void;
   getMessage(id: number): Promise<StoredMessage | null>;
