@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { engineFixture } from '../support/engine-fixture.ts';
+import { watchPreparedIngests } from '../support/prepared-ingests.ts';
 import { bots, cascade, cascadeHelpers, rejection } from '../support/cascade-helpers.ts';
 import type { RouteInput } from '@spillway/core';
 
@@ -334,18 +335,7 @@ describe('cascade engine: checks at send', () => {
 
   it("builds a cascade request's rows before its write transaction (prepareIngest), and stores them as sent", async () => {
     f = await engineFixture();
-    const prepared = new Set<unknown>();
-    const unprepared: unknown[] = [];
-    const prepare = f.storage.prepareIngest!.bind(f.storage);
-    const ingest = f.storage.ingest.bind(f.storage);
-    f.storage.prepareIngest = (batch) => {
-      prepared.add(batch);
-      prepare(batch);
-    };
-    f.storage.ingest = (batch) => {
-      if (!prepared.has(batch)) unprepared.push(batch);
-      return ingest(batch);
-    };
+    const { prepared, unprepared } = watchPreparedIngests(f.storage);
     const result = await f.engine.cascades.broadcast(f.account.id, {
       fromName: 'Shop',
       text: 'Sale',

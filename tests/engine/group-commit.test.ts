@@ -3,6 +3,7 @@ import { SpillwayError } from '@spillway/core';
 import type { Storage } from '@spillway/core';
 import type { IngestBatch } from '@spillway/core/storage';
 import { engineFixture } from '../support/engine-fixture.ts';
+import { watchPreparedIngests } from '../support/prepared-ingests.ts';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
@@ -92,23 +93,7 @@ describe('group commit of single sends', () => {
 
   it("builds each request's rows as it joins the group (prepareIngest), before the write transaction", async () => {
     f = await engineFixture();
-    const prepared = new Set<IngestBatch>();
-    const unprepared: IngestBatch[] = [];
-    const prepare = f.storage.prepareIngest!.bind(f.storage);
-    const ingestMany = f.storage.ingestMany.bind(f.storage);
-    const ingest = f.storage.ingest.bind(f.storage);
-    f.storage.prepareIngest = (batch) => {
-      prepared.add(batch);
-      prepare(batch);
-    };
-    f.storage.ingestMany = (batches) => {
-      unprepared.push(...batches.filter((b) => !prepared.has(b)));
-      return ingestMany(batches);
-    };
-    f.storage.ingest = (batch) => {
-      if (!prepared.has(batch)) unprepared.push(batch);
-      return ingest(batch);
-    };
+    const { prepared, unprepared } = watchPreparedIngests(f.storage);
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         f.engine.messages.send(f.account.id, { messages: [sms(`49151000003${i}`), sms(`49151000004${i}`)] }),
