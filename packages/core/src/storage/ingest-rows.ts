@@ -149,6 +149,15 @@ type RowLists = Pick<IngestRows, 'messages' | 'wallet' | 'history'>;
  */
 const drafts = new WeakMap<IngestBatch, IngestRows>();
 
+/** Where in its row each cell a drafted row leaves to the transaction stands. */
+const DRAFTED = {
+  messageId: MESSAGE_ROW_COLUMNS.indexOf('id'),
+  messageList: MESSAGE_ROW_COLUMNS.indexOf('list_id'),
+  walletBalance: WALLET_ROW_COLUMNS.indexOf('balance_after'),
+  walletMessage: WALLET_ROW_COLUMNS.indexOf('message_id'),
+  historyMessage: HISTORY_ROW_COLUMNS.indexOf('message_id'),
+};
+
 /**
  * Builds the rows of a batch as if every message were fresh, before its write transaction,
  * outside the write lock: all of each row but what only the transaction decides (the ids, the
@@ -204,15 +213,15 @@ export function ingestRows(
   for (let k = 0; k < fresh.length; k++) {
     const m = batch.messages[k]!;
     const id = freshIds[k]!;
-    mv[k * mw] = id;
-    mv[k * mw + 1] = listId;
+    mv[k * mw + DRAFTED.messageId] = id;
+    mv[k * mw + DRAFTED.messageList] = listId;
     if (m.charge > 0) {
-      // balance_after, drafted as 0 less the charges so far; then message_id.
-      wv[wk + 3] = balance + (wv[wk + 3] as number);
-      wv[wk + 4] = id;
+      // balance_after was drafted as 0 less the charges so far.
+      wv[wk + DRAFTED.walletBalance] = balance + (wv[wk + DRAFTED.walletBalance] as number);
+      wv[wk + DRAFTED.walletMessage] = id;
       wk += ww;
     }
-    for (let e = 0; e < m.history.length; e++, hk += hw) hv[hk] = id;
+    for (let e = 0; e < m.history.length; e++, hk += hw) hv[hk + DRAFTED.historyMessage] = id;
   }
   const lists = into ?? { messages: [], wallet: [], history: [] };
   lists.messages = appended(lists.messages, mv);
