@@ -1,3 +1,5 @@
+import { oldestFirst } from './oldest-first.ts';
+
 /**
  * A map kept in least-recently-used order, oldest first: a use (`get`) or a `set` makes a key the
  * most recent. For long-lived caches read on every request (the auth cache, the rate limiter's
@@ -11,6 +13,8 @@
  */
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
+  /** Trims from the least recently used key on, walking the map's holes once (see oldestFirst). */
+  private readonly oldest = oldestFirst(this.map);
   /** The key made most recent last; while it is in the map, it is the map's last entry. */
   private last: K | undefined;
 
@@ -47,10 +51,7 @@ export class LruMap<K, V> {
 
   /** Deletes the least recently used keys until at most `max` are left. */
   trimTo(max: number): void {
-    for (const key of this.map.keys()) {
-      if (this.map.size <= max) return;
-      this.map.delete(key);
-    }
+    this.oldest.trimTo(max);
   }
 
   /** The entries, least recently used first. */

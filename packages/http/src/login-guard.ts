@@ -1,5 +1,5 @@
 import type { Clock } from '@spillway/core';
-import { SharedRecords } from '@spillway/core/adapter';
+import { oldestFirst, SharedRecords } from '@spillway/core/adapter';
 
 /** Limits of failed password logins, per login and per client address. */
 export interface LoginLimits {
@@ -60,17 +60,14 @@ export function sharedLoginGuardBuffer(maxEntries = 10_000): SharedArrayBuffer {
 
 function memoryStore(maxEntries: number, forgotten: (entry: Entry, now: number) => boolean): EntryStore {
   const entries = new Map<string, Entry>();
+  const oldest = oldestFirst(entries);
   return {
     use(key, now, fn) {
       let entry = entries.get(key);
       entries.delete(key);
       if (!entry || forgotten(entry, now)) entry = { failures: 0, lockedUntil: 0, lastAt: now };
       entries.set(key, entry);
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (oldest.done) break;
-        entries.delete(oldest.value);
-      }
+      oldest.trimTo(maxEntries);
       return fn(entry);
     },
     peek(key, fn) {

@@ -12,6 +12,7 @@ import type {
   TimerHandle,
 } from '@spillway/core';
 import { systemClock } from '@spillway/core';
+import { oldestFirst } from '@spillway/core/adapter';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
 import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
@@ -114,6 +115,9 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
   const groups = new Map<string, PartGroup>();
   /** Single-part ids this driver sent or was handed by `recover`: their receipts are never deferred. */
   const known = new Set<string>();
+  // Parts and ids whose receipt never comes must not pile up: the oldest are forgotten first.
+  const oldestGroups = oldestFirst(groups);
+  const oldestKnown = oldestFirst(known);
   const graceMs = options.unknownReceiptGraceMs ?? 10_000;
   let startedAt: number | null = null;
   let concatRef = Math.floor(Math.random() * 256);
@@ -348,16 +352,12 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     if (parts.length < 2 || groups.has(parts[0]!)) return;
     const group: PartGroup = { key, waiting: new Set(parts), done: false };
     for (const part of parts) groups.set(part, group);
-    // Parts whose receipt never comes must not pile up: the oldest are forgotten first.
-    for (const k of groups.keys()) {
-      if (groups.size <= MAX_GROUPED_PARTS) break;
-      groups.delete(k);
-    }
+    oldestGroups.trimTo(MAX_GROUPED_PARTS);
   }
 
   function remember(id: string): void {
     known.add(id);
-    if (known.size > MAX_GROUPED_PARTS) known.delete(known.values().next().value!);
+    oldestKnown.trimTo(MAX_GROUPED_PARTS);
   }
 
   function begin(c: ChannelContext): void {

@@ -12,6 +12,8 @@
 export { createRateLimiter, sharedRateLimiterBuffer } from '../rate-limit/token-bucket.ts';
 export type { RateLimiter, RateLimiterOptions, RateDecision } from '../rate-limit/token-bucket.ts';
 export { LruMap } from '../lru-map.ts';
+export { oldestFirst } from '../oldest-first.ts';
+export type { KeyedCollection, OldestFirst } from '../oldest-first.ts';
 export { SharedRecords } from '../shared-records.ts';
 export type { SharedRecord } from '../shared-records.ts';
 export type { KindHandler, SendPreparation } from '../engine/kind-handler.ts';

@@ -10,6 +10,7 @@ import type { MachineAdvancer } from './advance.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
+import { oldestFirst } from '../oldest-first.ts';
 import { withoutNul } from '../validation/nul.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
 import { createRoundLoop, yieldToEventLoop } from './round-loop.ts';
@@ -138,11 +139,12 @@ export function createWorker(deps: WorkerDeps) {
   // over it without a read. A stale copy (another process changed the message) only makes the
   // commit conflict, and the message is then read afresh.
   const known = new SlotMap<StoredMessage>();
+  const forgetOldest = oldestFirst(known);
   const remember = (message: StoredMessage) => {
     known.delete(message.id);
     if (isFinalStatus(message.status)) return;
     known.set(message.id, message);
-    if (known.size > KNOWN_MAX) known.delete(known.keys().next().value!);
+    forgetOldest.trimTo(KNOWN_MAX);
   };
   const started = new Set<ChannelDriver>();
 
