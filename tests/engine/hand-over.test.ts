@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createFakeClock } from '@spillway/core';
-import type { Engine, Storage } from '@spillway/core';
+import type { Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher } from '@spillway/http';
 import { testStorage } from '../support/engine-fixture.ts';
@@ -14,13 +14,21 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A storage that counts the messages its claims and its hand-overs answered. */
-async function countingStorage() {
+/**
+ * A storage that counts the messages its claims and its hand-overs answered, and calls
+ * `afterCommit` after each commit (before the committer goes on).
+ */
+async function countingStorage(afterCommit?: (commit: Commit) => Promise<void>) {
   const inner = await testStorage();
   cleanups.push(() => inner.close());
   const counts = { claimed: 0, taken: 0 };
   const storage: Storage = {
     ...inner,
+    async commit(commit) {
+      const result = await inner.commit(commit);
+      await afterCommit?.(commit);
+      return result;
+    },
     async claimDue(...args) {
       const claimed = await inner.claimDue(...args);
       counts.claimed += claimed.length;
@@ -290,5 +298,72 @@ describe('reading hand-overs ahead while another writer holds the lock (writerBu
     expect(readAtFirstCommit()).toBeLessThan(6);
     expect(counts).toEqual({ claimed: 0, taken: 6 });
     expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+  });
+});
+
+describe('a step that leaves a send due now: a scheduled message come due', () => {
+  /** `n` messages the simulator delivers, scheduled a minute ahead on `clock`. */
+  const scheduled = (clock: { now(): number }, n: number) => ({
+    messages: request(n).messages.map((m) => ({ ...m, scheduledAt: new Date(clock.now() + 60_000).toISOString() })),
+  });
+  const statusesOf = (engine: Engine, accountId: number, ids: number[]) =>
+    Promise.all(ids.map(async (id) => (await engine.messages.status(accountId, id)).deliverystatus));
+
+  it('is sent by the worker that made the step, without being claimed again or read', async () => {
+    const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
+    const { storage, counts } = await countingStorage();
+    const simulator = createSimulator({ latencyMs: 0 });
+    const engine = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-a' });
+    const account = await accountOf(engine);
+    const res = await engine.messages.send(account.id, scheduled(clock, 3));
+    const ids = res.messages.map((m) => m.messageId);
+    await engine.drain();
+    expect(simulator.sent).toEqual([]);
+    await clock.advance(60_000);
+    await engine.drain();
+    // Claimed once, for the step that found them due; the send came from the copy its commit kept.
+    expect(counts).toEqual({ claimed: 3, taken: 0 });
+    expect(simulator.sent.map((s) => s.messageId)).toEqual(ids);
+    await clock.advance(1_000);
+    await engine.drain();
+    expect(await statusesOf(engine, account.id, ids)).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('is not claimed by another worker while the lease holds, and once it ran out, is sent once, by the one that claims it', async () => {
+    const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
+    const simA = createSimulator({ latencyMs: 0 });
+    const simB = createSimulator({ latencyMs: 0 });
+    const other: { b?: Engine } = {};
+    const seenByB: number[][] = [];
+    let expire = false;
+    // After the step's commit, before `a` goes on: `b` works meanwhile (after the lease ran out, when `expire`).
+    const { storage } = await countingStorage(async (commit) => {
+      if (commit.owner !== 'w-a' || !commit.updates.some((u) => u.lease !== undefined)) return;
+      if (expire) await clock.advance(LEASE_MS);
+      const before = simB.sent.length;
+      await other.b!.drain();
+      seenByB.push(simB.sent.slice(before).map((s) => s.messageId));
+    });
+    const a = createEngine({ storage, channels: [simA], hasher, clock, workerId: 'w-a' });
+    const b = (other.b = createEngine({ storage, channels: [simB], hasher, clock, workerId: 'w-b' }));
+    const account = await accountOf(a);
+
+    const first = (await a.messages.send(account.id, scheduled(clock, 2))).messages.map((m) => m.messageId);
+    await clock.advance(60_000);
+    await a.drain();
+    expect(seenByB).toEqual([[]]);
+    expect(simA.sent.map((s) => s.messageId)).toEqual(first);
+
+    expire = true;
+    const second = (await a.messages.send(account.id, scheduled(clock, 2))).messages.map((m) => m.messageId);
+    await clock.advance(60_000);
+    await a.drain();
+    // `b` claimed and sent them once the lease ran out; `a` dropped its copies.
+    expect(seenByB).toEqual([[], second]);
+    expect(simA.sent.map((s) => s.messageId)).toEqual(first);
+    await clock.advance(1_000);
+    await b.drain();
+    await a.drain();
+    expect(await statusesOf(a, account.id, [...first, ...second])).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
   });
 });

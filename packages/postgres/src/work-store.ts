@@ -22,10 +22,10 @@ async function applyUpdates(client: Queryable, x: string, updates: MessageUpdate
   const applied = await rows<{ id: number }>(
     client,
     `UPDATE ${x}messages m SET status = u.status, snapshot = u.snapshot, work = u.work, wake_at = u.wake_at, updated_at = $8,
-       version = m.version + 1, lease_until = 0, lease_owner = NULL,
+       version = m.version + 1, lease_until = u.lease_until, lease_owner = CASE WHEN u.lease_until > 0 THEN $9 END,
        attempt_owner = CASE u.attempt WHEN 'keep' THEN m.attempt_owner WHEN 'mine' THEN $9 ELSE NULL END
-     FROM unnest($1::bigint[], $2::text[], $3::json[], $4::json[], $5::bigint[], $6::integer[], $7::text[])
-       AS u(id, status, snapshot, work, wake_at, version, attempt)
+     FROM unnest($1::bigint[], $2::text[], $3::json[], $4::json[], $5::bigint[], $6::integer[], $7::text[], $10::bigint[])
+       AS u(id, status, snapshot, work, wake_at, version, attempt, lease_until)
      WHERE m.id = u.id AND m.version = u.version AND (m.lease_owner IS NULL OR m.lease_owner = $9 OR m.lease_until <= $8)
      RETURNING m.id`,
     [
@@ -33,11 +33,13 @@ async function applyUpdates(client: Queryable, x: string, updates: MessageUpdate
       updates.map((u) => u.status),
       updates.map((u) => snapshotText(u.snapshot)),
       updates.map((u) => workText(u.work)),
-      updates.map((u) => wakeAtOf(u.work)),
+      // A lease kept moves the wake-up to its end, as a claim's does.
+      updates.map((u) => u.lease ?? wakeAtOf(u.work)),
       updates.map((u) => u.version),
       updates.map((u) => u.attempt),
       at,
       owner,
+      updates.map((u) => u.lease ?? 0),
     ],
   );
   return new Set(applied.map((r) => r.id));

@@ -50,10 +50,13 @@ function prepare(db: Database.Database) {
     nextDue: db.prepare<[number], { due: number | null }>(
       `SELECT wake_at AS due FROM messages WHERE wake_at IS NOT NULL AND lease_until <= ? ORDER BY wake_at LIMIT 1`,
     ),
-    // Applies over the version read, unless another worker holds a live lease on the message.
-    update: db.prepare<[string, string, string, number | null, number, string, string, number, number, string, number]>(
+    // Applies over the version read, unless another worker holds a live lease on the message; the
+    // lease is freed, or kept for the committer (`MessageUpdate.lease`).
+    update: db.prepare<
+      [string, string, string, number | null, number, number, string | null, string, string, number, number, string, number]
+    >(
       `UPDATE messages SET status = ?, snapshot = ?, work = ?, wake_at = ?, updated_at = ?, version = version + 1,
-         lease_until = 0, lease_owner = NULL,
+         lease_until = ?, lease_owner = ?,
          attempt_owner = CASE ? WHEN 'keep' THEN attempt_owner WHEN 'mine' THEN ? ELSE NULL END
        WHERE id = ? AND version = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= ?)`,
     ),
@@ -145,8 +148,11 @@ function commitIn(s: Statements, commit: Commit): CommitResult {
       u.status,
       snapshotText(u.snapshot),
       workText(u.work),
-      wakeAtOf(u.work),
+      // A lease kept moves the wake-up to its end, as a claim's does.
+      u.lease ?? wakeAtOf(u.work),
       at,
+      u.lease ?? 0,
+      u.lease === undefined ? null : owner,
       u.attempt,
       owner,
       u.id,

@@ -101,6 +101,13 @@ function splitDue(message: StoredMessage, now: number) {
   return { sends, events, rest };
 }
 
+/** Whether a step left its message a send due at `now` (of its current step, as `splitDue` finds it). */
+function sendDue(update: MessageUpdate, now: number): boolean {
+  if (isFinalStatus(update.status)) return false;
+  const step = Number(update.snapshot.context['step'] ?? 0);
+  return update.work.some((item) => item.kind === 'send' && item.dueAt <= now && item.step === step);
+}
+
 /**
  * The engine's worker. A round claims the messages whose work is due (leased to this worker),
  * takes the receipts that arrived (from this process's drivers, or from the durable inbox),
@@ -129,6 +136,13 @@ export function createWorker(deps: WorkerDeps) {
   const copies = new SlotMap<HandedOverCopy>();
   /** How many ids at the front of `handedOver` were read ahead (`writerBusy`), copies or not. */
   let readAheadTo = 0;
+  /**
+   * Messages this worker's commits kept leased to it (`MessageUpdate.lease`) for a send due now,
+   * as committed, oldest first: the next rounds take them before they claim anything, without a
+   * claim or a read, as long as the lease holds (`kept[keptFrom]` on).
+   */
+  let kept: HandedOverCopy[] = [];
+  let keptFrom = 0;
   let seq = 0;
   let claiming = true;
   /** Set by `start()`: the next round starts the drivers. */
@@ -335,7 +349,8 @@ export function createWorker(deps: WorkerDeps) {
       });
     }
     const capacity = claiming ? Math.min(deps.batchSize, maxInFlight - inFlight.size) : 0;
-    const claimed = capacity > 0 ? await storage.claimDue(now, capacity, LEASE_MS, owner) : [];
+    const claimed = capacity > 0 ? takeKept(capacity, now) : [];
+    if (capacity > claimed.length) claimed.push(...(await storage.claimDue(now, capacity - claimed.length, LEASE_MS, owner)));
     if (capacity > claimed.length && handedOver.length > 0) {
       // Handed-over messages beyond the capacity wait for a later round (their lease holds them).
       // One this worker already holds (claimed again after its hand-over's lease ran out) is not
@@ -453,6 +468,9 @@ export function createWorker(deps: WorkerDeps) {
         advancer,
         defaultTtlSeconds: deps.defaultTtlSeconds,
       });
+      // A step that leaves a send due now (a scheduled message come due, a fallback after a failed
+      // step) keeps the message leased to this worker, which sends it next without claiming it.
+      if (claiming && sendDue(update, now)) update.lease = now + LEASE_MS;
       commit.updates.push(update);
       applied.set(message.id, list);
       stepped.set(message.id, message);
@@ -483,8 +501,13 @@ export function createWorker(deps: WorkerDeps) {
     const lost = new Set(conflicts);
     for (const u of commit.updates) {
       const before = stepped.get(u.id)!;
-      if (lost.has(u.id) || isFinalStatus(u.status)) known.delete(u.id);
-      else remember({ ...before, status: u.status, snapshot: u.snapshot, work: u.work, version: u.version + 1, updatedAt: now });
+      if (lost.has(u.id) || isFinalStatus(u.status)) {
+        known.delete(u.id);
+        continue;
+      }
+      const after = { ...before, status: u.status, snapshot: u.snapshot, work: u.work, version: u.version + 1, updatedAt: now };
+      remember(after);
+      if (u.lease !== undefined) kept.push({ message: after, until: u.lease });
     }
     for (const [messageId, list] of applied) {
       // A conflicted message's events are applied again over its fresh state: driver receipts
@@ -510,7 +533,7 @@ export function createWorker(deps: WorkerDeps) {
       // A full batch means a backlog: go on at once (after yielding to the event loop). Otherwise
       // let receipts and new work gather for a moment, so that a round carries many messages.
       if (found >= deps.batchSize) return 0;
-      if (found > 0 || queue.length > 0 || handedOver.length > 0) return GATHER_MS;
+      if (found > 0 || queue.length > 0 || handedOver.length > 0 || keptFrom < kept.length) return GATHER_MS;
       const next = await storage.nextDueAt(clock.now());
       const wait = next === null ? POLL_MS : Math.max(GATHER_MS, next - clock.now());
       return Math.min(POLL_MS, wait, recovery.nextMaintenanceIn(clock.now()));
@@ -519,6 +542,23 @@ export function createWorker(deps: WorkerDeps) {
 
   function notify(): void {
     rounds.notify();
+  }
+
+  /**
+   * Up to `limit` of the messages this worker's commits kept leased to it, oldest first. One whose
+   * lease ran out is dropped: it is due again, and whoever claims it sends it.
+   */
+  function takeKept(limit: number, now: number): StoredMessage[] {
+    const taken: StoredMessage[] = [];
+    while (taken.length < limit && keptFrom < kept.length) {
+      const copy = kept[keptFrom++]!;
+      if (copy.until > now) taken.push(copy.message);
+    }
+    if (keptFrom === kept.length) {
+      kept = [];
+      keptFrom = 0;
+    }
+    return taken;
   }
 
   /**
@@ -558,7 +598,7 @@ export function createWorker(deps: WorkerDeps) {
         await Promise.all([...inFlight.values()].map((f) => f.done));
         continue;
       }
-      if (found === 0 && queue.length === 0 && byProviderId.length === 0 && handedOver.length === 0) return;
+      if (found === 0 && queue.length === 0 && byProviderId.length === 0 && handedOver.length === 0 && keptFrom === kept.length) return;
     }
   }
 

@@ -22,6 +22,13 @@ export interface MessageUpdate {
   /** Appended to the message's history, in order. */
   history: Omit<HistoryEntry, 'messageId'>[];
   attempt: AttemptHolder;
+  /**
+   * Keeps the message leased to the committer until this time instead of freeing it, its wake-up
+   * moved there as a claim moves it: the step left a send due now, which the committer makes next
+   * without claiming the message again (a scheduled message coming due, a fallback after a failed
+   * step). Nobody else claims it meanwhile, and `takeHandedOver` answers it to the committer.
+   */
+  lease?: number | undefined;
 }
 
 /** A provider's id of an accepted attempt, so that a receipt naming only it finds the message. */
@@ -111,8 +118,8 @@ export interface WorkStorage {
   nextDueAt(now: number): Promise<number | null>;
   /**
    * Applies a round: each update only over the version it read and only when the message is not
-   * leased by another worker; the update clears the committer's lease. Also records provider ids
-   * and deletes the applied receipts.
+   * leased by another worker; the update clears the committer's lease, or keeps it until its
+   * `lease`. Also records provider ids and deletes the applied receipts.
    */
   commit(commit: Commit): Promise<CommitResult>;
   /** Charges steps before they are sent, one result per charge in order. */

@@ -262,6 +262,50 @@ export function describeWork(storage: StorageRef): void {
       expect((await storage().claimDue(9_000, 10, 60_000, 'w2')).map((m) => m.id).sort()).toEqual([a, b].sort());
     });
 
+    it("keeps the committer's lease when an update asks: nobody else claims the message until it runs out, and the committer takes it by id", async () => {
+      const { ids } = await messagesWith([timer(0, 2_000)], [timer(0, 2_000)]);
+      const [a, b] = ids as [number, number];
+      const claimed = await storage().claimDue(2_000, 2, 60_000, 'w1');
+      expect(claimed.map((m) => m.id).sort((x, y) => x - y)).toEqual([a, b]);
+      const byId = new Map(claimed.map((m) => [m.id, m]));
+      // a's step left a send due now: kept until 5_000. b's step is committed as any.
+      const result = await storage().commit(
+        commitOf('w1', {
+          updates: [updateOf(byId.get(a)!, { work: [send(0, 3_000)], lease: 5_000 }), updateOf(byId.get(b)!, { work: [send(0, 3_000)] })],
+        }),
+      );
+      expect(result.conflicts).toEqual([]);
+      expect(await get(a)).toMatchObject({ status: 'processing', work: [send(0, 3_000)], version: 1, updatedAt: 3_000 });
+      // Leased to w1 until 5_000: not the next wake-up nor claimed by w2 before then; b is.
+      expect(await storage().nextDueAt(3_000)).toBe(3_000);
+      expect((await storage().claimDue(4_999, 10, 60_000, 'w2')).map((m) => m.id)).toEqual([b]);
+      expect(await storage().nextDueAt(4_999)).toBeNull();
+      // w1 takes it as stored, without a claim; w2 is answered nothing.
+      const [taken] = await storage().takeHandedOver([a], 'w1', 4_999);
+      expect(taken).toStrictEqual(await get(a));
+      expect(await storage().takeHandedOver([a], 'w2', 4_999)).toEqual([]);
+      // Its commit over the kept lease applies and frees it.
+      expect(
+        (await storage().commit(commitOf('w1', { at: 4_000, updates: [updateOf(taken!, { status: 'delivered' })] }))).conflicts,
+      ).toEqual([]);
+      expect(await get(a)).toMatchObject({ status: 'delivered', version: 2 });
+      expect(await storage().takeHandedOver([a], 'w1', 4_000)).toEqual([]);
+    });
+
+    it('a kept lease that runs out protects nothing: the message is due again at its end and claimed as any', async () => {
+      const { ids } = await messagesWith([timer(0, 2_000)]);
+      const [claimed] = await storage().claimDue(2_000, 1, 60_000, 'w1');
+      await storage().commit(commitOf('w1', { updates: [updateOf(claimed!, { work: [send(0, 3_000)], lease: 5_000 })] }));
+      expect(await storage().takeHandedOver(ids, 'w1', 5_000)).toEqual([]);
+      expect(await storage().nextDueAt(5_000)).toBe(5_000);
+      expect((await storage().claimDue(5_000, 10, 60_000, 'w2')).map((m) => m.id)).toEqual(ids);
+      // A lease kept over a stale version writes nothing and frees the committer's lease.
+      const [mine] = await storage().claimDue(FAR, 10, 1, 'w3');
+      const stale = await storage().commit(commitOf('w4', { at: FAR + 10, updates: [updateOf(claimed!, { lease: FAR + 100 })] }));
+      expect(stale.conflicts).toEqual(ids);
+      expect(await get(ids[0]!)).toMatchObject({ version: mine!.version });
+    });
+
     it('conflicts over a stale version or another live lease: nothing written, the committer lease freed', async () => {
       const { ids } = await messagesWith([send(0, 900)], [send(0, 1_000)]);
       const [a, b] = ids as [number, number];
