@@ -138,11 +138,11 @@ export function createWorker(deps: WorkerDeps) {
   let readAheadTo = 0;
   /**
    * Messages this worker's commits kept leased to it (`MessageUpdate.lease`) for a send due now,
-   * as committed, oldest first: the next rounds take them before they claim anything, without a
-   * claim or a read, as long as the lease holds (`kept[keptFrom]` on).
+   * by id, as last committed, oldest first: the next rounds take them before they claim anything,
+   * without a claim or a read, as long as the lease holds. A later commit of one replaces or
+   * removes its copy.
    */
-  let kept: HandedOverCopy[] = [];
-  let keptFrom = 0;
+  const kept = new SlotMap<HandedOverCopy>();
   let seq = 0;
   let claiming = true;
   /** Set by `start()`: the next round starts the drivers. */
@@ -501,13 +501,15 @@ export function createWorker(deps: WorkerDeps) {
     const lost = new Set(conflicts);
     for (const u of commit.updates) {
       const before = stepped.get(u.id)!;
+      // Any copy kept of it is older than this commit (and a conflict freed its lease).
+      kept.delete(u.id);
       if (lost.has(u.id) || isFinalStatus(u.status)) {
         known.delete(u.id);
         continue;
       }
       const after = { ...before, status: u.status, snapshot: u.snapshot, work: u.work, version: u.version + 1, updatedAt: now };
       remember(after);
-      if (u.lease !== undefined) kept.push({ message: after, until: u.lease });
+      if (u.lease !== undefined) kept.set(u.id, { message: after, until: u.lease });
     }
     for (const [messageId, list] of applied) {
       // A conflicted message's events are applied again over its fresh state: driver receipts
@@ -533,7 +535,7 @@ export function createWorker(deps: WorkerDeps) {
       // A full batch means a backlog: go on at once (after yielding to the event loop). Otherwise
       // let receipts and new work gather for a moment, so that a round carries many messages.
       if (found >= deps.batchSize) return 0;
-      if (found > 0 || queue.length > 0 || handedOver.length > 0 || keptFrom < kept.length) return GATHER_MS;
+      if (found > 0 || queue.length > 0 || handedOver.length > 0 || kept.size > 0) return GATHER_MS;
       const next = await storage.nextDueAt(clock.now());
       const wait = next === null ? POLL_MS : Math.max(GATHER_MS, next - clock.now());
       return Math.min(POLL_MS, wait, recovery.nextMaintenanceIn(clock.now()));
@@ -550,13 +552,11 @@ export function createWorker(deps: WorkerDeps) {
    */
   function takeKept(limit: number, now: number): StoredMessage[] {
     const taken: StoredMessage[] = [];
-    while (taken.length < limit && keptFrom < kept.length) {
-      const copy = kept[keptFrom++]!;
+    for (const id of kept.keys()) {
+      if (taken.length === limit) break;
+      const copy = kept.get(id)!;
+      kept.delete(id);
       if (copy.until > now) taken.push(copy.message);
-    }
-    if (keptFrom === kept.length) {
-      kept = [];
-      keptFrom = 0;
     }
     return taken;
   }
@@ -598,7 +598,7 @@ export function createWorker(deps: WorkerDeps) {
         await Promise.all([...inFlight.values()].map((f) => f.done));
         continue;
       }
-      if (found === 0 && queue.length === 0 && byProviderId.length === 0 && handedOver.length === 0 && keptFrom === kept.length) return;
+      if (found === 0 && queue.length === 0 && byProviderId.length === 0 && handedOver.length === 0 && kept.size === 0) return;
     }
   }
 
