@@ -366,4 +366,35 @@ describe('a step that leaves a send due now: a scheduled message come due', () =
     await a.drain();
     expect(await statusesOf(a, account.id, [...first, ...second])).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
   });
+
+  it('a fallback kept, then stepped again before its worker takes it, is sent once, from its last state', async () => {
+    const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
+    let afterKept: (() => Promise<void>) | null = null;
+    let x = 0;
+    const { storage } = await countingStorage(async (commit) => {
+      const then = afterKept;
+      if (then && commit.updates.some((u) => u.id === x && u.lease !== undefined)) {
+        afterKept = null;
+        await then();
+      }
+    });
+    const simulator = createSimulator({ latencyMs: 0 });
+    // Two sends at most in flight: the round that keeps the fallback also sends two messages, so
+    // that the next round, with both still in flight, takes nothing kept but applies receipts.
+    const engine = createEngine({ storage, channels: [simulator], hasher, clock, workerId: 'w-a', maxInFlight: 2, batchSize: 10 });
+    const account = await accountOf(engine);
+    // The test number 04 never reports: the step waits for a receipt.
+    const silent = { from: 'Shop', to: '99900000004', text: 'Hello', type: 'sms' as const };
+    x = (await engine.messages.send(account.id, { messages: [{ ...silent, fallbacks: [silent] }] })).messages[0]!.messageId;
+    await engine.drain();
+    expect(simulator.sent.map((s) => [s.messageId, s.step])).toEqual([[x, 0]]);
+    await engine.messages.send(account.id, request(2));
+    // Step 0 fails: the fallback, due now, is kept. Its step 0 is then reported failed again
+    // (a provider repeating itself) before the worker takes it: the message is stepped again.
+    await engine.receive({ messageId: x, step: 0, outcome: 'failed', failure: 'permanent', error: 'rejected' });
+    afterKept = () => engine.receive({ messageId: x, step: 0, outcome: 'failed', failure: 'permanent', error: 'rejected again' });
+    await engine.drain();
+    expect(afterKept).toBeNull();
+    expect(simulator.sent.filter((s) => s.messageId === x).map((s) => s.step)).toEqual([0, 1]);
+  });
 });
