@@ -85,8 +85,11 @@ interface InFlight {
   message: StoredMessage;
 }
 
-/** Due sends of the message's current step, and whatever else is due, split from what is not. */
-function splitDue(message: StoredMessage, now: number) {
+/**
+ * Due sends of the message's current step, and whatever else is due, split from what is not: of a
+ * stored message, or of a step's update (its state after the step).
+ */
+function splitDue(message: Pick<StoredMessage, 'status' | 'snapshot' | 'work'>, now: number) {
   const step = Number(message.snapshot.context['step'] ?? 0);
   const live = !isFinalStatus(message.status);
   const sends: Array<Extract<WorkItem, { kind: 'send' }>> = [];
@@ -99,13 +102,6 @@ function splitDue(message: StoredMessage, now: number) {
     else if (live && item.step === step) sends.push(item);
   }
   return { sends, events, rest };
-}
-
-/** Whether a step left its message a send due at `now` (of its current step, as `splitDue` finds it). */
-function sendDue(update: MessageUpdate, now: number): boolean {
-  if (isFinalStatus(update.status)) return false;
-  const step = Number(update.snapshot.context['step'] ?? 0);
-  return update.work.some((item) => item.kind === 'send' && item.dueAt <= now && item.step === step);
 }
 
 /**
@@ -470,7 +466,7 @@ export function createWorker(deps: WorkerDeps) {
       });
       // A step that leaves a send due now (a scheduled message come due, a fallback after a failed
       // step) keeps the message leased to this worker, which sends it next without claiming it.
-      if (claiming && sendDue(update, now)) update.lease = now + LEASE_MS;
+      if (claiming && splitDue(update, now).sends.length > 0) update.lease = now + LEASE_MS;
       commit.updates.push(update);
       applied.set(message.id, list);
       stepped.set(message.id, message);

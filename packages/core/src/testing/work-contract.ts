@@ -300,10 +300,11 @@ export function describeWork(storage: StorageRef): void {
       expect(await storage().nextDueAt(5_000)).toBe(5_000);
       expect((await storage().claimDue(5_000, 10, 60_000, 'w2')).map((m) => m.id)).toEqual(ids);
       // A lease kept over a stale version writes nothing and frees the committer's lease.
-      const [mine] = await storage().claimDue(FAR, 10, 1, 'w3');
-      const stale = await storage().commit(commitOf('w4', { at: FAR + 10, updates: [updateOf(claimed!, { lease: FAR + 100 })] }));
+      const [mine] = await storage().claimDue(FAR, 10, 60_000, 'w3');
+      const stale = await storage().commit(commitOf('w3', { at: FAR + 10, updates: [updateOf(claimed!, { lease: FAR + 100 })] }));
       expect(stale.conflicts).toEqual(ids);
       expect(await get(ids[0]!)).toMatchObject({ version: mine!.version });
+      expect((await storage().claimDue(FAR + 10, 10, 60_000, 'w4')).map((m) => m.id)).toEqual(ids);
     });
 
     it('conflicts over a stale version or another live lease: nothing written, the committer lease freed', async () => {
