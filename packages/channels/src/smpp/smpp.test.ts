@@ -206,6 +206,51 @@ describe('smpp driver', () => {
     }
   });
 
+  // The ids a driver knows are bounded (100,000, the oldest forgotten first): receipts that never
+  // come must not pile up in memory. A forgotten id's receipt is then one it does not know.
+  it.each([
+    { others: 99_999, reported: true },
+    { others: 100_000, reported: false },
+  ])(
+    'knows at most 100,000 recovered ids, forgetting the oldest: with $others more, its receipt reported at once: $reported',
+    async ({ others, reported }) => {
+      const other = await startTestSmsc({ systemId: 'spillway', password: 'secret', receiptDelayMs: 400 });
+      const reports: Receipt[] = [];
+      const clock = createFakeClock();
+      const ctx: ChannelContext = { clock, report: async (r) => void reports.push(r) };
+      try {
+        const before = createSmppDriver(options({ port: other.port }));
+        await before.start!(ctx);
+        const sent = (await before.send(attempt('4915100000136', 'short'), ctx)) as { providerMessageId: string };
+        await before.close!();
+        await new Promise((r) => setTimeout(r, 500));
+        // The restarted driver is handed that attempt first, then `others` later ones.
+        const pending = (providerMessageId: string) => ({
+          ...attempt('4915100000137', 'x'),
+          providerMessageId,
+          acceptedAt: 0,
+          delivered: false,
+        });
+        const after = createSmppDriver(options({ port: other.port, unknownReceiptGraceMs: 5_000 }));
+        await after.recover!([pending(sent.providerMessageId), ...Array.from({ length: others }, (_, i) => pending(`later-${i}`))], ctx);
+        if (reported) await until(() => reports.length > 0);
+        else await new Promise((r) => setTimeout(r, 300));
+        // Known, it is reported on the new bind; forgotten, it waits at the SMSC out the grace period.
+        expect(reports).toEqual(reported ? [{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }] : []);
+        if (!reported) {
+          // Past the grace period the SMSC's next delivery brings it, reported by its id.
+          await clock.advance(5_000);
+          other.deliverMo('4915100000138', 'Shop', 'flush');
+          await until(() => reports.length > 0);
+          expect(reports).toEqual([{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }]);
+        }
+        await after.close!();
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
   it('concatenates with sar_* TLVs or sends one message_payload when configured', async () => {
     const sar = await open({ concatenation: 'sar' });
     const payload = await open({ concatenation: 'payload' });
