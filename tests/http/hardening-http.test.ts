@@ -68,3 +68,58 @@ describe('every stored string has a length limit', () => {
     expect(paths).toEqual(expect.arrayContaining(['alphaName', 'url']));
   });
 });
+
+describe('bodies nested thousands of levels deep', () => {
+  // JSON.parse takes them, but walking or writing them again by recursion overflows the stack:
+  // such a body got a 500 wherever the value was looked through (for U+0000) or stored as JSON.
+  const DEPTH = 12_000;
+  const deep = (inner = '1') => `${'{"a":'.repeat(DEPTH)}${inner}${'}'.repeat(DEPTH)}`;
+  const post = (path: string, body: string, method = 'POST') =>
+    s.call(path, { method, body, headers: { 'content-type': 'application/json' } });
+  const answer = async (res: Response) => ({ status: res.status, body: (await res.json()) as ErrorBody });
+  const tooDeep = (path: string) => ({
+    status: 400,
+    body: expect.objectContaining({
+      error: 'validation_failed',
+      details: [
+        {
+          path: expect.stringMatching(new RegExp(`^${path.replace(/[[\].]/g, '\\$&')}(\\.a)+$`)),
+          message: expect.stringMatching(/64 levels/),
+        },
+      ],
+    }),
+  });
+
+  it('are a JSON 400 at the path of the first member nested more than 64 levels deep, wherever free-form JSON is taken', async () => {
+    expect(await answer(await post('/api/items', `{"items":[{"id":"n","value":${deep()}}]}`))).toEqual(tooDeep('items[0].value'));
+    expect(
+      await answer(
+        await post(
+          '/api/CascadeMessage/send_message/async',
+          `[{"fromName":"Acme","toPhone":"9990000000100","text":"hi","customerData":${deep()}}]`,
+        ),
+      ),
+    ).toEqual(tooDeep('[0].customerData'));
+    expect(await answer(await post('/api/external-data/user-bonuses/9990000000100', deep()))).toEqual(tooDeep('a'));
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const sent = await s.call('/bat/messagelist', {
+      json: { messages: [{ from: 'Acme', to: '9990000000100', text: 'later', type: 'sms', scheduledAt }] },
+    });
+    const id = ((await sent.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+    expect(await answer(await post(`/bat/message/${id}`, `{"messageData":${deep()}}`, 'PATCH'))).toEqual(tooDeep('messageData'));
+  });
+
+  it('holding U+0000 deep down, are a JSON 400 at its path', async () => {
+    const res = await answer(
+      await post(
+        '/bat/messagelist',
+        `{"messages":[{"from":"Acme","to":"9990000000100","text":"hi","type":"sms","x":${deep('"\\u0000"')}}]}`,
+      ),
+    );
+    expect(res).toMatchObject({
+      status: 400,
+      body: { error: 'validation_failed', details: [{ path: `messages[0].x${'.a'.repeat(DEPTH)}` }] },
+    });
+    expect((await s.call('/health', { auth: 'none' })).status).toBe(200);
+  });
+});

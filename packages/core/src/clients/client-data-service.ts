@@ -15,7 +15,7 @@ import {
   sendEmailSchema,
   userBonusBulkSchema,
 } from './client-requests.ts';
-import { refusingNul } from '../validation/nul.ts';
+import { refusingUnstorable } from '../validation/nul.ts';
 
 /** What {@link createClientDataService} needs: client storage, the clock and, for e-mail, a transport. */
 export interface ClientDataServiceDeps {
@@ -64,7 +64,7 @@ function checkSize(data: Record<string, unknown>, path: string): void {
 export function createClientDataService(deps: ClientDataServiceDeps): ClientDataService {
   const { storage, clock } = deps;
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingNul({
+  return refusingUnstorable({
     async bindBotReceiver(accountId, body) {
       const req = parseRequest(botReceiverRequestSchema, body, 'bot receiver');
       return storage.upsertBotReceiver({ accountId, ...req }, clock.now());

@@ -7,7 +7,7 @@ import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName } from '../types/account.ts';
 import type { ClientLink, Organization } from '../types/client.ts';
 import { organizationRequestSchema, parseRequest, provisionClientSchema, referralClientSchema } from './client-requests.ts';
-import { refusingNul } from '../validation/nul.ts';
+import { refusingUnstorable } from '../validation/nul.ts';
 
 /** A sub-client created by `POST /api/client/provision`; the API key is shown once. */
 export interface ProvisionedClient {
@@ -54,7 +54,7 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
   };
 
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingNul({
+  return refusingUnstorable({
     async provision(parentId, body) {
       const req = parseRequest(provisionClientSchema, body, 'client');
       const parent = await accounts.get(parentId);

@@ -8,7 +8,7 @@ import type { ApplicationStatus, SenderApplication, SenderKind } from '../types/
 import { alphaNameStatistics } from './alpha-name-statistics.ts';
 import type { AlphaNameStatistics } from './alpha-name-statistics.ts';
 import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema, parseRequest } from './client-requests.ts';
-import { refusingNul } from '../validation/nul.ts';
+import { refusingUnstorable } from '../validation/nul.ts';
 
 /** One sender of an account and its state (`GET /api/clientsenders`). */
 export interface SenderState {
@@ -50,7 +50,7 @@ export interface SenderService {
 export function createSenderService(deps: SenderServiceDeps): SenderService {
   const { storage, accounts, clock } = deps;
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingNul({
+  return refusingUnstorable({
     async applyForAlphaName(accountId, body) {
       const req = parseRequest(alphaNameApplicationSchema, body, 'alpha-name application');
       const channels = req.channels ?? ['sms'];

@@ -18,7 +18,7 @@ import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
-import { refusingNul } from '../validation/nul.ts';
+import { refusingUnstorable } from '../validation/nul.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -135,12 +135,12 @@ export function createEngine(options: EngineOptions): Engine {
     storage,
     // Every call refuses the NUL character at its path before any storage sees it (the sends check
     // their items themselves).
-    accounts: refusingNul(
+    accounts: refusingUnstorable(
       createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
     ),
-    messages: refusingNul(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']),
-    cascades: refusingNul(cascades.service),
-    reachability: refusingNul(reachability.service),
+    messages: refusingUnstorable(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']),
+    cascades: refusingUnstorable(cascades.service),
+    reachability: refusingUnstorable(reachability.service),
     start: () => {
       if (!runsWorker) return;
       worker.start();
@@ -150,7 +150,7 @@ export function createEngine(options: EngineOptions): Engine {
       ownWorkerRuns = false;
       return worker.stop(graceMs);
     },
-    ...refusingNul({ receive, receiveInbound }),
+    ...refusingUnstorable({ receive, receiveInbound }),
     wake: () => worker.notify(),
     handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),

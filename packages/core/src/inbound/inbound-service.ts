@@ -5,7 +5,7 @@ import type { InboundMessage, InboundStorage, WebhookDelivery } from '../ports/i
 import { parseInboundRequest } from './inbound-request.ts';
 import { inboundPayloadOf } from './webhook-payload.ts';
 import type { InboundPayload } from './webhook-payload.ts';
-import { refusingNul } from '../validation/nul.ts';
+import { refusingUnstorable } from '../validation/nul.ts';
 
 /** What receiving an incoming message answers: the callback body and whether a webhook is queued. */
 export interface InboundReceipt extends InboundPayload {
@@ -42,7 +42,7 @@ export function createInboundService(deps: InboundServiceDeps) {
   const newId = deps.newId ?? (() => globalThis.crypto.randomUUID());
 
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingNul({
+  return refusingUnstorable({
     /** Validates `body` (`{ alphaName, phoneNumber, text }`), records it and queues its webhook. */
     async receive(accountId: number, body: unknown): Promise<InboundReceipt> {
       const request = parseInboundRequest(body);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { NUL_MESSAGE, refusingNul, withoutNul } from './nul.ts';
+import { holdsNul, MAX_NESTING, NESTING_MESSAGE, NUL_MESSAGE, nulPath, refusingUnstorable, withoutNul } from './nul.ts';
 
 const NUL = '\u0000';
 
-describe('refusingNul', () => {
+describe('refusingUnstorable', () => {
   const calls: unknown[][] = [];
   const service = {
     enabled: true,
@@ -16,7 +16,7 @@ describe('refusingNul', () => {
       return 'own';
     },
   };
-  const guarded = refusingNul(service, ['own']);
+  const guarded = refusingUnstorable(service, ['own']);
 
   it('rejects a call whose arguments hold U+0000 at its path, without running the method', async () => {
     calls.length = 0;
@@ -56,5 +56,53 @@ describe('withoutNul', () => {
     expect(withoutNul(inbound)).toBe(inbound);
     expect(withoutNul(7)).toBe(7);
     expect(withoutNul(undefined)).toBeUndefined();
+  });
+});
+
+/** `{"a":{"a":…inner…}}`, `depth` objects deep. */
+function nested(depth: number, inner: unknown): unknown {
+  let value = inner;
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+describe('values nested thousands of levels deep (a request body can be)', () => {
+  const DEEP = 100_000;
+
+  it('are looked through for U+0000 without overflowing the stack', () => {
+    expect(holdsNul(nested(DEEP, 'fine'))).toBe(false);
+    expect(holdsNul(nested(DEEP, `x${NUL}`))).toBe(true);
+    expect(nulPath([nested(3, `x${NUL}`)])).toBe('[0].a.a.a');
+    expect(nulPath(nested(DEEP, `x${NUL}`))).toBe('.a'.repeat(DEEP));
+  });
+
+  it('have U+0000 replaced however deep it is, the parts without it shared', () => {
+    const clean = { kept: true };
+    const cleaned = withoutNul({ clean, deep: nested(DEEP, `x${NUL}`) }) as { clean: unknown; deep: unknown };
+    expect(cleaned.clean).toBe(clean);
+    let inner = cleaned.deep;
+    for (let i = 0; i < DEEP; i++) inner = (inner as { a: unknown }).a;
+    expect(inner).toBe('x\uFFFD');
+  });
+
+  it(`are refused by a guarded service past ${MAX_NESTING} levels, at the path of the first member too deep`, async () => {
+    const calls: unknown[] = [];
+    const guarded = refusingUnstorable({
+      async save(value: unknown) {
+        calls.push(value);
+        return 'saved';
+      },
+    });
+    expect(await guarded.save({ data: nested(MAX_NESTING - 1, 1) })).toBe('saved');
+    await expect(guarded.save({ data: nested(MAX_NESTING, 1) })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: `data${'.a'.repeat(MAX_NESTING - 1)}`, message: NESTING_MESSAGE }],
+    });
+    await expect(guarded.save(nested(DEEP, `x${NUL}`))).rejects.toMatchObject({ details: [{ message: NESTING_MESSAGE }] });
+    // A value that refers to itself is refused too, not walked forever.
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop['self'] = loop;
+    await expect(guarded.save(loop)).rejects.toMatchObject({ details: [{ message: NESTING_MESSAGE }] });
+    expect(calls).toEqual([{ data: nested(MAX_NESTING - 1, 1) }]);
   });
 });

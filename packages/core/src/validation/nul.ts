@@ -8,15 +8,43 @@ import { SpillwayError } from '../errors.ts';
 
 const NUL = '\u0000';
 
+/** An object or array being walked: its member names (indexes for an array) and the next one to look at. */
+interface Frame {
+  value: object;
+  keys: string[];
+  next: number;
+}
+
+/**
+ * The frames down to the first string or member name under `value` that holds U+0000 (the last
+ * frame's `next - 1` names it), `[]` for a string `value` that holds it, null when none does.
+ * Walked with a stack of its own, not by recursion: a request can nest thousands of levels deep.
+ */
+function framesToNul(value: unknown): Frame[] | null {
+  if (typeof value === 'string') return value.includes(NUL) ? [] : null;
+  if (typeof value !== 'object' || value === null) return null;
+  const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next === top.keys.length) {
+      stack.pop();
+      continue;
+    }
+    const key = top.keys[top.next++]!;
+    if (key.includes(NUL)) return stack;
+    const child = (top.value as Record<string, unknown>)[key];
+    if (typeof child === 'string') {
+      if (child.includes(NUL)) return stack;
+    } else if (typeof child === 'object' && child !== null) {
+      stack.push({ value: child, keys: Object.keys(child), next: 0 });
+    }
+  }
+  return null;
+}
+
 /** Whether a string or a member name anywhere in `value` (parsed JSON) holds U+0000. */
 export function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes(NUL);
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(holdsNul);
-  for (const key in value) {
-    if (key.includes(NUL) || holdsNul((value as Record<string, unknown>)[key])) return true;
-  }
-  return false;
+  return framesToNul(value) !== null;
 }
 
 /**
@@ -24,13 +52,17 @@ export function holdsNul(value: unknown): boolean {
  * that holds U+0000, as the interface writes paths; `''` for `value` itself.
  */
 export function nulPath(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return '';
-  for (const [key, child] of Object.entries(value)) {
-    const step = Array.isArray(value) ? `[${key}]` : `.${key}`;
-    if (key.includes(NUL)) return step;
-    if (holdsNul(child)) return `${step}${nulPath(child)}`;
+  return pathOf(framesToNul(value) ?? []);
+}
+
+/** The path (`.a[0].b`) that the frames of a walk lead down to: each frame's member last looked at. */
+function pathOf(frames: readonly Frame[]): string {
+  let path = '';
+  for (const { value: parent, keys, next } of frames) {
+    const key = keys[next - 1]!;
+    path += Array.isArray(parent) ? `[${key}]` : `.${key}`;
   }
-  return '';
+  return path;
 }
 
 /** The message of the error detail for a NUL character. */
@@ -47,23 +79,75 @@ export function nulError(value: unknown, whole: string): SpillwayError {
 }
 
 /**
- * `service` with every method refusing arguments that hold U+0000 before it runs: a rejected
- * `validation_failed` error at the path of the first string or member name that holds one
- * (`login`, `messages[0].text`; `arguments[1]` for a string given as an argument itself). The
- * methods must answer promises, as the engine's services do. Embedders calling the engine then get
- * the error HTTP answers, instead of PostgreSQL's "invalid byte sequence" from deep inside a
- * write. Methods named in `checked` look for the character themselves (the sends, item by item,
- * with their own paths) and are left as they are.
+ * How deep the objects and arrays of a value handed to the engine may nest (`{"a":{"b":1}}` is 2
+ * deep): deeper ones are refused. No request of the interface comes near it, and the free-form
+ * values it stores (a cascade's `customerData`, a number's data, variables) are written and read
+ * again as JSON, which a few thousand levels overflow.
  */
-export function refusingNul<T extends object>(service: T, checked: ReadonlyArray<keyof T> = []): T {
+export const MAX_NESTING = 64;
+
+/** The message of the error detail for a value nested deeper than {@link MAX_NESTING}. */
+export const NESTING_MESSAGE = `Must not nest objects and arrays more than ${MAX_NESTING} levels deep`;
+
+/**
+ * The frames down to the first object or array under `value` nested deeper than `max` (the last
+ * frame's `next - 1` names it), or null when none is. Walked with a stack of its own, at most
+ * `max` frames deep: a value that refers to itself is refused as nested too deep, not walked forever.
+ */
+function framesTooDeep(value: unknown, max: number): Frame[] | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (max < 1) return [];
+  const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next === top.keys.length) {
+      stack.pop();
+      continue;
+    }
+    const child = (top.value as Record<string, unknown>)[top.keys[top.next++]!];
+    if (typeof child !== 'object' || child === null) continue;
+    if (stack.length === max) return stack;
+    stack.push({ value: child, keys: Object.keys(child), next: 0 });
+  }
+  return null;
+}
+
+/**
+ * The `validation_failed` error for a value the engine must not store, or null: one nested deeper
+ * than {@link MAX_NESTING} (at the path of the first member too deep), or one that holds U+0000
+ * (at the path of the first string or member name that holds it). At `whole` when that is the
+ * value itself.
+ */
+export function unstorableError(value: unknown, whole: string): SpillwayError | null {
+  const deep = framesTooDeep(value, MAX_NESTING);
+  if (deep !== null) {
+    const path = pathOf(deep).replace(/^\./, '') || whole;
+    return new SpillwayError('validation_failed', NESTING_MESSAGE, [{ path, message: NESTING_MESSAGE }]);
+  }
+  return holdsNul(value) ? nulError(value, whole) : null;
+}
+
+/**
+ * `service` with every method refusing arguments it must not store before it runs: a rejected
+ * `validation_failed` error ({@link unstorableError}) at the path of the first string or member
+ * name that holds U+0000 (`login`, `messages[0].text`; `arguments[1]` for a string given as an
+ * argument itself), or of the first object or array nested deeper than {@link MAX_NESTING}. The
+ * methods must answer promises, as the engine's services do. Embedders calling the engine then get
+ * the error HTTP answers, instead of PostgreSQL's "invalid byte sequence" from deep inside a write
+ * or a stack overflowed by JSON. Methods named in `checked` look for the character themselves (the
+ * sends, item by item, with their own paths) and are left as they are.
+ */
+export function refusingUnstorable<T extends object>(service: T, checked: ReadonlyArray<keyof T> = []): T {
   const guarded = { ...service };
   for (const name of Object.keys(service) as Array<keyof T>) {
     const method = service[name];
     if (typeof method !== 'function' || checked.includes(name)) continue;
     guarded[name] = ((...args: unknown[]) => {
-      const at = args.findIndex(holdsNul);
-      if (at < 0) return (method as (...a: unknown[]) => unknown).apply(service, args);
-      return Promise.reject(nulError(args[at], `arguments[${at}]`));
+      for (let at = 0; at < args.length; at++) {
+        const error = unstorableError(args[at], `arguments[${at}]`);
+        if (error) return Promise.reject(error);
+      }
+      return (method as (...a: unknown[]) => unknown).apply(service, args);
     }) as T[keyof T];
   }
   return guarded;
@@ -72,17 +156,51 @@ export function refusingNul<T extends object>(service: T, checked: ReadonlyArray
 /** What U+0000 becomes in text a channel hands the engine: the Unicode replacement character. */
 export const NUL_REPLACEMENT = '\uFFFD';
 
+/** The objects and arrays under `value` (itself included) that hold U+0000 somewhere: walked once, with a stack of its own. */
+function objectsHoldingNul(value: object): Set<object> {
+  const holding = new Set<object>();
+  const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next === top.keys.length) {
+      stack.pop();
+      if (holding.has(top.value) && stack.length > 0) holding.add(stack[stack.length - 1]!.value);
+      continue;
+    }
+    const key = top.keys[top.next++]!;
+    const child = (top.value as Record<string, unknown>)[key];
+    if (key.includes(NUL) || (typeof child === 'string' && child.includes(NUL))) holding.add(top.value);
+    else if (typeof child === 'object' && child !== null) stack.push({ value: child, keys: Object.keys(child), next: 0 });
+  }
+  return holding;
+}
+
 /**
  * `value` with U+0000 replaced by U+FFFD in every string and member name, for what a channel hands
  * the engine (a send's answer, a receipt, an incoming message): what the network gave is kept, not
  * refused (refusing would lose it, or leave a provider retrying it forever), and PostgreSQL can
- * store it. `value` itself when it holds none; otherwise a copy (arrays and plain objects).
+ * store it. `value` itself when it holds none; otherwise a copy of the arrays and plain objects
+ * that hold it (the rest shared), made with a stack of its own, however deep the input goes.
  */
 export function withoutNul<T>(value: T): T {
-  if (!holdsNul(value)) return value;
-  if (typeof value === 'string') return value.replaceAll(NUL, NUL_REPLACEMENT) as T;
-  if (Array.isArray(value)) return value.map(withoutNul) as T;
-  const copy: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) copy[withoutNul(key)] = withoutNul(child);
-  return copy as T;
+  if (typeof value === 'string') return (value.includes(NUL) ? value.replaceAll(NUL, NUL_REPLACEMENT) : value) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const holding = objectsHoldingNul(value);
+  if (!holding.has(value)) return value;
+  const clean = (text: string) => (text.includes(NUL) ? text.replaceAll(NUL, NUL_REPLACEMENT) : text);
+  const emptyLike = (source: object) => (Array.isArray(source) ? [] : {}) as Record<string, unknown>;
+  const root = emptyLike(value);
+  const stack: Array<{ from: object; to: Record<string, unknown> }> = [{ from: value, to: root }];
+  while (stack.length > 0) {
+    const { from, to } = stack.pop()!;
+    for (const [key, child] of Object.entries(from)) {
+      if (typeof child === 'string') to[clean(key)] = clean(child);
+      else if (typeof child === 'object' && child !== null && holding.has(child)) {
+        const copy = emptyLike(child);
+        to[clean(key)] = copy;
+        stack.push({ from: child, to: copy });
+      } else to[clean(key)] = child;
+    }
+  }
+  return root as T;
 }
