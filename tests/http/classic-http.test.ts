@@ -75,6 +75,16 @@ describe('POST /ip2sms', () => {
     expect((await s.call('/ip2sms', { method: 'POST', body: '<xml/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
     expect((await s.call('/ip2sms?from=Acme&to=99900000000&text=Hi', { method: 'POST', auth: 'none' })).status).toBe(401);
   });
+
+  it('answers a form body it cannot read with a JSON 400, not a 500', async () => {
+    const garbled = await s.call('/ip2sms', {
+      method: 'POST',
+      body: 'garbage',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    });
+    expect(garbled.status).toBe(400);
+    expect(await json(garbled)).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/^Malformed form body/) });
+  });
 });
 
 describe('POST /ip2sms/chatapp_mess', () => {

@@ -18,7 +18,14 @@ async function gatewayParams(c: Context<Env>): Promise<Record<string, string | u
   const params: Record<string, string | undefined> = { ...c.req.query() };
   const type = c.req.header('content-type') ?? '';
   if (/^application\/x-www-form-urlencoded|^multipart\/form-data/i.test(type)) {
-    for (const [k, v] of Object.entries(await c.req.parseBody())) if (typeof v === 'string') params[k] = v;
+    let form: Awaited<ReturnType<typeof c.req.parseBody>>;
+    try {
+      form = await c.req.parseBody();
+    } catch (error) {
+      // A form the platform's parser cannot read (a multipart body without its boundary, say).
+      throw new SpillwayError('bad_request', `Malformed form body: ${(error as Error).message}`);
+    }
+    for (const [k, v] of Object.entries(form)) if (typeof v === 'string') params[k] = v;
   } else if (isJsonContentType(type)) {
     const body = await readJson(c);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
