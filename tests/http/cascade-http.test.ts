@@ -330,6 +330,16 @@ describe('cascade audit over HTTP', () => {
     expect((await s.call(`/api/CascadeMessage/status_guid/${accepted!.messageId}`)).status).toBe(200);
   });
 
+  it('reads a GUID in either case on status_guid, and answers 400 for one that is not a UUID', async () => {
+    const [accepted] = await sendAsync([msg('99900000000', { id: 'upper-1' })]);
+    const upper = await s.call(`/api/CascadeMessage/status_guid/${accepted!.messageId.toUpperCase()}`);
+    expect(upper.status).toBe(200);
+    expect(await upper.json()).toMatchObject({ messageId: accepted!.messageId, trackinId: 'upper-1' });
+    const bad = await s.call('/api/CascadeMessage/status_guid/not-a-guid');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'validation_failed', details: [{ path: 'guid', message: 'must be a UUID' }] });
+  });
+
   it('answers 400 for a referral GUID that is not hex, and 404 under a fixed name', async () => {
     const bad = await post('/api/CascadeMessage/not-a-guid/send_message_async', [msg('99900000000')]);
     expect(bad.status).toBe(400);

@@ -222,7 +222,8 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       }
     },
 
-    statusByGuid: async (accountId, guid) => load(accountId, await storage.getMessageByGuid(guid), guid),
+    // GUIDs are made lowercase; a UUID is the same in either case.
+    statusByGuid: async (accountId, guid) => load(accountId, await storage.getMessageByGuid(guid.toLowerCase()), guid),
     statusByTrackinId: async (accountId, trackinId) =>
       load(accountId, await storage.getMessageByTrackinId(accountId, trackinId), trackinId),
 

@@ -122,6 +122,7 @@ export interface CascadeService {
   send(accountId: number, body: CascadeSendInput, options?: CascadeSendOptions): Promise<CascadeAccepted[]>;
   /** One cascade to many recipients; the body is a BroadcastCreateDTO (see `broadcastSchema`). */
   broadcast(accountId: number, body: BroadcastInput, options?: CascadeSendOptions): Promise<BroadcastResult>;
+  /** The status of the cascade message `guid` (its `messageId` when accepted; either case), on this account. */
   statusByGuid(accountId: number, guid: string): Promise<CascadeStatusRecord>;
   statusByTrackinId(accountId: number, trackinId: string): Promise<CascadeStatusRecord>;
 

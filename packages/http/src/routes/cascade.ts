@@ -24,7 +24,8 @@ const BASE = '/api/CascadeMessage';
 // cascade API are not referral GUIDs and stay 404 under these paths.
 const REFERRAL = ':referralGuid{[^/]+}';
 const FIXED_NAMES: ReadonlySet<string> = new Set(['send_message', 'send_message_async', 'broadcast', 'status_guid', 'status_id']);
-const referralSchema = z.uuid({ error: 'must be a UUID' });
+/** A referral GUID or a cascade message's GUID in a path: a 400 when it is not a UUID. */
+const uuidParam = z.uuid({ error: 'must be a UUID' });
 
 /** Bot credentials of interface 5.2, passed to the engine (which stores them with the message). */
 function credentialsOf(c: Context<Env>): CascadeSendOptions['credentials'] {
@@ -36,7 +37,7 @@ function credentialsOf(c: Context<Env>): CascadeSendOptions['credentials'] {
 function optionsOf(c: Context<Env>, endpoint: CascadeEndpoint, waitForFirstStep: boolean): CascadeSendOptions {
   const raw = c.req.param('referralGuid');
   if (raw !== undefined && FIXED_NAMES.has(raw)) throw new SpillwayError('not_found', `no such endpoint ${c.req.path}`);
-  const referralGuid = raw === undefined ? undefined : parseOrThrow(referralSchema, raw, 'referralGuid', 'referralGuid');
+  const referralGuid = raw === undefined ? undefined : parseOrThrow(uuidParam, raw, 'referralGuid', 'referralGuid');
   return { endpoint, credentials: credentialsOf(c), waitForFirstStep, ...(referralGuid ? { referralGuid } : {}) };
 }
 
@@ -177,13 +178,14 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
       summary: 'Status of a cascade message by its GUID',
       tags: ['cascade'],
       auth: 'basic-or-key',
-      params: { guid: z.uuid() },
+      params: { guid: uuidParam },
       responses: {
         200: { description: 'The cascade status record', schema: cascadeStatusSchema },
         404: { description: 'No such message on this account' },
       },
     },
-    async (c) => c.json(await c.var.engine.cascades.statusByGuid(c.var.account.id, c.req.param('guid') ?? '')),
+    async (c) =>
+      c.json(await c.var.engine.cascades.statusByGuid(c.var.account.id, parseOrThrow(uuidParam, c.req.param('guid'), 'guid', 'guid'))),
   );
 
   defineRoute(
