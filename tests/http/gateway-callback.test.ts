@@ -113,4 +113,41 @@ describe('POST /gateway-callback', () => {
     f = await startServer();
     expect((await post({ receipts: [{ messageId: id, step: 0, status: 'delivered' }] })).status).toBe(404);
   });
+
+  it('refuses receipts for a message that does not exist or a step it does not have, storing none of the request', async () => {
+    f = await startServer({ SPILLWAY_GATEWAY_SECRET: SECRET });
+    // One SMS without fallbacks: its only step is 0.
+    const id = await sendSilent();
+    const res = await post({
+      receipts: [
+        { messageId: id, step: 0, status: 'delivered' },
+        { messageId: id, step: 3, status: 'delivered' },
+        { messageId: 999_999, step: 0, status: 'delivered' },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: 'validation_failed',
+      details: [
+        { path: 'receipts[1].step', message: `message ${id} has one step, 0` },
+        { path: 'receipts[2].messageId', message: 'no message 999999' },
+      ],
+    });
+    // Nothing of the request was stored: the valid receipt waits for the gateway's retry.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const record = (await (await f.call(`/bat/message/${id}`)).json()) as {
+      deliverystatus: string;
+      extendedStatuses: Array<{ status: string }>;
+    };
+    expect(record.deliverystatus).toBe('processing');
+    expect(record.extendedStatuses.map((e) => e.status)).toEqual(['Sent']);
+    // The same through the engine's API.
+    await expect(f.server.engine.receive({ messageId: id, step: 1, outcome: 'delivered' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'step' }],
+    });
+    await expect(f.server.engine.receive({ messageId: 999_999, step: 0, outcome: 'delivered' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
 });

@@ -37,6 +37,8 @@ export type { InboundPayload } from '../inbound/webhook-payload.ts';
 export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } from '../inbound/webhook-backoff.ts';
 export { SESSION_WINDOW_MS } from '../engine/cascade-kind-handler.ts';
 export { historyOf } from '../engine/history.ts';
+export { receiptTargetIssues } from '../engine/receipt-targets.ts';
+export type { ReceiptTarget } from '../engine/receipt-targets.ts';
 export { createRoundLoop } from '../engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from '../engine/round-loop.ts';
 export * from '../clients/client-requests.ts';

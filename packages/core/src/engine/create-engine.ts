@@ -19,6 +19,7 @@ import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
+import { receiptTargetIssues } from './receipt-targets.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -124,6 +125,11 @@ export function createEngine(options: EngineOptions): Engine {
       }
     } else {
       ref = { messageId: receipt.messageId, step: receipt.step };
+      const [issue] = await receiptTargetIssues(storage, [ref], () => '');
+      if (issue) {
+        if (issue.path === 'messageId') throw new SpillwayError('not_found', issue.message);
+        throw new SpillwayError('validation_failed', issue.message, [issue]);
+      }
     }
     const event = receiptEvent(receipt, ref.step);
     await storage.enqueueReceipts([{ messageId: ref.messageId, event, detail: receipt.error ?? null, driver, at }]);

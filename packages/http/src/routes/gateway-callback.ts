@@ -1,6 +1,6 @@
 import { SpillwayError } from '@spillway/core';
 import type { FailureClass, Receipt } from '@spillway/core';
-import { withoutNul } from '@spillway/core/adapter';
+import { receiptTargetIssues, withoutNul } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
@@ -64,12 +64,14 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
         '`webhook-id`, `webhook-timestamp` (within 5 minutes) and `webhook-signature`. Each receipt names its attempt by ' +
         '`messageId` and `step`, or by the `providerMessageId` the gateway answered and the `driver` that sent it. Statuses: ' +
         '`delivered`, `read`, `undeliverable` and `expired` (undeliverable), `rejected` (permanent error). The receipts are ' +
-        'stored before the answer and applied to their messages by the workers; a receipt for a step the message has left is ignored.',
+        'stored before the answer and applied to their messages by the workers; a receipt for a step the message has left is ignored. ' +
+        'A receipt naming a message that does not exist, or a step it does not have, is a 400 (`validation_failed`, at its path) and none of the request is stored.',
       tags: ['client'],
       auth: 'none',
       body: gatewayCallbackSchema,
       responses: {
         200: { description: 'Stored', schema: gatewayAnswerSchema },
+        400: { description: 'Malformed, or a receipt names an attempt that does not exist' },
         401: { description: 'Missing or wrong signature' },
         404: { description: 'No gateway secret is configured' },
       },
@@ -97,6 +99,11 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
         throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
       }
       const { receipts } = parseOrThrow(gatewayCallbackSchema, json, 'gateway callback');
+      // Every attempt named by its message and step must exist before any receipt is stored.
+      const named = receipts.flatMap((r, i) => (r.messageId === undefined ? [] : [{ messageId: r.messageId, step: r.step!, index: i }]));
+      const issues = await receiptTargetIssues(c.var.engine.storage, named, (i) => `receipts[${named[i]!.index}]`);
+      if (issues.length > 0)
+        throw new SpillwayError('validation_failed', 'Receipts name attempts that do not exist; none was stored', issues);
       for (const r of receipts) {
         const outcome = OUTCOMES[r.status];
         const report = {
