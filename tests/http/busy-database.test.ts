@@ -70,11 +70,17 @@ describe('a database too busy to take a request', () => {
   });
 
   it('answers 503 on public routes that write too (the gateway callback), as the OpenAPI document says', async () => {
-    const { file, serveApp } = await busyFixture();
+    const { file, engine, serveApp } = await busyFixture();
     const secret = `whsec_${Buffer.from('gateway-secret-of-the-tests-0123').toString('base64')}`;
     const base = await serveApp({ gatewaySecret: secret });
+    // A message for the receipt to name (a receipt for one that does not exist is a 400).
+    const account = await engine.accounts.create({ login: 'shop', password: 'shop-password' });
+    await engine.accounts.approveAlphaName(account.id, 'Shop');
+    await engine.accounts.topUp(account.id, 10);
+    const sent = await engine.messages.send(account.id, { messages: [{ from: 'Shop', to: '+999000000100', type: 'sms', text: 'Hi' }] });
+    const messageId = sent.messages[0]!.messageId;
     const callback = () => {
-      const text = JSON.stringify({ receipts: [{ messageId: 1, step: 0, status: 'delivered' }] });
+      const text = JSON.stringify({ receipts: [{ messageId, step: 0, status: 'delivered' }] });
       const id = `msg_${Math.random().toString(36).slice(2)}`;
       const at = new Date();
       return fetch(`${base}/gateway-callback`, {
