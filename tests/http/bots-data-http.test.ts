@@ -203,7 +203,7 @@ describe('POST /api/email/send', () => {
     expect(record.error).toContain('550');
   });
 
-  it('refuses bad input and other accounts’ records, and answers 500 where e-mail is not configured', async () => {
+  it('refuses bad input and other accounts’ records, and answers 501 where e-mail is not configured', async () => {
     const before = received.length;
     const bad = await s.call('/api/email/send', { json: { to: 'not-an-address', subject: '' } });
     expect(bad.status).toBe(400);
@@ -217,8 +217,12 @@ describe('POST /api/email/send', () => {
     const bare = await startServer();
     try {
       const res = await bare.call('/api/email/send', { json: { to: 'a@example.com', subject: 'x', text: 'y' } });
-      expect(res.status).toBe(500);
-      expect((await json(res)).message).toContain('SPILLWAY_SMTP_URL');
+      expect(res.status).toBe(501);
+      expect(await json(res)).toMatchObject({
+        error: 'not_configured',
+        status: 501,
+        message: expect.stringContaining('SPILLWAY_SMTP_URL'),
+      });
     } finally {
       await bare.close();
     }

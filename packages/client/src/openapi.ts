@@ -1051,7 +1051,7 @@ export type paths = {
     put?: never;
     /**
      * Delivery receipts from an upstream gateway
-     * @description Signed with the server-wide gateway secret (`SPILLWAY_GATEWAY_SECRET`, `whsec_...`) the Standard Webhooks way: headers `webhook-id`, `webhook-timestamp` (within 5 minutes) and `webhook-signature`. Each receipt names its attempt by `messageId` and `step`, or by the `providerMessageId` the gateway answered and the `driver` that sent it. Statuses: `delivered`, `read`, `undeliverable` and `expired` (undeliverable), `rejected` (permanent error). The receipts are stored before the answer and applied to their messages by the workers; a receipt for a step the message has left is ignored.
+     * @description Signed with the server-wide gateway secret (`SPILLWAY_GATEWAY_SECRET`, `whsec_...`) the Standard Webhooks way: headers `webhook-id`, `webhook-timestamp` (within 5 minutes) and `webhook-signature`. Each receipt names its attempt by `messageId` and `step`, or by the `providerMessageId` the gateway answered and the `driver` that sent it. Statuses: `delivered`, `read`, `undeliverable` and `expired` (undeliverable), `rejected` (permanent error). The receipts are stored before the answer and applied to their messages by the workers; a receipt for a step the message has left is ignored. A receipt naming a message that does not exist, or a step it does not have, is a 400 (`validation_failed`, at its path) and none of the request is stored.
      */
     post: operations['receiveGatewayCallback'];
     delete?: never;
@@ -4020,8 +4020,8 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
-      /** @description E-mail is not configured on this server */
-      500: {
+      /** @description E-mail is not configured on this server (`not_configured`) */
+      501: {
         headers: {
           [name: string]: unknown;
         };

@@ -16,7 +16,9 @@ export type SpillwayErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'internal';
+  | 'internal'
+  /** A feature this server was not set up for (its setting names it): not the client's fault, nor a fault. */
+  | 'not_configured';
 
 const STATUS: Record<SpillwayErrorCode, number> = {
   bad_request: 400,
@@ -30,6 +32,7 @@ const STATUS: Record<SpillwayErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  not_configured: 501,
 };
 
 /**

@@ -114,7 +114,7 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
     async sendEmail(accountId, body) {
       const req = parseRequest(sendEmailSchema, body, 'e-mail');
       const transport = deps.email;
-      if (!transport) throw new SpillwayError('internal', 'e-mail is not configured on this server (SPILLWAY_SMTP_URL)');
+      if (!transport) throw new SpillwayError('not_configured', 'e-mail is not configured on this server (SPILLWAY_SMTP_URL)');
       const record = await storage.createEmail({ accountId, from: transport.from, to: req.to, subject: req.subject }, clock.now());
       try {
         const { messageId } = await transport.send({ from: transport.from, ...req });

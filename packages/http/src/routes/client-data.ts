@@ -11,7 +11,7 @@ import { clientStorageOf } from './client-services.ts';
 
 /** Options of {@link registerClientDataRoutes} and the bot routes. */
 export interface ClientDataRouteOptions {
-  /** Transport of `POST /api/email/send`; without it the route answers 500 `internal` (not configured). */
+  /** Transport of `POST /api/email/send`; without it the route answers 501 `not_configured`. */
   email?: EmailTransport | undefined;
 }
 
@@ -139,7 +139,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
       body: sendEmailSchema,
       responses: {
         200: { description: 'The e-mail record', schema: emailSchema },
-        500: { description: 'E-mail is not configured on this server' },
+        501: { description: 'E-mail is not configured on this server (`not_configured`)' },
       },
     },
     async (c) => c.json(emailView(await dataServiceOf(c.var.engine, options).sendEmail(c.var.account.id, await readJson(c)))),

@@ -7,7 +7,7 @@ import type { ClientService, SenderService } from '@spillway/core/adapter';
 /** The engine's storage as client storage; a 500 for an adapter that keeps no client records. */
 export function clientStorageOf(engine: Engine): Storage & ClientStorage {
   const storage = engine.storage;
-  if (!hasClientStorage(storage)) throw new SpillwayError('internal', `the ${storage.name} storage keeps no client records`);
+  if (!hasClientStorage(storage)) throw new SpillwayError('not_configured', `the ${storage.name} storage keeps no client records`);
   return storage;
 }
 

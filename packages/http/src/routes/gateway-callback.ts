@@ -71,7 +71,6 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
       body: gatewayCallbackSchema,
       responses: {
         200: { description: 'Stored', schema: gatewayAnswerSchema },
-        400: { description: 'Malformed, or a receipt names an attempt that does not exist' },
         401: { description: 'Missing or wrong signature' },
         404: { description: 'No gateway secret is configured' },
       },

@@ -92,11 +92,11 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
   const allowPrivate = options.allowPrivateUrls ?? false;
   let cipher: TokenCipher | undefined;
   const cipherOf = (): TokenCipher => {
-    if (!options.tokenKey) throw new SpillwayError('internal', 'social tokens need SPILLWAY_SOCIAL_TOKEN_KEY on this server');
+    if (!options.tokenKey) throw new SpillwayError('not_configured', 'social tokens need SPILLWAY_SOCIAL_TOKEN_KEY on this server');
     return (cipher ??= createTokenCipher(options.tokenKey));
   };
   const need = <T>(value: T | undefined, name: string): T => {
-    if (!value) throw new SpillwayError('internal', `the social endpoints are not configured (${name})`);
+    if (!value) throw new SpillwayError('not_configured', `the social endpoints are not configured (${name})`);
     return value;
   };
 
