@@ -330,6 +330,29 @@ describe('cascade audit over HTTP', () => {
     expect((await s.call(`/api/CascadeMessage/status_guid/${accepted!.messageId}`)).status).toBe(200);
   });
 
+  it('sends a message that names no alpha-name from the account’s only one, and refuses it naming them when there are several', async () => {
+    const own = await startServer({ SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Acme' });
+    try {
+      const overview = { messages: [{ recipient: '99900000000', text: 'Hi' }] };
+      const one = await own.call('/api/CascadeMessage/send_message/async', { json: overview });
+      expect(one.status).toBe(200);
+      const [accepted] = (await one.json()) as Array<{ messageId: string }>;
+      const status = (await (await own.call(`/api/CascadeMessage/status_guid/${accepted!.messageId}`)).json()) as { fromName: string };
+      expect(status.fromName).toBe('Acme');
+      // A second alpha-name: which one to send from is no longer the engine's guess.
+      const account = (await own.server.engine.accounts.getByLogin('acme'))!;
+      await own.server.engine.accounts.approveAlphaName(account.id, 'Beta');
+      const several = await own.call('/api/CascadeMessage/send_message/async', { json: overview });
+      expect(several.status).toBe(400);
+      expect(await several.json()).toMatchObject({
+        error: 'validation_failed',
+        details: [{ path: 'messages[0].fromName', message: 'fromName is required: the account has several alpha-names (Acme, Beta)' }],
+      });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('reads a GUID in either case on status_guid, and answers 400 for one that is not a UUID', async () => {
     const [accepted] = await sendAsync([msg('99900000000', { id: 'upper-1' })]);
     const upper = await s.call(`/api/CascadeMessage/status_guid/${accepted!.messageId.toUpperCase()}`);

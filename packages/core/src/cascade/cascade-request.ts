@@ -172,8 +172,10 @@ export interface ValidatedCascade {
 export interface ParseCascadeOptions {
   /** Ms since the epoch: bounds `sheduledSent`. */
   now: number;
-  /** Alpha-name for messages that name none (the engine passes the account's first one). */
+  /** Alpha-name for messages that name none (the engine passes the account's only one). */
   defaultFromName?: string | undefined;
+  /** Without a default: the account's alpha-names, named in the error of a message that names none. */
+  alphaNames?: readonly string[] | undefined;
 }
 
 /**
@@ -227,7 +229,12 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
     }
     const fromName = m.fromName ?? options.defaultFromName;
     if (!fromName)
-      errors.push({ path: `${item.path}.fromName`, message: 'fromName is required (the account has no alpha-name to default to)' });
+      errors.push({
+        path: `${item.path}.fromName`,
+        message: options.alphaNames?.length
+          ? `fromName is required: the account has several alpha-names (${options.alphaNames.join(', ')})`
+          : 'fromName is required (the account has no alpha-name to default to)',
+      });
     const scheduledAt = m.sheduledSent ? Date.parse(m.sheduledSent) : null;
     if (scheduledAt !== null && scheduledAt > options.now + MAX_SCHEDULE_MS) {
       errors.push({ path: `${item.path}.sheduledSent`, message: 'must be at most one year ahead' });

@@ -170,7 +170,11 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     async send(accountId, body, options = {}) {
       const now = clock.now();
       const alphaNames = await storage.listAlphaNames(accountId);
-      const validated = parseCascadeRequest(body, { now, defaultFromName: alphaNames[0]?.name });
+      // A message that names no alpha-name goes from the account's one; with several, it must name one.
+      const validated = parseCascadeRequest(body, {
+        now,
+        ...(alphaNames.length === 1 ? { defaultFromName: alphaNames[0]!.name } : { alphaNames: alphaNames.map((a) => a.name) }),
+      });
       const stored = await check(accountId, validated);
       const resolved = new Map<string, Route>();
       const batch: NewMessage[] = [];
