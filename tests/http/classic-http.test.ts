@@ -76,6 +76,18 @@ describe('POST /ip2sms', () => {
     expect((await s.call('/ip2sms?from=Acme&to=99900000000&text=Hi', { method: 'POST', auth: 'none' })).status).toBe(401);
   });
 
+  it("addresses the engine's errors to the parameters sent, not to the message list it makes of them", async () => {
+    const paths = async (query: string) => {
+      const res = await s.call(`/ip2sms?${query}`, { method: 'POST' });
+      expect(res.status).toBe(400);
+      return (await json(res)).details.map((d: { path: string }) => d.path);
+    };
+    expect(await paths('sender=Acme&phone=12&message=Hi')).toEqual(['to']);
+    expect(await paths('sender=Acme&phone=99900000000,12&message=Hi')).toEqual(['to[1]']);
+    // A sender the account does not own, once however many recipients share it.
+    expect(await paths('sender=NotOurs&phone=99900000000,99900000001&message=Hi')).toEqual(['from']);
+  });
+
   it('answers a form body it cannot read with a JSON 400, not a 500', async () => {
     const garbled = await s.call('/ip2sms', {
       method: 'POST',

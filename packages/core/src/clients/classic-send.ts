@@ -50,6 +50,27 @@ function asSingle(error: unknown): never {
   throw error;
 }
 
+/**
+ * Re-addresses the engine's `messages[i].x` error paths to the ip2sms parameter `x` the client
+ * sent (`to` when it sent `phone`): `to[i]` for the i-th of several recipients, the shared
+ * parameters once whatever the number of recipients.
+ */
+function asParams(error: unknown, recipients: number): never {
+  if (error instanceof SpillwayError && error.details) {
+    const seen = new Set<string>();
+    const details = error.details.flatMap((d) => {
+      const [, index, field] = /^messages\[(\d+)\]\.?(.*)$/.exec(d.path) ?? [];
+      const path = index === undefined ? d.path : field === 'to' && recipients > 1 ? `to[${index}]` : field || '(body)';
+      const key = `${path}\0${d.message}`;
+      if (seen.has(key)) return [];
+      seen.add(key);
+      return [{ ...d, path }];
+    });
+    throw new SpillwayError(error.code, error.message, details);
+  }
+  throw error;
+}
+
 async function withPhoneData(storage: ClientStorage, accountId: number, items: Item[]): Promise<Item[]> {
   return Promise.all(
     items.map(async (item) => {
@@ -106,5 +127,7 @@ export async function sendIp2sms(
     type: p.type,
     ...(p.customerMessageId ? { customerMessageId: p.to.length > 1 ? `${p.customerMessageId}-${i + 1}` : p.customerMessageId } : {}),
   }));
-  return engine.messages.send(accountId, { messages: await withPhoneData(storage, accountId, items) } as SendMessagesInput);
+  return engine.messages
+    .send(accountId, { messages: await withPhoneData(storage, accountId, items) } as SendMessagesInput)
+    .catch((error: unknown) => asParams(error, items.length));
 }
