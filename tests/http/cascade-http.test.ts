@@ -172,6 +172,13 @@ describe('legacy, referral and broadcast variants', () => {
     const bad = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'x', recipients: ['12'] });
     expect(bad.status).toBe(400);
     expect((await bad.json()).details[0].path).toBe('recipients[0].toPhone');
+    // A member of neither accepted form says what the forms are, not zod's "Invalid input".
+    const neither = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'x', recipients: [null] });
+    expect(await neither.json()).toMatchObject({
+      details: [{ path: 'recipients[0]', message: 'must be a phone number, or an object with toPhone and optionally id and variables' }],
+    });
+    const badId = await post('/api/items', { items: [{ id: 1.5, value: 'v' }] }, {});
+    expect(await badId.json()).toMatchObject({ details: [{ path: 'items[0].id', message: 'must be a string or a non-negative integer' }] });
   });
 });
 

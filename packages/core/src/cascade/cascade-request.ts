@@ -18,8 +18,10 @@ export const MAX_CASCADE_TTL = 30 * 86400;
 const MAX_SCHEDULE_MS = 366 * 86400_000;
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const intLike = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.number().int());
-const stringLike = z.union([z.string(), z.number().transform(String)]);
+const intLike = z
+  .union([z.number(), z.string().regex(/^\d+$/).transform(Number)], { error: 'must be an integer, or its digits as a string' })
+  .pipe(z.number().int());
+const stringLike = z.union([z.string(), z.number().transform(String)], { error: 'must be a string or a number' });
 /**
  * Loose objects keep members the schema does not name (vendors add fields): their whole size is
  * bounded instead, so that nothing the API stores is unbounded.

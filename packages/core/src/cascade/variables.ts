@@ -52,7 +52,7 @@ export const MAX_VARIABLE_ITEMS = 5000;
 
 /** An id as the interface sends it: a string or an integer, stored as text. */
 export const variableIdSchema = z
-  .union([z.string(), z.number().int().nonnegative()])
+  .union([z.string(), z.number().int().nonnegative()], { error: 'must be a string or a non-negative integer' })
   .transform((v) => String(v))
   .pipe(z.string().regex(VARIABLE_ID, 'must be 1-64 letters, digits, "_", "." or "-"'));
 

@@ -5,13 +5,16 @@ import { issuesToDetails } from '../validation/issue-details.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 
-const stringLike = z.union([z.string(), z.number().transform(String)]);
+const stringLike = z.union([z.string(), z.number().transform(String)], { error: 'must be a string or a number' });
 
 /** A recipient of a broadcast: a number, or a number with its own id and variables. */
-export const broadcastRecipientSchema = z.union([
-  stringLike,
-  z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: z.array(variableItemSchema).max(100).optional() }),
-]);
+export const broadcastRecipientSchema = z.union(
+  [
+    stringLike,
+    z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: z.array(variableItemSchema).max(100).optional() }),
+  ],
+  { error: 'must be a phone number, or an object with toPhone and optionally id and variables' },
+);
 
 /**
  * BroadcastCreateDTO (`POST /api/CascadeMessage/broadcast`): every member of a cascade message
