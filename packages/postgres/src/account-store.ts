@@ -19,9 +19,14 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
    * an explicit transaction; with `requireCover` the UPDATE only matches while the balance covers
    * the charge, which makes concurrent charges safe (the row lock serialises them).
    */
-  const addTransaction = async (tx: NewWalletTransaction, at: number, requireCover: boolean): Promise<WalletTransaction | null> => {
+  const addTransaction = async (
+    tx: NewWalletTransaction,
+    at: number,
+    requireCover: boolean,
+    db: Parameters<typeof row>[0] = pool,
+  ): Promise<WalletTransaction | null> => {
     const inserted = await row<WalletTransactionRow>(
-      pool,
+      db,
       `WITH moved AS (
          UPDATE ${x}accounts SET balance = balance + $3 WHERE id = $1 ${requireCover ? 'AND balance + $3 >= 0' : ''} RETURNING balance
        )
@@ -30,7 +35,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       [tx.accountId, tx.kind, tx.amount, tx.messageId, tx.description, at],
     );
     if (inserted) return walletTransactionFromRow(inserted);
-    if (requireCover && (await row(pool, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;
+    if (requireCover && (await row(db, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;
     throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
   };
 
@@ -155,6 +160,12 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
     async tryCharge(tx, at) {
       return addTransaction(tx, at, true);
+    },
+    async transferBalance(debit, credit, at) {
+      return transaction(pool, async (client): Promise<[WalletTransaction, WalletTransaction] | null> => {
+        const taken = await addTransaction(debit, at, true, client);
+        return taken ? [taken, (await addTransaction(credit, at, false, client))!] : null;
+      });
     },
     async listWalletTransactions(accountId, query) {
       const kinds = query.kinds && query.kinds.length > 0 ? query.kinds : null;

@@ -100,6 +100,12 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     return walletTransactionFromRow(row!);
   };
   const addTransactionTx = db.transaction(addTransaction);
+  const transferTx = db.transaction(
+    (debit: NewWalletTransaction, credit: NewWalletTransaction, at: number): [WalletTransaction, WalletTransaction] | null => {
+      const taken = addTransaction(debit, at, true);
+      return taken ? [taken, addTransaction(credit, at, false)!] : null;
+    },
+  );
 
   const setRateLimitTx = db.transaction((accountId: number, category: string, limit: RateLimit | null) => {
     const row = st().accountById.get(accountId);
@@ -192,6 +198,9 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     },
     async tryCharge(tx, at) {
       return addTransactionTx.immediate(tx, at, true);
+    },
+    async transferBalance(debit, credit, at) {
+      return transferTx.immediate(debit, credit, at);
     },
     async listWalletTransactions(accountId, query) {
       const kinds = query.kinds && query.kinds.length > 0 ? JSON.stringify(query.kinds) : null;

@@ -76,40 +76,29 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
       }
       await loginFree(req.login);
       const micros = toMicros(req.balance ?? 0);
-      // The opening balance leaves the parent's wallet first: no money is made up if the rest fails.
+      const uncovered = () => new SpillwayError('payment_required', 'the balance does not cover the opening balance of the client');
+      if (micros > 0 && (await storage.getBalance(parentId)) < micros) throw uncovered();
+      // The client first, linked to its parent, then its opening balance in one transaction with
+      // the parent's debit: however the process stops, the money is with one of the two, and the
+      // client is listed among the parent's.
+      const account = await accounts.create({
+        login: req.login,
+        password: req.password,
+        name: req.name ?? req.login,
+        currency: parent.currency,
+      });
+      const link = await storage.linkClient({ childId: account.id, parentId, kind: 'sub', referralId: null, createdAt: clock.now() });
+      const alphaNames: AlphaName[] = [];
+      for (const a of shared) alphaNames.push(await accounts.approveAlphaName(account.id, a.name, a.channels));
       if (micros > 0) {
-        const charged = await storage.tryCharge(
+        const moved = await storage.transferBalance(
           { accountId: parentId, kind: 'adjustment', amount: -micros, messageId: null, description: `transfer to sub-client ${req.login}` },
-          clock.now(),
-        );
-        if (!charged) throw new SpillwayError('payment_required', 'the balance does not cover the opening balance of the client');
-      }
-      let account: Account;
-      try {
-        account = await accounts.create({
-          login: req.login,
-          password: req.password,
-          name: req.name ?? req.login,
-          currency: parent.currency,
-        });
-      } catch (error) {
-        if (micros > 0) {
-          await storage.addWalletTransaction(
-            { accountId: parentId, kind: 'refund', amount: micros, messageId: null, description: `sub-client ${req.login} not created` },
-            clock.now(),
-          );
-        }
-        throw error;
-      }
-      if (micros > 0) {
-        await storage.addWalletTransaction(
           { accountId: account.id, kind: 'topup', amount: micros, messageId: null, description: `transfer from ${parent.login}` },
           clock.now(),
         );
+        // Spent meanwhile by the parent's other requests: the client stays, without the money.
+        if (!moved) throw new SpillwayError('payment_required', `${uncovered().message}: client ${req.login} was created with none`);
       }
-      const alphaNames: AlphaName[] = [];
-      for (const a of shared) alphaNames.push(await accounts.approveAlphaName(account.id, a.name, a.channels));
-      const link = await storage.linkClient({ childId: account.id, parentId, kind: 'sub', referralId: null, createdAt: clock.now() });
       const { key } = await accounts.createKey(account.id, 'provisioned');
       return { account, apiKey: key, balance: fromMicros(micros), alphaNames, link };
     },

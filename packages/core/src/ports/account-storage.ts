@@ -67,6 +67,16 @@ export interface AccountStorage {
    * Charges only when the balance covers it (`-tx.amount <= balance`), atomically; null otherwise.
    */
   tryCharge(tx: NewWalletTransaction, at: number): Promise<WalletTransaction | null>;
+  /**
+   * Moves money between two accounts in one transaction: `debit` (a negative amount) only when the
+   * balance covers it, then `credit` (the positive one), both or neither; null when the debit's
+   * balance does not cover it (nothing written).
+   */
+  transferBalance(
+    debit: NewWalletTransaction,
+    credit: NewWalletTransaction,
+    at: number,
+  ): Promise<[WalletTransaction, WalletTransaction] | null>;
   listWalletTransactions(accountId: number, query: WalletQuery): Promise<{ items: WalletTransaction[]; total: number }>;
 
   /** Server-wide settings (signing secrets, ...). */

@@ -166,6 +166,41 @@ export function describeAccountStorage(storage: StorageRef): void {
       expect(await storage().getBalance(account.id)).toBe(50);
     });
 
+    it('transferBalance moves money between two accounts both ways or not at all, and only when the debit is covered', async () => {
+      const from = await createFundedAccount(storage(), 150);
+      const to = await createFundedAccount(storage());
+      const transfer = (amount: number) =>
+        storage().transferBalance(
+          { accountId: from.id, kind: 'adjustment', amount: -amount, messageId: null, description: 'to child' },
+          { accountId: to.id, kind: 'topup', amount, messageId: null, description: 'from parent' },
+          41,
+        );
+      const moved = await transfer(100);
+      expect(moved).toMatchObject([
+        { accountId: from.id, kind: 'adjustment', amount: -100, balanceAfter: 50, description: 'to child', createdAt: 41 },
+        { accountId: to.id, kind: 'topup', amount: 100, balanceAfter: 100, description: 'from parent', createdAt: 41 },
+      ]);
+      // Not covered: nothing written on either side.
+      expect(await transfer(51)).toBeNull();
+      // Two at once that the balance covers once: one moves.
+      const both = await Promise.all([transfer(30), transfer(30)]);
+      expect(both.filter((r) => r !== null)).toHaveLength(1);
+      expect([await storage().getBalance(from.id), await storage().getBalance(to.id)]).toEqual([20, 130]);
+      expect((await storage().listWalletTransactions(to.id, { page: 1, pageSize: 10 })).total).toBe(2);
+      // A credit to an account that does not exist undoes the debit.
+      await expect(
+        storage().transferBalance(
+          { accountId: from.id, kind: 'adjustment', amount: -10, messageId: null, description: 'lost?' },
+          { accountId: 987_654, kind: 'topup', amount: 10, messageId: null, description: 'nobody' },
+          42,
+        ),
+      ).rejects.toMatchObject({ code: 'not_found' });
+      expect(await storage().getBalance(from.id)).toBe(20);
+      expect((await storage().listWalletTransactions(from.id, { page: 1, pageSize: 10 })).items.map((t) => t.description)).not.toContain(
+        'lost?',
+      );
+    });
+
     it('lists transactions newest first, filtered by kind, paged, with the total', async () => {
       const account = await createFundedAccount(storage());
       const kinds = ['topup', 'charge', 'charge', 'refund', 'charge', 'adjustment'] as const;
