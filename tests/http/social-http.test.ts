@@ -234,6 +234,26 @@ describe('OAuth code exchange and the stored token', () => {
     expect((await s.call('/social-graph/v19.0/me')).status).toBe(201);
   });
 
+  it("refuses another account's connected external id, at the authorization and at the code's exchange", async () => {
+    const other = await json(
+      await s.call('/api/client/provision', { json: { login: 'social-taker', password: 'other-password', alphaNames: ['Acme'] } }),
+    );
+    const headers = { 'x-authorization-key': other.apiKey };
+    // A state the other account took before the id was connected here (pn-100 is, by the tests above).
+    const early = await s.call('/social/authorize?alphaName=Acme&externalId=pn-100', { headers });
+    expect(early.status).toBe(409);
+    expect(await json(early)).toMatchObject({ error: 'conflict', message: expect.stringContaining('another account') });
+    const fresh = await json(await s.call('/social/authorize?alphaName=Acme&externalId=pn-777', { headers }));
+    // Meanwhile this account connects pn-777 itself: the other's state can no longer take it.
+    const mine = await json(await s.call('/social/authorize?alphaName=Acme&externalId=pn-777'));
+    expect((await s.call(`/social/add-token?code=good-code&state=${mine.state}`, { auth: 'none' })).status).toBe(200);
+    const taken = await s.call(`/social/add-token?code=good-code&state=${fresh.state}`, { auth: 'none' });
+    expect(taken.status).toBe(409);
+    // The connection stays this account's.
+    expect((await s.call('/social-graph/v19.0/me?alphaName=Acme')).status).toBe(201);
+    expect((await s.call('/social-graph/v19.0/me?alphaName=Acme', { headers })).status).toBe(404);
+  });
+
   it('removes the token on deauthorize', async () => {
     const res = await s.call('/social/deauthorize', { json: { alphaName: 'Acme' } });
     expect(res.status).toBe(200);

@@ -5885,6 +5885,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Another account has connected this external id */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

@@ -195,6 +195,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       responses: {
         200: { description: 'The state and link', schema: z.object({ state: z.string(), url: z.string().nullable() }) },
         404: { description: 'The account has no such alpha-name' },
+        409: { description: 'Another account has connected this external id' },
       },
     },
     async (c) => {
@@ -204,6 +205,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       if (!(await storage.getAlphaName(c.var.account.id, q.alphaName))) {
         throw new SpillwayError('not_found', `the account has no alpha-name '${q.alphaName}'`);
       }
+      await mustNotBeOthers(storage, q.externalId, c.var.account.id);
       const state = randomBytes(24).toString('base64url');
       await storage.createOAuthState({ state, accountId: c.var.account.id, ...q, expiresAt: engine.clock.now() + STATE_TTL_MS });
       let url: string | null = null;
@@ -219,6 +221,17 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     },
   );
 
+  /** Refuses an external id another account has connected: taking it over would hand that account's incoming messages to this one. */
+  const mustNotBeOthers = async (storage: ReturnType<typeof clientStorageOf>, externalId: string, accountId: number) => {
+    const connected = await storage.findSocialConnection(externalId);
+    if (connected && connected.accountId !== accountId) {
+      throw new SpillwayError(
+        'conflict',
+        `${externalId} is connected to another account: it must be disconnected there first (POST /social/deauthorize, or by the platform)`,
+      );
+    }
+  };
+
   const exchange = async (c: Context<Env>) => {
     const q = parseOrThrow(callbackQuery, { code: c.req.query('code'), state: c.req.query('state') }, 'query');
     const tokenUrl = need(options.tokenUrl, 'SPILLWAY_SOCIAL_TOKEN_URL');
@@ -227,6 +240,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     const storage = clientStorageOf(engine);
     const pending = await storage.takeOAuthState(q.state, engine.clock.now());
     if (!pending) throw new SpillwayError('bad_request', 'Unknown, used or expired state: start again at /social/authorize');
+    await mustNotBeOthers(storage, pending.externalId, pending.accountId);
     const form = new URLSearchParams({ grant_type: 'authorization_code', code: q.code, client_id: options.clientId ?? '' });
     if (options.appSecret) form.set('client_secret', options.appSecret);
     if (options.redirectUri) form.set('redirect_uri', options.redirectUri);
