@@ -90,6 +90,12 @@ describe('messenger bot receivers and chat messages', () => {
     });
     expect(bad.status).toBe(400);
     expect((await json(bad)).details.map((d: any) => d.path).sort()).toEqual(['phoneNumber', 'text']);
+    // The fixture's account has two alpha-names: the message must name one, at the caller's own path.
+    const unnamed = await s.call('/api/myCodeBot/sendChatMessage', { json: body, headers: { 'x-tg-bot-key': BOT_KEY } });
+    expect(unnamed.status).toBe(400);
+    expect((await json(unnamed)).details).toEqual([
+      { path: 'fromName', message: 'fromName is required: the account has several alpha-names (Acme, Promo)' },
+    ]);
     expect(
       (await s.call('/chat_bot/bot_receiver/phone', { method: 'PUT', json: { phoneNumber: '99900000000', chatId: 'abc' } })).status,
     ).toBe(400);

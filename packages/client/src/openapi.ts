@@ -2378,7 +2378,7 @@ export type components = {
         action: string;
         text: string;
       }[];
-      /** @description Approved alpha-name of the account; default its first */
+      /** @description Approved alpha-name of the account; may be left out when the account has exactly one */
       fromName?: string;
       phoneNumber: string;
       /** @description May use `%member%` of the number’s per-phone data */

@@ -5,6 +5,18 @@ import type { ClientStorage } from '../ports/client-storage.ts';
 import { botChatMessageSchema, parseRequest } from './client-requests.ts';
 import { applyPhoneVariables } from './phone-variables.ts';
 
+/** The cascade's error paths (`[0].fromName`) as the members of the chat message the caller sent (`fromName`). */
+function asRequestPaths(error: unknown): never {
+  if (error instanceof SpillwayError && error.details) {
+    throw new SpillwayError(
+      error.code,
+      error.message,
+      error.details.map((d) => ({ ...d, path: d.path.replace(/^\[0\]\.?/, '').replace(/^toPhone$/, 'phoneNumber') || '(body)' })),
+    );
+  }
+  throw error;
+}
+
 /**
  * `POST /api/myCodeBot/sendChatMessage`: one chat message to a number through the account's
  * messenger bot, as a messenger-first cascade (so the engine's validation, billing, fallbacks and
@@ -30,17 +42,19 @@ export async function sendBotChatMessage(
   }
   const data = (await storage.getPhoneData(accountId, req.phoneNumber))?.data;
   const text = applyPhoneVariables(req.text, data);
-  const [accepted] = await engine.cascades.send(
-    accountId,
-    [
-      {
-        toPhone: req.phoneNumber,
-        ...(req.fromName ? { fromName: req.fromName } : {}),
-        text,
-        messengerMessage: { text, chatId: Number(receiver.chatId), ...(req.buttons ? { buttons: req.buttons } : {}) },
-      },
-    ],
-    { endpoint: 'messenger-first', credentials: { messengerBotToken: botToken } },
-  );
+  const [accepted] = await engine.cascades
+    .send(
+      accountId,
+      [
+        {
+          toPhone: req.phoneNumber,
+          ...(req.fromName ? { fromName: req.fromName } : {}),
+          text,
+          messengerMessage: { text, chatId: Number(receiver.chatId), ...(req.buttons ? { buttons: req.buttons } : {}) },
+        },
+      ],
+      { endpoint: 'messenger-first', credentials: { messengerBotToken: botToken } },
+    )
+    .catch(asRequestPaths);
   return accepted!;
 }

@@ -129,7 +129,13 @@ export const botReceiverRequestSchema = z.strictObject({
 export const botChatMessageSchema = z.strictObject({
   phoneNumber: phoneSchema,
   text: z.string().min(1).max(4096).meta({ description: 'May use `%member%` of the number’s per-phone data' }),
-  fromName: z.string().trim().min(1).max(64).optional().meta({ description: 'Approved alpha-name of the account; default its first' }),
+  fromName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: 'Approved alpha-name of the account; may be left out when the account has exactly one' }),
   botName: z.string().trim().max(64).default(''),
   buttons: z
     .array(z.strictObject({ text: z.string().min(1).max(64), action: z.string().min(1).max(2048) }))
