@@ -127,6 +127,8 @@ describe('messenger bot receivers and chat messages', () => {
     expect((await json(await s.call(`/api/Costs/bots?date=${today}&bot_name=Other`))).items).toEqual([]);
     expect((await json(await s.call('/api/Costs/bots?date=2020-01-01&date=2020-02-01'))).totalCount).toBe(0);
     expect((await s.call('/api/Costs/bots?date=soon')).status).toBe(400);
+    // A date-time without an offset is UTC, as the chat hub reads expiresAt.
+    expect((await json(await s.call(`/api/Costs/bots?date=${today}T00:00:00&bot_name=Acme`))).totalCount).toBe(1);
     expect((await s.call('/api/Costs/bots?date=2026-02-01&date=2026-01-01')).status).toBe(400);
     expect((await s.call('/api/Costs/bots?country=GBR')).status).toBe(400);
     // Another account sees none of them.

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
+import { dateParam } from '../date-param.ts';
 import { parseOrThrow } from '../validate.ts';
 import type { ClientDataRouteOptions } from './client-data.ts';
 import { dataServiceOf } from './client-data.ts';
@@ -19,14 +20,9 @@ const botReceiverSchema = z.object({
   updatedAt: z.iso.datetime(),
 });
 
-const dateValue = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()])
-  .transform((v) => Date.parse(v))
-  .meta({ description: 'ISO 8601 date-time or date' });
-
 const costsQuerySchema = z.object({
   date: z
-    .array(dateValue)
+    .array(dateParam)
     .max(2)
     .optional()
     .meta({ description: 'Repeat: `date=<from>&date=<to>` ([from, to)); one date means that UTC day; none the last 30 days' }),

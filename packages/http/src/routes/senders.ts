@@ -6,16 +6,12 @@ import { adminAuth } from '../admin-auth.ts';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
+import { dateParam } from '../date-param.ts';
 import { parseOrThrow } from '../validate.ts';
 import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
 import { applicationView, clientServicesOf } from './client-services.ts';
 
 const DAY = 86_400_000;
-
-const dateParam = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()])
-  .transform((v) => Date.parse(v))
-  .meta({ description: 'ISO 8601 date-time (or date, meaning its midnight UTC)' });
 
 const statusQuerySchema = z.object({
   dateFrom: dateParam.optional().meta({ description: 'Start of the period (inclusive); default 30 days before dateTo' }),
