@@ -211,6 +211,18 @@ describe('POST /api/email/send', () => {
     expect(record.error).toContain('550');
   });
 
+  it('names the recipients the SMTP server refused when it took the e-mail for the others', async () => {
+    const record = await json(
+      await s.call('/api/email/send', { json: { to: ['carla@example.com', 'refused@example.com'], subject: 'Hi', text: 'x' } }),
+    );
+    expect(record).toMatchObject({ status: 'sent', error: 'the SMTP server refused refused@example.com' });
+    const got = await until(
+      async () => received.find((r) => r.mail.messageId === record.messageId),
+      (r) => r !== undefined,
+    );
+    expect(got!.envelope.to).toEqual(['carla@example.com']);
+  });
+
   it('refuses bad input and other accounts’ records, and answers 501 where e-mail is not configured', async () => {
     const before = received.length;
     const bad = await s.call('/api/email/send', { json: { to: 'not-an-address', subject: '' } });

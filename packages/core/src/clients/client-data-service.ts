@@ -117,8 +117,10 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
       if (!transport) throw new SpillwayError('not_configured', 'e-mail is not configured on this server (SPILLWAY_SMTP_URL)');
       const record = await storage.createEmail({ accountId, from: transport.from, to: req.to, subject: req.subject }, clock.now());
       try {
-        const { messageId } = await transport.send({ from: transport.from, ...req });
-        return await storage.completeEmail(record.id, { status: 'sent', messageId, error: null }, clock.now());
+        const { messageId, rejected } = await transport.send({ from: transport.from, ...req });
+        // Sent to the others; the ones the server refused are named, not hidden behind `sent`.
+        const error = rejected?.length ? `the SMTP server refused ${rejected.join(', ')}`.slice(0, 1000) : null;
+        return await storage.completeEmail(record.id, { status: 'sent', messageId, error }, clock.now());
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         return storage.completeEmail(record.id, { status: 'failed', messageId: null, error: message.slice(0, 1000) }, clock.now());

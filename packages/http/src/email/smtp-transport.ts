@@ -29,7 +29,9 @@ export function createSmtpTransport(options: SmtpTransportOptions): EmailTranspo
         ...(email.html !== undefined ? { html: email.html } : {}),
         ...(email.replyTo ? { replyTo: email.replyTo } : {}),
       });
-      return { messageId: String(info.messageId) };
+      // Accepted for some recipients, refused for others: the record names the refused.
+      const rejected = ((info.rejected ?? []) as Array<string | { address: string }>).map((r) => (typeof r === 'string' ? r : r.address));
+      return { messageId: String(info.messageId), ...(rejected.length > 0 ? { rejected } : {}) };
     },
     close: () => transporter.close(),
   };
