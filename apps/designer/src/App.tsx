@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { createApiClient } from './api/api-client.ts';
 import type { Credentials } from './api/api-client.ts';
+import { describeError } from './api/describe-error.ts';
 import { SignIn } from './panels/SignIn.tsx';
 import { Workspace } from './Workspace.tsx';
 
@@ -30,7 +31,7 @@ export function App() {
         sessionStorage.setItem(KEY, JSON.stringify(next));
         setCredentials(next);
       })
-      .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
+      .catch((e: unknown) => setError(describeError(e)));
   };
   const signOut = () => {
     sessionStorage.removeItem(KEY);

@@ -4,7 +4,8 @@ import { useEffect, useMemo, useState } from 'react';
 import type { ApiClient, RouteView } from './api/api-client.ts';
 import { useRoutes } from './api/useRoutes.ts';
 import { EditMode } from './editor/EditMode.tsx';
-import { editorMachine } from './editor/editor-machine.ts';
+import { editorMachine, hasUnsavedChanges } from './editor/editor-machine.ts';
+import { ModeErrorBoundary } from './ModeErrorBoundary.tsx';
 import { RouteList } from './panels/RouteList.tsx';
 import { SimulateMode } from './simulation/SimulateMode.tsx';
 import { TrafficMode } from './traffic/TrafficMode.tsx';
@@ -21,6 +22,9 @@ const graphKey = (route: {
   edges: unknown[];
 }) => JSON.stringify([route.start, route.steps.map((s) => [s.id, s.channel, s.timeoutSeconds]), route.edges]);
 
+/** What asks before unsaved changes are dropped (opening another route, a new one, signing out). */
+export const DISCARD_QUESTION = 'Discard the unsaved changes of the open route?';
+
 /** The signed-in designer: routes on the left, the open route in the middle, panels on the right. */
 export function Workspace({ api, account, onSignOut }: { api: ApiClient; account: string; onSignOut(): void }) {
   const { routes, bindings, refresh, error } = useRoutes(api);
@@ -29,6 +33,24 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
   const [mode, setMode] = useState<Mode>('edit');
   const [watching, setWatching] = useState<string | null>(null);
   const { route, origin, saved } = snapshot.context;
+  const unsaved = hasUnsavedChanges(snapshot.context);
+  // Bumped to give a failed mode a fresh start.
+  const [recoveries, setRecoveries] = useState(0);
+
+  // Closing or reloading the tab asks first while there are unsaved changes.
+  useEffect(() => {
+    if (!unsaved) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      // Older browsers show the dialog only when returnValue is set.
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, [unsaved]);
+
+  /** Whether the open draft may be dropped: nothing unsaved, or the user agrees. */
+  const mayDiscard = () => !unsaved || window.confirm(DISCARD_QUESTION);
 
   // A save stores a revision: the list shows it.
   useEffect(() => {
@@ -36,7 +58,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
   }, [origin.id, origin.revision, refresh]);
 
   const open = (r: RouteView) => {
-    if (route && route !== saved && !origin.builtin && !window.confirm('Discard the unsaved changes of the open route?')) return;
+    if (!mayDiscard()) return;
     editor.send({ type: 'LOAD', route: r });
     setMode('edit');
   };
@@ -63,7 +85,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
           </nav>
           <span className="spacer" />
           <span className="muted">{account}</span>
-          <button type="button" onClick={onSignOut}>
+          <button type="button" onClick={() => mayDiscard() && onSignOut()}>
             Sign out
           </button>
         </header>
@@ -75,28 +97,37 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
             openId={origin.id}
             onOpen={open}
             onNew={() => {
+              if (!mayDiscard()) return;
               editor.send({ type: 'NEW' });
               setMode('edit');
             }}
           />
         </aside>
-        {mode === 'edit' && (
-          <EditMode
-            snapshot={snapshot}
-            editor={editor}
-            bindings={bindings}
-            onBind={async (alphaName) => {
-              if (!origin.id) return;
-              await api.bindRoute(origin.id, alphaName);
-              await refresh();
-            }}
-          />
-        )}
-        {mode === 'simulate' && route && <SimulateMode key={simKey} route={route} />}
-        {mode === 'watch' && <WatchMode api={api} watching={watching} onWatch={setWatching} />}
-        {mode === 'traffic' && route && saved && origin.id && origin.revision && (
-          <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
-        )}
+        <ModeErrorBoundary
+          key={`${mode}:${recoveries}`}
+          onLeave={() => {
+            setMode('edit');
+            setRecoveries((n) => n + 1);
+          }}
+        >
+          {mode === 'edit' && (
+            <EditMode
+              snapshot={snapshot}
+              editor={editor}
+              bindings={bindings}
+              onBind={async (alphaName) => {
+                if (!origin.id) return;
+                await api.bindRoute(origin.id, alphaName);
+                await refresh();
+              }}
+            />
+          )}
+          {mode === 'simulate' && route && <SimulateMode key={simKey} route={route} />}
+          {mode === 'watch' && <WatchMode api={api} watching={watching} onWatch={setWatching} />}
+          {mode === 'traffic' && route && saved && origin.id && origin.revision && (
+            <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
+          )}
+        </ModeErrorBoundary>
       </div>
     </ReactFlowProvider>
   );

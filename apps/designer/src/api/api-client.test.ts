@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, LOGIN, PASSWORD, startServer, until } from '../../../../tests/support/server-fixture.ts';
 import type { RunningFixture } from '../../../../tests/support/server-fixture.ts';
 import { ApiError, createApiClient } from './api-client.ts';
+import { describeError } from './describe-error.ts';
 
 let fixture: RunningFixture;
 beforeAll(async () => {
@@ -88,5 +89,14 @@ describe('API client', () => {
       byStatus: { delivered: 1 },
       steps: [{ id: 'chat', reached: 1, delivered: 1 }, { reached: 0 }],
     });
+  });
+
+  it('shows the details of a refused request, not only its message (a foreign alpha-name showed only "invalid")', async () => {
+    const api = createApiClient({ baseUrl: fixture.url, credentials: { apiKey: API_KEY } });
+    const error = await api.sendCascade({ toPhone: '99912345600', fromName: 'NotMine', text: 'hi' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, details: [expect.objectContaining({ path: '[0].fromName' })] });
+    expect(describeError(error)).toMatch(/^The cascade request is invalid: \[0\]\.fromName: alpha-name "NotMine" is not/);
+    expect(describeError(new ApiError(404, 'not_found', 'No such route'))).toBe('No such route');
+    expect(describeError(new Error('offline'))).toBe('offline');
   });
 });

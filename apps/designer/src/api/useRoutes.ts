@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ApiClient, RouteBinding, RouteView } from './api-client.ts';
+import { describeError } from './describe-error.ts';
 
 /** The account's routes and bindings, reloaded on demand (after a save or a bind). */
 export function useRoutes(api: ApiClient) {
@@ -13,7 +14,7 @@ export function useRoutes(api: ApiClient) {
       setBindings(b);
       setError(null);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(describeError(e));
     }
   }, [api]);
   useEffect(() => void refresh(), [refresh]);

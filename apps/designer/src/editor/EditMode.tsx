@@ -8,6 +8,8 @@ import { EdgePanel } from '../panels/EdgePanel.tsx';
 import { ProblemList } from '../panels/ProblemList.tsx';
 import { RoutePanel } from '../panels/RoutePanel.tsx';
 import { StepPanel } from '../panels/StepPanel.tsx';
+import { stepIdProblem } from './route-edits.ts';
+import { canSave, hasUnsavedChanges } from './editor-machine.ts';
 import type { editorMachine } from './editor-machine.ts';
 
 export interface EditModeProps {
@@ -22,7 +24,7 @@ const typing = (target: EventTarget | null) =>
 
 /** The editor: canvas with its toolbar, and the side panel of the route, the selection and the problems. */
 export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) {
-  const { route, origin, selection, problems, past, future, saved, theirs, error } = snapshot.context;
+  const { route, origin, selection, problems, past, future, theirs, error } = snapshot.context;
   const readOnly = origin.builtin;
 
   useEffect(() => {
@@ -88,9 +90,9 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
         <RoutePanel
           route={route}
           origin={origin}
-          dirty={route !== saved}
+          dirty={hasUnsavedChanges(snapshot.context)}
           saving={snapshot.matches('saving')}
-          canSave={problems.length === 0}
+          canSave={canSave(snapshot.context)}
           bindings={bindings}
           onRename={(name) => editor.send({ type: 'RENAME', name })}
           onSave={() => editor.send({ type: 'SAVE' })}
@@ -101,7 +103,9 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
         <ProblemList problems={problems} onSelect={(s) => editor.send({ type: 'SELECT', selection: s })} />
         {step && (
           <StepPanel
+            key={step.id}
             step={step}
+            idProblem={(id) => stepIdProblem(route, step.id, id)}
             isStart={route.start === step.id}
             readOnly={readOnly}
             onChange={(patch) => editor.send({ type: 'UPDATE_STEP', id: step.id, patch })}

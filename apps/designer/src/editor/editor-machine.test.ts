@@ -4,7 +4,8 @@ import { API_KEY, startServer } from '../../../../tests/support/server-fixture.t
 import type { RunningFixture } from '../../../../tests/support/server-fixture.ts';
 import { createApiClient } from '../api/api-client.ts';
 import type { ApiClient } from '../api/api-client.ts';
-import { editorMachine } from './editor-machine.ts';
+import { editorMachine, hasUnsavedChanges } from './editor-machine.ts';
+import { stepIdProblem } from './route-edits.ts';
 
 let fixture: RunningFixture;
 let api: ApiClient;
@@ -138,5 +139,59 @@ describe('editor machine', () => {
       json: JSON.stringify({ id: 'other', name: 'Imported', start: 'a', steps: [{ id: 'a', channel: 'rcs' }], edges: [] }),
     });
     expect(editor.getSnapshot().context.route).toEqual({ name: 'Imported', start: 'a', steps: [{ id: 'a', channel: 'rcs' }], edges: [] });
+  });
+
+  it('refuses to rename a step to the id of another step (two steps shared one id)', () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'ADD_STEP', channel: 'rcs' });
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'rcs', on: 'undeliverable' });
+    const before = editor.getSnapshot().context.route;
+    expect(stepIdProblem(before!, 'rcs', 'sms')).toBe("'sms' is already the id of another step");
+    expect(stepIdProblem(before!, 'rcs', 'rcs')).toBeNull();
+    expect(stepIdProblem(before!, 'rcs', 'mms')).toBeNull();
+
+    editor.send({ type: 'SELECT', selection: { kind: 'step', id: 'rcs' } });
+    editor.send({ type: 'UPDATE_STEP', id: 'rcs', patch: { id: 'sms' } });
+    const { route, selection, past } = editor.getSnapshot().context;
+    expect(route).toBe(before);
+    expect(route?.steps.map((s) => s.id)).toEqual(['sms', 'rcs']);
+    expect(selection).toEqual({ kind: 'step', id: 'rcs' });
+    // Nothing to undo: the refused rename is not an edit.
+    expect(past).toHaveLength(2);
+    // Renaming the step to a free id still works, and only that step.
+    editor.send({ type: 'UPDATE_STEP', id: 'rcs', patch: { id: 'rcs_first' } });
+    expect(editor.getSnapshot().context.route).toMatchObject({
+      start: 'sms',
+      steps: [{ id: 'sms' }, { id: 'rcs_first' }],
+      edges: [{ from: 'sms', to: 'rcs_first' }],
+    });
+  });
+
+  it('does not save an unchanged route again (each no-op save stored a new revision)', async () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    // A new route can be saved as it is.
+    expect(editor.getSnapshot().can({ type: 'SAVE' })).toBe(true);
+    editor.send({ type: 'SAVE' });
+    await waitFor(editor, (s) => s.matches('editing') && s.context.origin.id !== null);
+    const { id } = editor.getSnapshot().context.origin;
+    expect(hasUnsavedChanges(editor.getSnapshot().context)).toBe(false);
+
+    expect(editor.getSnapshot().can({ type: 'SAVE' })).toBe(false);
+    editor.send({ type: 'SAVE' });
+    expect(editor.getSnapshot().value).toBe('editing');
+    expect(editor.getSnapshot().context.error).toBeNull();
+    expect((await api.getRoute(id!)).revision).toBe(1);
+
+    // An edit undone is no change either; an edit is.
+    editor.send({ type: 'RENAME', name: 'Changed' });
+    expect(hasUnsavedChanges(editor.getSnapshot().context)).toBe(true);
+    editor.send({ type: 'UNDO' });
+    expect(editor.getSnapshot().can({ type: 'SAVE' })).toBe(false);
+    editor.send({ type: 'REDO' });
+    editor.send({ type: 'SAVE' });
+    await waitFor(editor, (s) => s.matches('editing') && s.context.origin.revision === 2);
+    expect(await api.getRoute(id!)).toMatchObject({ name: 'Changed', revision: 2 });
   });
 });

@@ -3,8 +3,9 @@ import type { ChannelId, Route, RouteEdge, RouteOutcome, RouteStep } from '@spil
 import { assign, fromPromise, setup } from 'xstate';
 import type { ApiClient, RouteView } from '../api/api-client.ts';
 import { ApiError } from '../api/api-client.ts';
+import { describeError } from '../api/describe-error.ts';
 import { autoLayout } from '../canvas/auto-layout.ts';
-import { addStep, blankRoute, connect, copy, paste, remove, updateEdge, updateStep } from './route-edits.ts';
+import { addStep, blankRoute, connect, copy, paste, remove, stepIdProblem, updateEdge, updateStep } from './route-edits.ts';
 import { routeProblems } from './route-problems.ts';
 import type { Problem } from './route-problems.ts';
 
@@ -61,6 +62,21 @@ export type EditorEvent =
   | { type: 'RELOAD_THEIRS' }
   | { type: 'OVERWRITE' }
   | { type: 'DISMISS' };
+
+/** Whether the draft differs from the route as last loaded or saved (a new, never saved draft counts as unsaved only once edited). */
+export function hasUnsavedChanges(context: Pick<EditorContext, 'route' | 'saved' | 'origin'>): boolean {
+  return context.route !== null && context.route !== context.saved && !context.origin.builtin;
+}
+
+/** Whether saving would store something: a valid draft that is new, or changed since it was loaded or saved. */
+export function canSave(context: Pick<EditorContext, 'route' | 'saved' | 'origin' | 'problems'>): boolean {
+  return (
+    context.route !== null &&
+    !context.origin.builtin &&
+    context.problems.length === 0 &&
+    (context.origin.id === null || hasUnsavedChanges(context))
+  );
+}
 
 /** Undo steps kept. */
 const HISTORY_LIMIT = 100;
@@ -124,7 +140,8 @@ export const editorMachine = setup({
   },
   guards: {
     editable: ({ context }) => context.route !== null && !context.origin.builtin,
-    canSave: ({ context }) => context.route !== null && !context.origin.builtin && context.problems.length === 0,
+    canSave: ({ context }) => canSave(context),
+    refusedSave: ({ context }) => context.origin.builtin || context.problems.length > 0,
     canUndo: ({ context }) => context.past.length > 0,
     canRedo: ({ context }) => context.future.length > 0,
     hasClipboard: ({ context }) => (context.clipboard?.steps.length ?? 0) > 0,
@@ -175,7 +192,11 @@ export const editorMachine = setup({
           ],
         },
         UPDATE_STEP: {
-          guard: 'editable',
+          // An id taken by another step is refused (the step panel says why): steps stay distinct.
+          guard: ({ context, event: e }) =>
+            context.route !== null &&
+            !context.origin.builtin &&
+            (e.patch.id === undefined || stepIdProblem(context.route, e.id, e.patch.id) === null),
           actions: [
             assign(({ context, event: e }) => change(context, (r) => updateStep(r, e.id, e.patch))),
             assign(({ context, event }) =>
@@ -274,9 +295,11 @@ export const editorMachine = setup({
             };
           }),
         },
+        // An unchanged stored route is not saved again (it would only add an identical revision).
         SAVE: [
           { guard: 'canSave', target: 'saving' },
           {
+            guard: 'refusedSave',
             actions: assign(({ context }) => ({
               error: context.origin.builtin
                 ? 'Built-in routes are read-only: duplicate it to edit'
@@ -307,7 +330,7 @@ export const editorMachine = setup({
           { guard: ({ event }) => event.error instanceof ApiError && event.error.status === 409, target: 'conflict' },
           {
             target: 'editing',
-            actions: assign(({ event }) => ({ error: event.error instanceof Error ? event.error.message : String(event.error) })),
+            actions: assign(({ event }) => ({ error: describeError(event.error) })),
           },
         ],
       },
@@ -322,7 +345,7 @@ export const editorMachine = setup({
             onDone: { target: 'deciding', actions: assign(({ event }) => ({ theirs: event.output })) },
             onError: {
               target: '#editor.editing',
-              actions: assign(({ event }) => ({ error: event.error instanceof Error ? event.error.message : 'reload failed' })),
+              actions: assign(({ event }) => ({ error: describeError(event.error) })),
             },
           },
         },

@@ -18,9 +18,15 @@ export function addStep(route: Route, channel: ChannelId, position?: { x: number
   return { ...route, steps: [...route.steps, step], start: route.steps.length === 0 ? step.id : route.start };
 }
 
-/** Changes a step; a new id is carried over to its edges and to the start. */
+/** Why step `id` cannot be renamed to `newId`, or null when it can: ids tell steps apart, so one taken by another step is refused. */
+export function stepIdProblem(route: Route, id: string, newId: string): string | null {
+  return newId !== id && route.steps.some((s) => s.id === newId) ? `'${newId}' is already the id of another step` : null;
+}
+
+/** Changes a step; a new id is carried over to its edges and to the start. An id taken by another step leaves the route as it is. */
 export function updateStep(route: Route, id: string, patch: Partial<RouteStep>): Route {
   const newId = patch.id ?? id;
+  if (stepIdProblem(route, id, newId)) return route;
   const rename = (s: string) => (s === id ? newId : s);
   return {
     ...route,

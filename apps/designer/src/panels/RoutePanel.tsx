@@ -1,6 +1,7 @@
 import type { Route } from '@spillway/core';
 import { useRef, useState } from 'react';
 import type { RouteBinding } from '../api/api-client.ts';
+import { describeError } from '../api/describe-error.ts';
 import { bindingsOf } from '../api/useRoutes.ts';
 import type { DraftOrigin } from '../editor/editor-machine.ts';
 
@@ -35,7 +36,7 @@ export function RoutePanel(props: RoutePanelProps) {
   const [bindError, setBindError] = useState<string | null>(null);
   const bind = (name: string | null) => {
     setBindError(null);
-    props.onBind(name).catch((e: unknown) => setBindError(e instanceof Error ? e.message : String(e)));
+    props.onBind(name).catch((e: unknown) => setBindError(describeError(e)));
   };
   const bound = origin.id ? bindingsOf(origin.id, bindings) : [];
   return (

@@ -1,18 +1,30 @@
 import { CHANNELS } from '@spillway/core';
 import type { ChannelId, RouteStep } from '@spillway/core';
+import { useState } from 'react';
 import { CHANNEL_NAMES, SESSION_CHANNELS } from './channel-names.ts';
 
 export interface StepPanelProps {
   step: RouteStep;
   isStart: boolean;
   readOnly: boolean;
+  /** Why the step cannot take this id (one another step has), or null. */
+  idProblem(id: string): string | null;
   onChange(patch: Partial<RouteStep>): void;
   onMakeStart(): void;
   onDelete(): void;
 }
 
 /** Settings of one step: id, channel, label, timeout (or ttl share), session requirement. */
-export function StepPanel({ step, isStart, readOnly, onChange, onMakeStart, onDelete }: StepPanelProps) {
+export function StepPanel({ step, isStart, readOnly, idProblem, onChange, onMakeStart, onDelete }: StepPanelProps) {
+  const [idError, setIdError] = useState<string | null>(null);
+  const rename = (input: HTMLInputElement) => {
+    const id = input.value.trim();
+    if (id === step.id) return setIdError(null);
+    const problem = idProblem(id);
+    setIdError(problem && `${problem}: the step keeps its id '${step.id}'`);
+    if (problem) input.value = step.id;
+    else onChange({ id });
+  };
   return (
     <section className="panel-section" aria-label="Step">
       <h3>Step</h3>
@@ -23,9 +35,16 @@ export function StepPanel({ step, isStart, readOnly, onChange, onMakeStart, onDe
             name="step-id"
             defaultValue={step.id}
             key={step.id}
-            onBlur={(e) => e.target.value !== step.id && onChange({ id: e.target.value.trim() })}
+            aria-invalid={idError !== null}
+            aria-describedby={idError ? 'step-id-problem' : undefined}
+            onBlur={(e) => rename(e.target)}
           />
         </label>
+        {idError && (
+          <p className="error" id="step-id-problem" role="alert">
+            {idError}
+          </p>
+        )}
         <label>
           Channel
           <select name="step-channel" value={step.channel} onChange={(e) => onChange({ channel: e.target.value as ChannelId })}>

@@ -1,8 +1,10 @@
+import { MAX_CASCADE_TTL } from '@spillway/core';
 import type { Route } from '@spillway/core';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { CHANNEL_NAMES } from '../panels/channel-names.ts';
 import { STEP_OUTCOMES, statusView } from './sim-world.ts';
 import type { StepOutcome } from './sim-world.ts';
+import { ttlProblem } from './simulation-machine.ts';
 import type { simulationMachine } from './simulation-machine.ts';
 import { StatusRecord, formatTime } from './StatusRecord.tsx';
 
@@ -39,10 +41,11 @@ export function SimulationPanel({ route, snapshot, send }: SimulationPanelProps)
   const ready = snapshot.matches('ready');
   const playing = snapshot.matches({ running: 'playing' });
   const finished = snapshot.matches('finished');
+  const badTtl = ttlProblem(context.ttl);
   return (
     <section className="panel-section simulation" aria-label="Simulation">
       <h3>Simulate</h3>
-      {context.error && <p className="error">{context.error}</p>}
+      {context.error && context.error !== badTtl && <p className="error">{context.error}</p>}
       <label>
         As a test number
         <select
@@ -83,22 +86,38 @@ export function SimulationPanel({ route, snapshot, send }: SimulationPanelProps)
         </tbody>
       </table>
       {ready ? (
-        <div className="row">
-          <label>
-            ttl, s
-            <input
-              name="sim-ttl"
-              type="number"
-              min={1}
-              placeholder="none"
-              value={context.ttl ?? ''}
-              onChange={(e) => send({ type: 'SET_TTL', ttl: e.target.value ? Number(e.target.value) : null })}
-            />
-          </label>
-          <button type="button" className="primary" onClick={() => send({ type: 'START' })} disabled={!context.machine}>
-            Start
-          </button>
-        </div>
+        <>
+          <div className="row">
+            <label>
+              ttl, s
+              <input
+                name="sim-ttl"
+                type="number"
+                min={1}
+                max={MAX_CASCADE_TTL}
+                step={1}
+                placeholder="none"
+                value={context.ttl ?? ''}
+                aria-invalid={badTtl !== null}
+                aria-describedby={badTtl ? 'sim-ttl-problem' : undefined}
+                onChange={(e) => send({ type: 'SET_TTL', ttl: e.target.value ? Number(e.target.value) : null })}
+              />
+            </label>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => send({ type: 'START' })}
+              disabled={!context.machine || badTtl !== null}
+            >
+              Start
+            </button>
+          </div>
+          {badTtl && (
+            <p className="error" id="sim-ttl-problem" role="alert">
+              {badTtl}
+            </p>
+          )}
+        </>
       ) : (
         <>
           <div className="clock" data-testid="sim-clock">

@@ -3,7 +3,7 @@ import type { Route } from '@spillway/core';
 import { createActor } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
 import { statusView } from './sim-world.ts';
-import { simulationMachine, TICK_MS } from './simulation-machine.ts';
+import { simulationMachine, TICK_MS, ttlProblem } from './simulation-machine.ts';
 
 const chatThenSms: Route = {
   name: 'Chat, then SMS if unread',
@@ -118,5 +118,33 @@ describe('simulation machine', () => {
     sim.send({ type: 'START' });
     expect(sim.getSnapshot().value).toBe('ready');
     expect(sim.getSnapshot().context.error).toMatch(/problem/);
+  });
+
+  it('refuses an invalid ttl instead of throwing out of START (it blanked the designer)', () => {
+    for (const ttl of [-1, 0, 1.5, 2_592_001]) {
+      const sim = start(chatThenSms);
+      sim.send({ type: 'SET_TTL', ttl });
+      expect(() => sim.send({ type: 'START' })).not.toThrow();
+      expect(sim.getSnapshot().status).toBe('active');
+      expect(sim.getSnapshot().value).toBe('ready');
+      expect(sim.getSnapshot().context.error).toBe('ttl must be a whole number of seconds from 1 to 2592000 (30 days)');
+    }
+    expect([ttlProblem(null), ttlProblem(1), ttlProblem(2_592_000)]).toEqual([null, null, null]);
+    // A valid ttl starts, and clears the refusal.
+    const sim = start(chatThenSms);
+    sim.send({ type: 'SET_TTL', ttl: -1 });
+    sim.send({ type: 'START' });
+    sim.send({ type: 'SET_TTL', ttl: 60 });
+    sim.send({ type: 'START' });
+    expect(sim.getSnapshot().matches('running')).toBe(true);
+    expect(sim.getSnapshot().context.error).toBeNull();
+  });
+
+  it('stays ready with the error when the simulator throws while starting', () => {
+    const sim = createActor(simulationMachine, { input: { route: chatThenSms, ttl: -1 } }).start();
+    expect(() => sim.send({ type: 'START' })).not.toThrow();
+    expect(sim.getSnapshot().status).toBe('active');
+    expect(sim.getSnapshot().value).toBe('ready');
+    expect(sim.getSnapshot().context.error).toMatch(/ttl must be a whole number/);
   });
 });

@@ -1,4 +1,4 @@
-import { compileRoute, validateRoute } from '@spillway/core';
+import { compileRoute, MAX_CASCADE_TTL, validateRoute } from '@spillway/core';
 import type { Route } from '@spillway/core';
 import { assign, fromCallback, setup } from 'xstate';
 import type { AnyStateMachine } from 'xstate';
@@ -34,6 +34,26 @@ export type SimulationEvent =
   | { type: 'SPEED'; speed: number }
   | { type: 'TICK'; ms: number }
   | { type: 'RESET' };
+
+/**
+ * Why a cascade ttl (seconds) cannot be simulated, or null when it can (none, or a whole number
+ * of seconds up to {@link MAX_CASCADE_TTL}, as the API accepts).
+ */
+export function ttlProblem(ttl: number | null): string | null {
+  if (ttl === null || (Number.isInteger(ttl) && ttl >= 1 && ttl <= MAX_CASCADE_TTL)) return null;
+  return `ttl must be a whole number of seconds from 1 to ${MAX_CASCADE_TTL} (${MAX_CASCADE_TTL / 86400} days)`;
+}
+
+/** The world at the start of the clock, or why it cannot start: nothing the simulator throws escapes into the designer. */
+function started(context: SimulationContext): Partial<SimulationContext> {
+  try {
+    const world = createWorld(context.machine as AnyStateMachine, context.route, { ttl: context.ttl });
+    // DUE is processed at once: the first step is sent at the start of the clock.
+    return { world: stepOnce(context, world), past: [world], error: null };
+  } catch (e) {
+    return { world: null, past: [], error: `The simulation could not start: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
 
 /** Real ms between clock ticks while playing. */
 export const TICK_MS = 100;
@@ -89,6 +109,8 @@ export const simulationMachine = setup({
     runnable: ({ context }) => context.machine !== null,
     settled: ({ context }) => context.world !== null && isSettled(context.world),
     hasPast: ({ context }) => context.past.length > 0,
+    badTtl: ({ context }) => ttlProblem(context.ttl) !== null,
+    noWorld: ({ context }) => context.world === null,
   },
 }).createMachine({
   id: 'simulation',
@@ -117,18 +139,15 @@ export const simulationMachine = setup({
     ready: {
       on: {
         SET_TTL: { actions: assign(({ event }) => ({ ttl: event.ttl })) },
-        START: {
-          guard: 'runnable',
-          target: 'running',
-          actions: assign(({ context }) => {
-            const world = createWorld(context.machine as AnyStateMachine, context.route, { ttl: context.ttl });
-            // DUE is processed at once: the first step is sent at the start of the clock.
-            return { world: stepOnce(context, world), past: [world] };
-          }),
-        },
+        START: [
+          { guard: 'badTtl', actions: assign(({ context }) => ({ error: ttlProblem(context.ttl) })) },
+          { guard: 'runnable', target: 'running', actions: assign(({ context }) => started(context)) },
+        ],
       },
     },
     running: {
+      // A start that failed: back to the form, with its error.
+      always: { guard: 'noWorld', target: 'ready' },
       initial: 'paused',
       states: {
         paused: {

@@ -1,6 +1,7 @@
 import type { Route } from '@spillway/core';
 import { useEffect, useMemo, useState } from 'react';
 import type { ApiClient, RouteStatsView } from '../api/api-client.ts';
+import { describeError } from '../api/describe-error.ts';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { trafficNotes } from './traffic-notes.ts';
 
@@ -23,7 +24,7 @@ export function TrafficMode({ api, route, id, revision }: { api: ApiClient; rout
     api
       .routeStats(id, { revision, since: new Date(until.getTime() - windowMs).toISOString(), until: until.toISOString() })
       .then((s) => !stale && (setStats(s), setError(null)))
-      .catch((e: unknown) => !stale && setError(e instanceof Error ? e.message : String(e)));
+      .catch((e: unknown) => !stale && setError(describeError(e)));
     return () => {
       stale = true;
     };

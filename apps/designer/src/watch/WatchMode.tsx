@@ -2,6 +2,8 @@ import type { Route } from '@spillway/core';
 import { parseRouteRef } from '@spillway/core';
 import { useEffect, useMemo, useState } from 'react';
 import type { ApiClient } from '../api/api-client.ts';
+import { ApiError } from '../api/api-client.ts';
+import { describeError } from '../api/describe-error.ts';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { journeyOf } from './journey.ts';
 import { useCascadeStatus } from './useCascadeStatus.ts';
@@ -11,16 +13,23 @@ import { WatchPanel } from './WatchPanel.tsx';
 export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching: string | null; onWatch(id: string | null): void }) {
   const { status, error } = useCascadeStatus(api, watching);
   const [route, setRoute] = useState<Route | null>(null);
+  const [routeError, setRouteError] = useState<string | null>(null);
   const ref = status?.route ?? null;
   useEffect(() => {
     setRoute(null);
+    setRouteError(null);
     const parsed = ref ? parseRouteRef(ref) : null;
     if (!parsed) return;
     let stale = false;
     api
       .getRoute(parsed.id, parsed.revision)
       .then((r) => !stale && setRoute(r))
-      .catch(() => undefined);
+      .catch((e: unknown) => {
+        if (stale) return;
+        // A deleted route's revision is refused by the server: the journey cannot be drawn, the status record still shows.
+        const why = e instanceof ApiError && e.status === 404 ? 'it was not found (was the route deleted?)' : describeError(e);
+        setRouteError(`The route revision ${ref} of this cascade cannot be read: ${why}`);
+      });
     return () => {
       stale = true;
     };
@@ -31,6 +40,12 @@ export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching
       <main className="canvas-area">
         {route ? (
           <RouteCanvas route={route} viewKey={`watch:${ref}`} selection={null} problems={[]} readOnly highlight={highlight} />
+        ) : routeError ? (
+          <p className="empty error" role="alert">
+            {routeError}
+          </p>
+        ) : watching && error && !status ? (
+          <p className="empty error">{error}</p>
         ) : (
           <p className="empty">{watching ? 'Loading the cascade…' : 'Enter a trackinId or message GUID on the right.'}</p>
         )}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { ApiClient, CascadeStatus } from '../api/api-client.ts';
+import { describeError } from '../api/describe-error.ts';
 import { StatusRecord } from '../simulation/StatusRecord.tsx';
 
 export interface WatchPanelProps {
@@ -27,7 +28,7 @@ export function WatchPanel({ api, watching, status, error, onWatch }: WatchPanel
     api
       .sendCascade({ toPhone: value('to'), fromName: value('from'), text: value('text') || 'Hello from the designer' })
       .then(([accepted]) => onWatch(accepted?.messageId ?? null))
-      .catch((err: unknown) => setSendError(err instanceof Error ? err.message : String(err)));
+      .catch((err: unknown) => setSendError(describeError(err)));
   };
   return (
     <section className="panel-section watch" aria-label="Watch">

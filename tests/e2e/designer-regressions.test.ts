@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
+import { API_KEY, startServer } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
+import { browserMissing, launchChromium } from './browser.ts';
+
+// Regressions a tester found in Chromium against the built designer, replayed there.
+const missing = browserMissing();
+
+let fixture: RunningFixture;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    buildIfStale();
+    fixture = await startServer();
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${fixture.url}/designer/`);
+    await page.getByLabel('API key', { exact: true }).fill(API_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Routes' }).waitFor();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.close();
+  });
+
+  it('refuses an invalid simulation ttl in the form instead of blanking the app', async () => {
+    await page.getByRole('button', { name: '+ New route' }).click();
+    await page.getByLabel('Name').fill('Unsaved draft');
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    for (const ttl of ['-1', '1.5', '2592001']) {
+      await page.locator('input[name="sim-ttl"]').fill(ttl);
+      await page.getByRole('alert').filter({ hasText: 'ttl must be a whole number of seconds from 1 to 2592000' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Start' }).isDisabled()).toBe(true);
+    }
+    await page.locator('input[name="sim-ttl"]').fill('60');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByTestId('sim-clock').waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByLabel('Name').inputValue()).toBe('Unsaved draft');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('asks before "+ New route" drops unsaved changes', async () => {
+    const questions: string[] = [];
+    page.once('dialog', (d) => {
+      questions.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('button', { name: '+ New route' }).click();
+    expect(questions).toEqual(['Discard the unsaved changes of the open route?']);
+    expect(await page.getByLabel('Name').inputValue()).toBe('Unsaved draft');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: '+ New route' }).click();
+    await expect.poll(() => page.getByLabel('Name').inputValue()).toBe('New route');
+  });
+
+  it('refuses a step id another step has, keeping the step and its id', async () => {
+    await page.getByRole('button', { name: '+ RCS' }).click();
+    await page.locator('.react-flow__node[data-id="rcs"]').click();
+    await page.locator('input[name="step-id"]').fill('sms');
+    await page.locator('input[name="step-id"]').press('Tab');
+    await page.getByRole('alert').filter({ hasText: "'sms' is already the id of another step" }).waitFor();
+    expect(await page.locator('input[name="step-id"]').inputValue()).toBe('rcs');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
+    await page.locator('.react-flow__node[data-id="rcs"]').waitFor();
+  });
+
+  it('disables Save on a route unchanged since its save', async () => {
+    await page.getByRole('button', { name: 'Delete step' }).click();
+    expect(await page.getByTestId('save').isDisabled()).toBe(false); // a new route can be saved
+    await page.getByTestId('save').click();
+    await page.getByTestId('route-origin').filter({ hasText: 'revision 1' }).waitFor();
+    await expect.poll(() => page.getByTestId('save').isDisabled()).toBe(true);
+    await page.keyboard.press('Control+s');
+    await page.getByLabel('Name').fill('Changed');
+    expect(await page.getByTestId('save').isDisabled()).toBe(false);
+    await expect(page.getByTestId('route-origin').textContent()).resolves.toMatch(/revision 1 · unsaved changes/);
+  });
+
+  it('shows the details of a refused test cascade, and stops watching an unknown id', async () => {
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Watch' }).click();
+    await page.getByText('Send a test cascade').click();
+    await page.getByLabel(/^From/).fill('NotMine');
+    await page.getByRole('button', { name: 'Send and watch' }).click();
+    await page.locator('.error', { hasText: '[0].fromName: alpha-name "NotMine" is not' }).waitFor();
+
+    await page.getByPlaceholder('trackinId or message GUID').fill('no-such-cascade');
+    await page.getByRole('button', { name: 'Watch', exact: true }).last().click();
+    await page.locator('.error', { hasText: "No cascade 'no-such-cascade' was found" }).first().waitFor();
+  });
+});
