@@ -275,6 +275,14 @@ describe('/api/routes', () => {
     expect((await s.call(`/api/routes/${route.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await s.call(`/api/routes/${route.id}`)).status).toBe(404);
     expect(await (await s.call('/api/routes/bindings')).json()).toEqual([]);
+    // Deleting is soft: the messages that ran on a revision still read it, and so do the designer's watch and traffic.
+    for (const revision of [1, 2]) {
+      const read = await s.call(`/api/routes/${route.id}?revision=${revision}`);
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ id: route.id, revision, name: revision === 1 ? 'SMS first' : 'v2' });
+    }
+    expect((await s.call(`/api/routes/${route.id}/stats?revision=2`)).status).toBe(200);
+    expect((await s.call(`/api/routes/${route.id}?revision=3`)).status).toBe(404);
   });
 });
 

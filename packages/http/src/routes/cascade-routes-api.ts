@@ -62,10 +62,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     },
     async (c) => {
       const { revision } = parseOrThrow(revisionQuerySchema, c.req.query(), 'query');
-      const id = c.req.param('id') ?? '';
-      const latest = await c.var.engine.cascades.getRoute(c.var.account.id, id);
-      if (revision === undefined || revision === latest.revision) return c.json(latest);
-      return c.json(await routeRevision(c.var.engine, c.var.account.id, id, revision));
+      return c.json(await routeRevision(c.var.engine, c.var.account.id, c.req.param('id') ?? '', revision));
     },
   );
 

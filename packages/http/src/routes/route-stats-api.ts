@@ -81,8 +81,10 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
 
 /**
  * One revision of a route of the account (a built-in has only revision 1); the latest without
- * `revision`. Running messages name theirs (`id@revision`), which may be older than the latest.
- * @throws SpillwayError `not_found` for an unknown route or revision.
+ * `revision`. Running messages name theirs (`id@revision`), which may be older than the latest,
+ * or of a route deleted since: a revision is read from the stored revisions, which a deletion
+ * keeps, so the designer can still draw it and count its traffic.
+ * @throws SpillwayError `not_found` for an unknown route or revision, and for a deleted route without `revision`.
  */
 export async function routeRevision(
   engine: Env['Variables']['engine'],
@@ -94,10 +96,15 @@ export async function routeRevision(
   if (builtin) {
     if (revision !== undefined && revision !== builtin.revision)
       throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
-    return builtin as Route & { revision: number };
+    return engine.cascades.getRoute(accountId, id);
   }
-  const latest = await engine.cascades.getRoute(accountId, id);
-  if (revision === undefined || revision === latest.revision) return latest;
+  if (revision === undefined) return engine.cascades.getRoute(accountId, id);
+  // A deleted route has no latest, but its revisions are kept.
+  const latest = await engine.cascades.getRoute(accountId, id).catch((error: unknown) => {
+    if (error instanceof SpillwayError && error.code === 'not_found') return null;
+    throw error;
+  });
+  if (latest?.revision === revision) return latest;
   const stored = await engine.storage.getRouteRevision(id, revision);
   if (!stored || stored.accountId !== accountId) throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
   const { accountId: _a, createdAt, updatedAt, ...route } = stored;
