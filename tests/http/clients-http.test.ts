@@ -91,6 +91,11 @@ describe('POST /api/client/provision', () => {
     expect(bad.status).toBe(400);
     expect((await json(bad)).details.map((d: any) => d.path).sort()).toEqual(['balance', 'login', 'password']);
 
+    // Wallets count in millionths: a finer balance is refused, not rounded to another one.
+    const fine = await s.call('/api/client/provision', { json: { login: 'acme-fine', password: 'sub-password-1', balance: 0.0000001 } });
+    expect(fine.status).toBe(400);
+    expect((await json(fine)).details).toEqual([{ path: 'balance', message: 'at most 6 decimal places (wallets count in millionths)' }]);
+
     const taken = await s.call('/api/client/provision', { json: { login: 'acme-eu', password: 'sub-password-1' } });
     expect(taken.status).toBe(409);
 

@@ -2192,7 +2192,7 @@ export type components = {
       /** @description Approved alpha-names of the parent to share */
       alphaNames?: string[];
       /**
-       * @description Moved from the parent wallet, currency units
+       * @description Moved from the parent wallet, currency units (at most 6 decimal places)
        * @default 0
        */
       balance: number;

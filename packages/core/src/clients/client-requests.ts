@@ -59,7 +59,17 @@ export const provisionClientSchema = z.strictObject({
   login: loginSchema,
   password: z.string().min(8).max(256),
   name: z.string().trim().min(1).max(200).optional(),
-  balance: z.number().nonnegative().max(1e9).optional().meta({ description: 'Moved from the parent wallet, currency units', default: 0 }),
+  balance: z
+    .number()
+    .nonnegative()
+    .max(1e9)
+    // Wallets count in millionths: a finer amount would be rounded, the client told one balance and given another.
+    .refine((v) => {
+      const micros = v * 1e6;
+      return Math.abs(micros - Math.round(micros)) <= Math.max(1e-6, micros * 1e-12);
+    }, 'at most 6 decimal places (wallets count in millionths)')
+    .optional()
+    .meta({ description: 'Moved from the parent wallet, currency units (at most 6 decimal places)', default: 0 }),
   alphaNames: z.array(alphaNameSchema).max(100).optional().meta({ description: 'Approved alpha-names of the parent to share' }),
 });
 
