@@ -75,6 +75,27 @@ describe('alpha-name applications', () => {
     expect((await s.call('/api/AlphaName/sms/application', { json: application('NewShop') })).status).toBe(409);
   });
 
+  it('extends an approved name to more channels by another application, and refuses one that adds nothing', async () => {
+    const first = await json(await s.call('/api/AlphaName/sms/application', { json: application('Growing') }));
+    await admin(`/admin/sender-applications/${first.id}/decision`, { json: { status: 'approved' } });
+    const chat = { ...sms('Growing', '99900000000'), type: 'chatapp_service' };
+    expect((await send([chat])).status).toBe(400);
+    // Only sms so far: the same again adds nothing.
+    const same = await s.call('/api/AlphaName/sms/application', { json: application('Growing') });
+    expect(same.status).toBe(409);
+    expect((await json(same)).message).toContain('approved already on sms');
+    const more = await s.call('/api/AlphaName/sms/application', { json: application('Growing', { channels: ['chatapp'] }) });
+    expect(more.status).toBe(200);
+    const second = await json(more);
+    expect(second).toMatchObject({ status: 'pending', channels: ['chatapp'] });
+    // One pending application at a time.
+    expect((await s.call('/api/AlphaName/sms/application', { json: application('Growing', { channels: ['rcs'] }) })).status).toBe(409);
+    await admin(`/admin/sender-applications/${second.id}/decision`, { json: { status: 'approved' } });
+    expect((await send([chat])).status).toBe(200);
+    const senders = await json(await s.call('/api/clientsenders'));
+    expect(senders.alphaNames.find((a: any) => a.name === 'Growing')).toMatchObject({ status: 'approved', channels: ['sms', 'chatapp'] });
+  });
+
   it('is rejected with a reason, after which the name may be applied for again', async () => {
     const app = await json(await s.call('/api/AlphaName/sms/application', { json: application('Rejectee') }));
     const noReason = await admin(`/admin/sender-applications/${app.id}/decision`, { json: { status: 'rejected' } });
@@ -154,6 +175,18 @@ describe('bot applications', () => {
     expect(senders.bots).toEqual([
       { name: 'acme_shop_bot', kind: 'messenger_bot', channels: ['messenger'], status: 'approved', reason: null, applicationId: app.id },
     ]);
+    // Approved, the bot is not applied for again.
+    const again = await s.call('/bots/application', {
+      json: {
+        botName: 'acme_shop_bot',
+        kind: 'messenger_bot',
+        companyName: 'Acme',
+        description: 'Order bot',
+        botUrl: 'https://t.me/acme_shop_bot',
+      },
+    });
+    expect(again.status).toBe(409);
+    expect((await json(again)).message).toContain('approved already');
   });
 });
 

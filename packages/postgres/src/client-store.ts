@@ -147,7 +147,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
              VALUES ($1, $2, $3, $4, $5, 'pending', $6) RETURNING *`,
             [input.accountId, input.kind, input.name, JSON.stringify(input.channels), JSON.stringify(input.details), at],
           ),
-        `'${input.name}' already has a pending or approved application`,
+        `'${input.name}' already has a pending application`,
       );
       return senderApplicationFromRow(created!);
     },

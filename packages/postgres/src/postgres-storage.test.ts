@@ -12,7 +12,7 @@ import {
   runStorageContract,
 } from '@spillway/core/testing';
 import { createPostgresStorage, type PostgresStorage } from './postgres-storage.ts';
-import { SCHEMA_VERSION } from './schema.ts';
+import { MESSAGE_JSON_COLUMNS, SCHEMA_VERSION } from './schema.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 // These suites need a PostgreSQL server: run them with DATABASE_URL=postgres://... set.
@@ -155,7 +155,7 @@ describe.skipIf(!url)('postgres storage', () => {
         // The schema as the version before: jsonb columns, with a stored message.
         await storage.pool.query(`ALTER TABLE ${s}.messages ALTER COLUMN steps TYPE jsonb, ALTER COLUMN snapshot TYPE jsonb,
           ALTER COLUMN meta TYPE jsonb, ALTER COLUMN work DROP DEFAULT, ALTER COLUMN work TYPE jsonb, ALTER COLUMN work SET DEFAULT '[]'`);
-        await storage.pool.query(`DELETE FROM ${s}.spillway_migrations WHERE version = $1`, [SCHEMA_VERSION]);
+        await storage.pool.query(`DELETE FROM ${s}.spillway_migrations WHERE version = $1`, [MESSAGE_JSON_COLUMNS]);
         const account = await storage.createAccount({ login: 'u', name: 'U', passwordHash: 'h', currency: 'EUR' }, 1);
         const steps = [
           { channel: 'sms', type: 'sms', from: 'S', to: '1', text: 'é "q" \\', ttl: null, partsCount: 1, cost: 0, rate: 0 },

@@ -313,10 +313,19 @@ const MIGRATIONS: readonly string[] = [
     ALTER COLUMN work TYPE json USING work::json,
     ALTER COLUMN work SET DEFAULT '[]';
   `,
+  // One pending application per sender, no longer one live (pending or approved): an approved
+  // alpha-name may be applied for again on more channels (the unique index refused it, so a name
+  // could never be extended). The service refuses an application that adds nothing.
+  `
+  DROP INDEX sender_applications_live;
+  CREATE UNIQUE INDEX sender_applications_pending ON sender_applications(account_id, kind, name) WHERE status = 'pending';
+  `,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The version that made the message row's JSON columns `json` (its test runs it again). */
+export const MESSAGE_JSON_COLUMNS = SCHEMA_VERSION - 1;
 
 /** First key of the two-key advisory lock that serialises migrations (the second is the schema's hash). */
 const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'

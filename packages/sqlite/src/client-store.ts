@@ -260,7 +260,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
       const row = conflict(
         () =>
           insertApplication.get(input.accountId, input.kind, input.name, JSON.stringify(input.channels), JSON.stringify(input.details), at),
-        `'${input.name}' already has a pending or approved application`,
+        `'${input.name}' already has a pending application`,
       );
       return application(row!);
     },

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, migrate } from './schema.ts';
+import { MESSAGE_FOREIGN_KEYS_DROPPED, SCHEMA_VERSION, migrate } from './schema.ts';
 
 const REBUILT = ['messages', 'wallet_transactions', 'history'] as const;
 
@@ -47,7 +47,7 @@ describe('migration: per-message rows without foreign keys', () => {
 
   it('keeps the rows, ids, columns and indexes of a database of the schema before it', () => {
     const db = open();
-    migrate(db, SCHEMA_VERSION - 1);
+    migrate(db, MESSAGE_FOREIGN_KEYS_DROPPED - 1);
     seed(db);
     const before = Object.fromEntries(REBUILT.map((t) => [t, { shape: shapeOf(db, t), rows: db.prepare(`SELECT * FROM ${t}`).all() }]));
     expect(db.pragma('foreign_key_list(messages)')).not.toEqual([]);
@@ -69,7 +69,7 @@ describe('migration: per-message rows without foreign keys', () => {
 
   it('is applied once: migrating again changes nothing', () => {
     const db = open();
-    migrate(db, SCHEMA_VERSION - 1);
+    migrate(db, MESSAGE_FOREIGN_KEYS_DROPPED - 1);
     seed(db);
     migrate(db);
     migrate(db);

@@ -279,10 +279,19 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX wallet_transactions_account ON wallet_transactions(account_id);
   CREATE INDEX history_message ON history(message_id, seq);
   `,
+  // One pending application per sender, no longer one live (pending or approved): an approved
+  // alpha-name may be applied for again on more channels (the unique index refused it, so a name
+  // could never be extended). The service refuses an application that adds nothing.
+  `
+  DROP INDEX sender_applications_live;
+  CREATE UNIQUE INDEX sender_applications_pending ON sender_applications(account_id, kind, name) WHERE status = 'pending';
+  `,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The version that rebuilt the per-message tables without their foreign keys (its tests migrate to the one before). */
+export const MESSAGE_FOREIGN_KEYS_DROPPED = SCHEMA_VERSION - 1;
 
 /**
  * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas

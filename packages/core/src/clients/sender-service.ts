@@ -66,6 +66,8 @@ export function createSenderService(deps: SenderServiceDeps): SenderService {
       const req = parseRequest(botApplicationSchema, body, 'bot application');
       const { botName, kind, ...details } = req;
       const channels: ChannelId[] = [kind === 'chatapp_bot' ? 'chatapp_bot' : 'messenger'];
+      const approved = await storage.listSenderApplications(accountId, { kind, status: 'approved' });
+      if (approved.some((a) => a.name === botName)) throw new SpillwayError('conflict', `'${botName}' is approved already`);
       return storage.createSenderApplication({ accountId, kind, name: botName, channels, details }, clock.now());
     },
 

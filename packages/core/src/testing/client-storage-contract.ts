@@ -69,7 +69,7 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
 
   describe('client storage contract', () => {
     it(
-      'keeps one live application per sender, decides it once, and lists by account and status',
+      'keeps one pending application per sender, decides it once, and lists by account and status',
       withStore(async (s) => {
         const [a, b] = await accounts(s, 2);
         const input = {
@@ -93,14 +93,16 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         expect(await s.decideSenderApplication(999_999, { status: 'approved', reason: null }, T0 + 6)).toBeNull();
         expect(await s.getSenderApplication(app.id)).toEqual(rejected);
 
-        // Rejected: the name may be applied for again; approved, it may not.
+        // Decided, the name may be applied for again (approved, for more channels: the service
+        // refuses one that adds nothing); while one is pending, it may not.
         const again = await s.createSenderApplication(input, T0 + 7);
         await s.decideSenderApplication(again.id, { status: 'approved', reason: null }, T0 + 8);
-        await expect(s.createSenderApplication(input, T0 + 9)).rejects.toMatchObject({ code: 'conflict' });
+        const more = await s.createSenderApplication({ ...input, channels: ['chatapp'] }, T0 + 9);
+        await expect(s.createSenderApplication(input, T0 + 10)).rejects.toMatchObject({ code: 'conflict' });
 
-        expect((await s.listSenderApplications(a!)).map((x) => x.id)).toEqual([again.id, bot.id, app.id]);
-        expect((await s.listSenderApplications(a!, { kind: 'alpha_name' })).map((x) => x.id)).toEqual([again.id, app.id]);
-        expect((await s.listSenderApplications(null, { status: 'pending' })).map((x) => x.id)).toEqual([bot.id, other.id]);
+        expect((await s.listSenderApplications(a!)).map((x) => x.id)).toEqual([more.id, again.id, bot.id, app.id]);
+        expect((await s.listSenderApplications(a!, { kind: 'alpha_name' })).map((x) => x.id)).toEqual([more.id, again.id, app.id]);
+        expect((await s.listSenderApplications(null, { status: 'pending' })).map((x) => x.id)).toEqual([more.id, bot.id, other.id]);
         expect(await s.listSenderApplications(b!, { status: 'approved' })).toEqual([]);
         expect(await s.getSenderApplication(999_999)).toBeNull();
       }),
