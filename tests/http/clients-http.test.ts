@@ -170,6 +170,9 @@ describe('organizations', () => {
     const items = await json(page);
     expect(items.map((o: any) => o.name)).toEqual(['Acme 3', 'Acme 4']);
     expect(Object.keys(items[0]).sort()).toEqual(['id', 'name', 'taxId']);
+    // The wallet's spelling of the same parameters pages the same, rather than being ignored.
+    expect((await json(await s.call('/organizations?Page=2&PageSize=2'))).map((o: any) => o.name)).toEqual(['Acme 3', 'Acme 4']);
+    expect((await json(await s.call('/api/AlphaName/wallet/info?page=1&pageSize=1'))).items).toHaveLength(1);
   });
 
   it('refuses a taken tax id, bad input and missing credentials, storing nothing', async () => {

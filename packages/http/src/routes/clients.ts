@@ -171,7 +171,11 @@ export function registerClientRoutes(app: Hono<Env>): void {
     async (c) => {
       const page = parseOrThrow(
         pageQuerySchema,
-        { page: c.req.query('page') || undefined, pageSize: c.req.query('pageSize') || undefined },
+        // The wallet's spelling (the interface's Page, PageSize) too, rather than ignored.
+        {
+          page: c.req.query('page') || c.req.query('Page') || undefined,
+          pageSize: c.req.query('pageSize') || c.req.query('PageSize') || undefined,
+        },
         'query',
       );
       const { items, total } = await clientServicesOf(c.var.engine).clients.listOrganizations(c.var.account.id, page);

@@ -194,8 +194,9 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
         {
           ExternalAlphaName: c.req.query('ExternalAlphaName'),
           TransactionTypes: types.length ? types : undefined,
-          Page: c.req.query('Page') || undefined,
-          PageSize: c.req.query('PageSize') || undefined,
+          // The interface's spelling; the camel-case one of /organizations too, rather than ignored.
+          Page: c.req.query('Page') || c.req.query('page') || undefined,
+          PageSize: c.req.query('PageSize') || c.req.query('pageSize') || undefined,
         },
         'query',
       );
