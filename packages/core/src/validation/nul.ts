@@ -16,13 +16,12 @@ interface Frame {
 }
 
 /**
- * The frames down to the first string or member name under `value` that holds U+0000 (the last
- * frame's `next - 1` names it), `[]` for a string `value` that holds it, null when none does.
- * Walked with a stack of its own, not by recursion: a request can nest thousands of levels deep.
+ * The frames down to the first member under `value` (at any depth) for which `stops(key, child,
+ * depth)` holds, `depth` being the number of objects and arrays it is in (the last frame's
+ * `next - 1` names it); null when none does. Walked with a stack of its own, not by recursion: a
+ * request can nest thousands of levels deep.
  */
-function framesToNul(value: unknown): Frame[] | null {
-  if (typeof value === 'string') return value.includes(NUL) ? [] : null;
-  if (typeof value !== 'object' || value === null) return null;
+function framesTo(value: object, stops: (key: string, child: unknown, depth: number) => boolean): Frame[] | null {
   const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
@@ -31,15 +30,18 @@ function framesToNul(value: unknown): Frame[] | null {
       continue;
     }
     const key = top.keys[top.next++]!;
-    if (key.includes(NUL)) return stack;
     const child = (top.value as Record<string, unknown>)[key];
-    if (typeof child === 'string') {
-      if (child.includes(NUL)) return stack;
-    } else if (typeof child === 'object' && child !== null) {
-      stack.push({ value: child, keys: Object.keys(child), next: 0 });
-    }
+    if (stops(key, child, stack.length)) return stack;
+    if (typeof child === 'object' && child !== null) stack.push({ value: child, keys: Object.keys(child), next: 0 });
   }
   return null;
+}
+
+/** The frames down to the first string or member name under `value` that holds U+0000, `[]` for a string `value` that holds it, null when none does. */
+function framesToNul(value: unknown): Frame[] | null {
+  if (typeof value === 'string') return value.includes(NUL) ? [] : null;
+  if (typeof value !== 'object' || value === null) return null;
+  return framesTo(value, (key, child) => key.includes(NUL) || (typeof child === 'string' && child.includes(NUL)));
 }
 
 /** Whether a string or a member name anywhere in `value` (parsed JSON) holds U+0000. */
@@ -97,19 +99,7 @@ export const NESTING_MESSAGE = `Must not nest objects and arrays more than ${MAX
 function framesTooDeep(value: unknown, max: number): Frame[] | null {
   if (typeof value !== 'object' || value === null) return null;
   if (max < 1) return [];
-  const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (top.next === top.keys.length) {
-      stack.pop();
-      continue;
-    }
-    const child = (top.value as Record<string, unknown>)[top.keys[top.next++]!];
-    if (typeof child !== 'object' || child === null) continue;
-    if (stack.length === max) return stack;
-    stack.push({ value: child, keys: Object.keys(child), next: 0 });
-  }
-  return null;
+  return framesTo(value, (_, child, depth) => depth === max && typeof child === 'object' && child !== null);
 }
 
 /**
