@@ -157,15 +157,14 @@ describe('alpha-name applications', () => {
 
 describe('bot applications', () => {
   it('are pending until approved and listed among the senders as bots', async () => {
-    const res = await s.call('/bots/application', {
-      json: {
-        botName: 'acme_shop_bot',
-        kind: 'messenger_bot',
-        companyName: 'Acme',
-        description: 'Order bot',
-        botUrl: 'https://t.me/acme_shop_bot',
-      },
-    });
+    const bot = {
+      botName: 'acme_shop_bot',
+      kind: 'messenger_bot',
+      companyName: 'Acme',
+      description: 'Order bot',
+      botUrl: 'https://t.me/acme_shop_bot',
+    };
+    const res = await s.call('/bots/application', { json: bot });
     expect(res.status).toBe(200);
     const app = await json(res);
     expect(app).toMatchObject({ kind: 'messenger_bot', name: 'acme_shop_bot', channels: ['messenger'], status: 'pending' });
@@ -176,15 +175,7 @@ describe('bot applications', () => {
       { name: 'acme_shop_bot', kind: 'messenger_bot', channels: ['messenger'], status: 'approved', reason: null, applicationId: app.id },
     ]);
     // Approved, the bot is not applied for again.
-    const again = await s.call('/bots/application', {
-      json: {
-        botName: 'acme_shop_bot',
-        kind: 'messenger_bot',
-        companyName: 'Acme',
-        description: 'Order bot',
-        botUrl: 'https://t.me/acme_shop_bot',
-      },
-    });
+    const again = await s.call('/bots/application', { json: bot });
     expect(again.status).toBe(409);
     expect((await json(again)).message).toContain('approved already');
   });

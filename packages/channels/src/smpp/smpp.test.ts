@@ -179,17 +179,27 @@ describe('smpp driver', () => {
     }
   });
 
-  it('defers a receipt it does not know for a while after starting, then reports it by its id', async () => {
+  /**
+   * A short message sent through an SMSC that holds its receipt 400 ms, by a driver that then goes
+   * away before the receipt comes (a restart): the receipt waits at the SMSC for the next bind.
+   * `close` stops the SMSC.
+   */
+  async function sentBeforeRestart(to: string) {
     const other = await startTestSmsc({ systemId: 'spillway', password: 'secret', receiptDelayMs: 400 });
     const reports: Receipt[] = [];
     const clock = createFakeClock();
     const ctx: ChannelContext = { clock, report: async (r) => void reports.push(r) };
+    const before = createSmppDriver(options({ port: other.port }));
+    await before.start!(ctx);
+    const sent = (await before.send(attempt(to, 'short'), ctx)) as { providerMessageId: string };
+    await before.close!();
+    await new Promise((r) => setTimeout(r, 500));
+    return { smsc: other, reports, clock, ctx, providerMessageId: sent.providerMessageId, close: () => other.close() };
+  }
+
+  it('defers a receipt it does not know for a while after starting, then reports it by its id', async () => {
+    const { smsc: other, reports, clock, ctx, providerMessageId, close } = await sentBeforeRestart('4915100000134');
     try {
-      const before = createSmppDriver(options({ port: other.port }));
-      await before.start!(ctx);
-      const sent = (await before.send(attempt('4915100000134', 'short'), ctx)) as { providerMessageId: string };
-      await before.close!();
-      await new Promise((r) => setTimeout(r, 500));
       // A new driver that was not told about the attempt (recover not called yet): the receipt waits at the SMSC.
       const after = createSmppDriver(options({ port: other.port, unknownReceiptGraceMs: 5_000 }));
       await after.start!(ctx);
@@ -199,10 +209,10 @@ describe('smpp driver', () => {
       await clock.advance(5_000);
       other.deliverMo('4915100000135', 'Shop', 'flush');
       await until(() => reports.length > 0);
-      expect(reports).toEqual([{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }]);
+      expect(reports).toEqual([{ providerMessageId, outcome: 'delivered' }]);
       await after.close!();
     } finally {
-      await other.close();
+      await close();
     }
   });
 
@@ -214,39 +224,31 @@ describe('smpp driver', () => {
   ])(
     'knows at most 100,000 recovered ids, forgetting the oldest: with $others more, its receipt reported at once: $reported',
     async ({ others, reported }) => {
-      const other = await startTestSmsc({ systemId: 'spillway', password: 'secret', receiptDelayMs: 400 });
-      const reports: Receipt[] = [];
-      const clock = createFakeClock();
-      const ctx: ChannelContext = { clock, report: async (r) => void reports.push(r) };
+      const { smsc: other, reports, clock, ctx, providerMessageId, close } = await sentBeforeRestart('4915100000136');
       try {
-        const before = createSmppDriver(options({ port: other.port }));
-        await before.start!(ctx);
-        const sent = (await before.send(attempt('4915100000136', 'short'), ctx)) as { providerMessageId: string };
-        await before.close!();
-        await new Promise((r) => setTimeout(r, 500));
         // The restarted driver is handed that attempt first, then `others` later ones.
-        const pending = (providerMessageId: string) => ({
+        const pending = (id: string) => ({
           ...attempt('4915100000137', 'x'),
-          providerMessageId,
+          providerMessageId: id,
           acceptedAt: 0,
           delivered: false,
         });
         const after = createSmppDriver(options({ port: other.port, unknownReceiptGraceMs: 5_000 }));
-        await after.recover!([pending(sent.providerMessageId), ...Array.from({ length: others }, (_, i) => pending(`later-${i}`))], ctx);
+        await after.recover!([pending(providerMessageId), ...Array.from({ length: others }, (_, i) => pending(`later-${i}`))], ctx);
         if (reported) await until(() => reports.length > 0);
         else await new Promise((r) => setTimeout(r, 300));
         // Known, it is reported on the new bind; forgotten, it waits at the SMSC out the grace period.
-        expect(reports).toEqual(reported ? [{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }] : []);
+        expect(reports).toEqual(reported ? [{ providerMessageId: providerMessageId, outcome: 'delivered' }] : []);
         if (!reported) {
           // Past the grace period the SMSC's next delivery brings it, reported by its id.
           await clock.advance(5_000);
           other.deliverMo('4915100000138', 'Shop', 'flush');
           await until(() => reports.length > 0);
-          expect(reports).toEqual([{ providerMessageId: sent.providerMessageId, outcome: 'delivered' }]);
+          expect(reports).toEqual([{ providerMessageId: providerMessageId, outcome: 'delivered' }]);
         }
         await after.close!();
       } finally {
-        await other.close();
+        await close();
       }
     },
   );
