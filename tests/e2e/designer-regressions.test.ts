@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Dialog, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
 import { API_KEY, startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
@@ -87,7 +87,6 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
   });
 
   it('shows the details of a refused test cascade, and stops watching an unknown id', async () => {
-    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Watch' }).click();
     await page.getByText('Send a test cascade').click();
     await page.getByLabel(/^From/).fill('NotMine');
@@ -97,5 +96,65 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
     await page.getByPlaceholder('trackinId or message GUID').fill('no-such-cascade');
     await page.getByRole('button', { name: 'Watch', exact: true }).last().click();
     await page.locator('.error', { hasText: "No cascade 'no-such-cascade' was found" }).first().waitFor();
+  });
+
+  it('saves with Ctrl+S while typing in the route name, and always keeps the browser from "Save page as"', async () => {
+    // "+ New route" asks to discard the last test's changes.
+    const onDialog = (d: Dialog) => void d.accept();
+    page.on('dialog', onDialog);
+    try {
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.getByRole('button', { name: '+ New route' }).click();
+      // Records, after every handler ran, whether Ctrl+S kept its browser default.
+      await page.evaluate(() => {
+        const w = window as unknown as { prevented: boolean[] };
+        w.prevented = [];
+        window.addEventListener('keydown', (e) => {
+          if (e.key.toLowerCase() === 's' && e.ctrlKey) setTimeout(() => w.prevented.push(e.defaultPrevented));
+        });
+      });
+      const prevented = () => page.evaluate(() => (window as unknown as { prevented: boolean[] }).prevented);
+      await page.getByLabel('Name').fill('Saved by keyboard');
+      await page.getByLabel('Name').press('Control+s');
+      await page.getByTestId('route-origin').filter({ hasText: 'revision 1' }).waitFor();
+      // Nothing left to save: still no "Save page as".
+      await page.getByLabel('Name').press('Control+s');
+      await expect.poll(prevented).toEqual([true, true]);
+      await page.getByRole('button', { name: /Saved by keyboard/ }).waitFor();
+    } finally {
+      page.off('dialog', onDialog);
+    }
+  });
+
+  it('keeps a long unbroken step label inside its node, with the whole label in a tooltip', async () => {
+    const label = 'A'.repeat(120);
+    await page.locator('.react-flow__node[data-id="sms"]').click();
+    await page.locator('input[name="step-label"]').fill(label);
+    const title = page.getByTestId('step-sms').locator('.step-title');
+    await expect.poll(() => title.textContent()).toBe(label);
+    expect(await title.getAttribute('title')).toBe(label);
+    // Nothing drawn past the node's edge: its content is no wider than the node.
+    const node = await page.getByTestId('step-sms').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    expect(node.scroll).toBeLessThanOrEqual(node.client);
+  });
+
+  it('deletes a saved route after asking, and removes it from the list', async () => {
+    await page.getByTestId('save').click();
+    await page.getByTestId('route-origin').filter({ hasText: 'revision 2' }).waitFor();
+    const item = page.getByRole('button', { name: /Saved by keyboard/ });
+    await item.waitFor();
+    const questions: string[] = [];
+    page.once('dialog', (d) => {
+      questions.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('button', { name: 'Delete route' }).click();
+    expect(questions).toEqual(['Delete the route "Saved by keyboard"? This cannot be undone.']);
+    expect(await item.count()).toBe(1);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete route' }).click();
+    await expect.poll(() => item.count()).toBe(0);
+    await page.getByText('Open a route on the left, or start a new one.').waitFor();
+    expect(pageErrors).toEqual([]);
   });
 });

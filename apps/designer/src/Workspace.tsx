@@ -52,6 +52,12 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
   /** Whether the open draft may be dropped: nothing unsaved, or the user agrees. */
   const mayDiscard = () => !unsaved || window.confirm(DISCARD_QUESTION);
 
+  // A deleted route leaves the list.
+  useEffect(() => {
+    const subscription = editor.on('routeDeleted', () => void refresh());
+    return () => subscription.unsubscribe();
+  }, [editor, refresh]);
+
   // A save stores a revision: the list shows it.
   useEffect(() => {
     if (origin.id && origin.revision) void refresh();

@@ -3,7 +3,7 @@ import { Handle, Position } from '@xyflow/react';
 import type { NodeProps } from '@xyflow/react';
 import { memo } from 'react';
 import { CHANNEL_NAMES } from '../panels/channel-names.ts';
-import { OUTCOME_COLORS, OUTCOME_LABELS } from './flow-elements.ts';
+import { OUTCOME_COLORS, OUTCOME_LABELS, stepMeta } from './flow-elements.ts';
 import type { StepFlowNode } from './flow-elements.ts';
 
 /** A channel step: its target handle on top, one typed source handle per outcome below. */
@@ -27,11 +27,10 @@ function StepNodeView({ data, selected }: NodeProps<StepFlowNode>) {
         {isStart && <span className="badge start">start</span>}
         {status && <span className={`badge status ${status}`}>{status}</span>}
       </div>
-      <div className="step-title">{step.label || step.id}</div>
-      <div className="step-meta">
-        {step.timeoutSeconds ? `timeout ${step.timeoutSeconds} s` : 'ttl share'}
-        {step.requireSession ? ' · session' : ''}
+      <div className="step-title" title={step.label || step.id}>
+        {step.label || step.id}
       </div>
+      <div className="step-meta">{stepMeta(step)}</div>
       {problems.length > 0 && <div className="step-problem">⚠ {problems[0]}</div>}
       {note && (
         <div className="step-note" data-testid={`note-${step.id}`}>

@@ -62,6 +62,13 @@ export function toNodes(route: Route, selection: Selection, problems: readonly P
   }));
 }
 
+/** The line under a step's title: its timeout (or its share of the ttl without one), and whether it needs a session. */
+export function stepMeta(step: RouteStep): string {
+  // 0 is a timeout too (an invalid one, flagged as a problem): shown as it is, not as the ttl share.
+  const timeout = step.timeoutSeconds === undefined ? 'ttl share' : `timeout ${step.timeoutSeconds} s`;
+  return `${timeout}${step.requireSession ? ' · session' : ''}`;
+}
+
 /** Edge ids carry their index in `route.edges`: `e3`. */
 export const edgeIndexOf = (id: string): number => Number(id.slice(1));
 

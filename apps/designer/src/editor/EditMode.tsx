@@ -19,6 +19,9 @@ export interface EditModeProps {
   onBind(alphaName: string | null): Promise<void>;
 }
 
+/** What asks before a stored route is deleted. */
+export const deleteQuestion = (name: string) => `Delete the route "${name}"? This cannot be undone.`;
+
 const typing = (target: EventTarget | null) =>
   target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName));
 
@@ -29,11 +32,19 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (typing(e.target) || !(e.ctrlKey || e.metaKey)) return;
+      if (!(e.ctrlKey || e.metaKey)) return;
       const key = e.key.toLowerCase();
+      // Ctrl+S saves from anywhere, a field included (typing a name, then saving), and never opens
+      // the browser's "Save page as"; the machine decides whether there is anything to save.
+      if (key === 's' && !e.altKey) {
+        e.preventDefault();
+        editor.send({ type: 'SAVE' });
+        return;
+      }
+      // In a field, the other shortcuts are the field's own (undo typing, copy text).
+      if (typing(e.target)) return;
       if (key === 'z') editor.send({ type: e.shiftKey ? 'REDO' : 'UNDO' });
       else if (key === 'y') editor.send({ type: 'REDO' });
-      else if (key === 's') editor.send({ type: 'SAVE' });
       else if (key === 'c') {
         const ids = editor.getSnapshot().context.selection;
         if (ids?.kind === 'step') editor.send({ type: 'COPY', ids: [ids.id] });
@@ -92,11 +103,15 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
           origin={origin}
           dirty={hasUnsavedChanges(snapshot.context)}
           saving={snapshot.matches('saving')}
+          deleting={snapshot.matches('deleting')}
           canSave={canSave(snapshot.context)}
           bindings={bindings}
           onRename={(name) => editor.send({ type: 'RENAME', name })}
           onSave={() => editor.send({ type: 'SAVE' })}
           onDuplicate={() => editor.send({ type: 'DUPLICATE' })}
+          onDelete={() => {
+            if (window.confirm(deleteQuestion(snapshot.context.saved?.name ?? route.name))) editor.send({ type: 'DELETE_ROUTE' });
+          }}
           onImport={(json) => editor.send({ type: 'IMPORT', json })}
           onBind={onBind}
         />

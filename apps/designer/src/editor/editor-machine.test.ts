@@ -5,7 +5,7 @@ import type { RunningFixture } from '../../../../tests/support/server-fixture.ts
 import { createApiClient } from '../api/api-client.ts';
 import type { ApiClient } from '../api/api-client.ts';
 import { editorMachine, hasUnsavedChanges } from './editor-machine.ts';
-import { stepIdProblem } from './route-edits.ts';
+import { blankRoute, stepIdProblem } from './route-edits.ts';
 
 let fixture: RunningFixture;
 let api: ApiClient;
@@ -193,5 +193,24 @@ describe('editor machine', () => {
     editor.send({ type: 'SAVE' });
     await waitFor(editor, (s) => s.matches('editing') && s.context.origin.revision === 2);
     expect(await api.getRoute(id!)).toMatchObject({ name: 'Changed', revision: 2 });
+  });
+
+  it('deletes a saved route (the UI had no way to, though the API has one), never a built-in or a new draft', async () => {
+    const editor = start();
+    const deleted: string[] = [];
+    editor.on('routeDeleted', (e) => deleted.push(e.id));
+    const stored = await api.createRoute({ ...blankRoute('To delete') });
+    editor.send({ type: 'LOAD', route: stored });
+    editor.send({ type: 'DELETE_ROUTE' });
+    await waitFor(editor, (s) => s.matches('idle'));
+    expect(editor.getSnapshot().context).toMatchObject({ route: null, origin: { id: null } });
+    expect(deleted).toEqual([stored.id]);
+    expect((await api.listRoutes()).map((r) => r.id)).not.toContain(stored.id);
+
+    const builtin = (await api.listRoutes()).find((r) => r.id === 'default');
+    editor.send({ type: 'LOAD', route: builtin! });
+    expect(editor.getSnapshot().can({ type: 'DELETE_ROUTE' })).toBe(false);
+    editor.send({ type: 'NEW' });
+    expect(editor.getSnapshot().can({ type: 'DELETE_ROUTE' })).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { routeSchema } from '@spillway/core';
 import type { ChannelId, Route, RouteEdge, RouteOutcome, RouteStep } from '@spillway/core';
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, emit, fromPromise, setup } from 'xstate';
 import type { ApiClient, RouteView } from '../api/api-client.ts';
 import { ApiError } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
@@ -20,7 +20,7 @@ export interface DraftOrigin {
 }
 
 export interface EditorContext {
-  api: Pick<ApiClient, 'createRoute' | 'updateRoute' | 'getRoute'>;
+  api: Pick<ApiClient, 'createRoute' | 'updateRoute' | 'getRoute' | 'deleteRoute'>;
   route: Route | null;
   origin: DraftOrigin;
   /** The draft as last loaded or saved: `route !== saved` means unsaved changes. */
@@ -59,9 +59,13 @@ export type EditorEvent =
   | { type: 'UNDO' }
   | { type: 'REDO' }
   | { type: 'SAVE' }
+  | { type: 'DELETE_ROUTE' }
   | { type: 'RELOAD_THEIRS' }
   | { type: 'OVERWRITE' }
   | { type: 'DISMISS' };
+
+/** What the editor tells its owner: a stored route was deleted (the route list drops it). */
+export type EditorEmitted = { type: 'routeDeleted'; id: string };
 
 /** Whether the draft differs from the route as last loaded or saved (a new, never saved draft counts as unsaved only once edited). */
 export function hasUnsavedChanges(context: Pick<EditorContext, 'route' | 'saved' | 'origin'>): boolean {
@@ -123,23 +127,28 @@ const change = (context: EditorContext, apply: (route: Route) => Route): Partial
  * The designer's editor: one draft route, its undo/redo stacks, the selection, the problems core's
  * `validateRoute` finds after every change, and saving with the route's revision. A stale
  * revision is a `conflict` state with "reload theirs" or "overwrite", never a silent overwrite.
- * Built-in routes open read-only; `DUPLICATE` makes an editable copy.
+ * Built-in routes open read-only; `DUPLICATE` makes an editable copy. `DELETE_ROUTE` deletes the
+ * stored route (the caller asks first) and emits `routeDeleted`.
  */
 export const editorMachine = setup({
   types: {
     context: {} as EditorContext,
     events: {} as EditorEvent,
     input: {} as { api: EditorContext['api'] },
+    emitted: {} as EditorEmitted,
   },
   actors: {
     save: fromPromise(
       async ({ input }: { input: { api: EditorContext['api']; route: Route; id: string | null; revision: number | null } }) =>
         input.id === null ? input.api.createRoute(input.route) : input.api.updateRoute(input.id, input.route, input.revision ?? 1),
     ),
+    deleteRoute: fromPromise(async ({ input }: { input: { api: EditorContext['api']; id: string } }) => input.api.deleteRoute(input.id)),
     load: fromPromise(async ({ input }: { input: { api: EditorContext['api']; id: string } }) => input.api.getRoute(input.id)),
   },
   guards: {
     editable: ({ context }) => context.route !== null && !context.origin.builtin,
+    /** A stored route of the account's own: built-ins and never saved drafts have nothing to delete. */
+    deletable: ({ context }) => context.route !== null && context.origin.id !== null && !context.origin.builtin,
     canSave: ({ context }) => canSave(context),
     refusedSave: ({ context }) => context.origin.builtin || context.problems.length > 0,
     canUndo: ({ context }) => context.past.length > 0,
@@ -308,6 +317,21 @@ export const editorMachine = setup({
           },
         ],
         DISMISS: { actions: assign({ error: null }) },
+        DELETE_ROUTE: { guard: 'deletable', target: 'deleting' },
+      },
+    },
+    deleting: {
+      invoke: {
+        src: 'deleteRoute',
+        input: ({ context }) => ({ api: context.api, id: context.origin.id ?? '' }),
+        onDone: {
+          target: 'idle',
+          actions: [
+            emit(({ context }) => ({ type: 'routeDeleted' as const, id: context.origin.id ?? '' })),
+            assign({ route: null, saved: null, origin: NO_ORIGIN, problems: [], selection: null, past: [], future: [], error: null }),
+          ],
+        },
+        onError: { target: 'editing', actions: assign(({ event }) => ({ error: describeError(event.error) })) },
       },
     },
     saving: {

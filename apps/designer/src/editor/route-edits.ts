@@ -61,17 +61,34 @@ export function remove(route: Route, steps: readonly string[], edges: readonly n
   };
 }
 
+/** How far each paste moves copied steps right and down. */
+const PASTE_OFFSET = 40;
+
 /**
- * Pastes copied steps with fresh ids, moved right and down, keeping the edges among them.
- * Answers the route and the ids of the new steps.
+ * The offset that moves the copied steps clear of the route's: one step of `PASTE_OFFSET`, then
+ * another while any copied step would land exactly on a step already there (pasting twice).
+ */
+function pasteOffset(route: Route, copied: readonly RouteStep[]): number {
+  const taken = new Set(route.steps.flatMap((s) => (s.position ? [`${s.position.x},${s.position.y}`] : [])));
+  const lands = (offset: number) => copied.some((s) => s.position && taken.has(`${s.position.x + offset},${s.position.y + offset}`));
+  let offset = PASTE_OFFSET;
+  // Bounded by the number of steps: each one can block at most one offset.
+  while (lands(offset)) offset += PASTE_OFFSET;
+  return offset;
+}
+
+/**
+ * Pastes copied steps with fresh ids, moved right and down clear of the steps already there,
+ * keeping the edges among them. Answers the route and the ids of the new steps.
  */
 export function paste(route: Route, copied: { steps: RouteStep[]; edges: RouteEdge[] }): { route: Route; ids: string[] } {
   let next = route;
   const renamed = new Map<string, string>();
+  const offset = pasteOffset(route, copied.steps);
   for (const step of copied.steps) {
     const id = freshStepId(next, step.id.replace(/_\d+$/, ''));
     renamed.set(step.id, id);
-    const position = step.position ? { x: step.position.x + 40, y: step.position.y + 40 } : undefined;
+    const position = step.position ? { x: step.position.x + offset, y: step.position.y + offset } : undefined;
     next = { ...next, steps: [...next.steps, { ...step, id, ...(position ? { position } : {}) }] };
   }
   const edges = copied.edges

@@ -10,11 +10,14 @@ export interface RoutePanelProps {
   origin: DraftOrigin;
   dirty: boolean;
   saving: boolean;
+  deleting: boolean;
   canSave: boolean;
   bindings: readonly RouteBinding[];
   onRename(name: string): void;
   onSave(): void;
   onDuplicate(): void;
+  /** Deletes the stored route; asks first (it cannot be undone). */
+  onDelete(): void;
   onImport(json: string): void;
   onBind(alphaName: string | null): Promise<void>;
 }
@@ -28,9 +31,9 @@ function download(route: Route) {
   URL.revokeObjectURL(a.href);
 }
 
-/** The route itself: name, save with its revision, duplicate, JSON import/export, binding. */
+/** The route itself: name, save with its revision, duplicate, delete, JSON import/export, binding. */
 export function RoutePanel(props: RoutePanelProps) {
-  const { route, origin, dirty, saving, canSave, bindings } = props;
+  const { route, origin, dirty, saving, deleting, canSave, bindings } = props;
   const file = useRef<HTMLInputElement>(null);
   const [alphaName, setAlphaName] = useState('');
   const [bindError, setBindError] = useState<string | null>(null);
@@ -63,6 +66,11 @@ export function RoutePanel(props: RoutePanelProps) {
         {!origin.builtin && origin.id && (
           <button type="button" onClick={props.onDuplicate}>
             Duplicate
+          </button>
+        )}
+        {!origin.builtin && origin.id && (
+          <button type="button" className="danger" onClick={props.onDelete} disabled={saving || deleting}>
+            {deleting ? 'Deleting…' : 'Delete route'}
           </button>
         )}
       </div>
