@@ -6,7 +6,7 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { createFakeClock } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { createNodeHasher, createSpillway } from '@spillway/http';
+import { createNodeHasher, createSpillway, toNodeHandler } from '@spillway/http';
 import type { Spillway, SpillwayOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { until } from '../support/server-fixture.ts';
@@ -202,6 +202,41 @@ describe('createSpillway: start and stop', () => {
     await expect(fetch(`${origin}/health`)).rejects.toThrow();
     await expect(spillway.storage.findAccountByLogin('shop')).rejects.toThrow();
     await expect(spillway.stop()).resolves.toBeUndefined();
+  });
+
+  it("answers 503 on a host's own server once stop() was called, /health included, instead of a closed database's 500", async () => {
+    const spillway = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [createSimulator({ latencyMs: 10 })],
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      basePath: '/spillway',
+    });
+    await spillway.start();
+    await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
+    // The host's server, which stop() does not close: its other routes go on.
+    const handler = toNodeHandler(spillway);
+    const host = createServer((req, res) => void handler(req, res, () => res.writeHead(200).end('host')));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+      const send = () =>
+        fetch(`${origin}/spillway/bat/messagelist`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] }),
+        });
+      expect((await fetch(`${origin}/spillway/health`)).status).toBe(200);
+      await spillway.stop();
+      for (const res of [await fetch(`${origin}/spillway/health`), await send()]) {
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(await res.json()).toEqual({ error: 'unavailable', message: 'Spillway is stopped: it takes no more requests', status: 503 });
+      }
+      expect(await (await fetch(`${origin}/elsewhere`)).text()).toBe('host');
+    } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
   });
 
   it('start() is idempotent and migrates the storage before the first request', async () => {

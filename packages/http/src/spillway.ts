@@ -205,6 +205,12 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     ],
   });
 
+  /** The answer of every request once `stop()` was called. */
+  const stoppedAnswer = () =>
+    new Response(JSON.stringify({ error: 'unavailable', message: 'Spillway is stopped: it takes no more requests', status: 503 }), {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+    });
   let starting: Promise<void> | null = null;
   let stopping: Promise<void> | null = null;
   let server: RunningServer | null = null;
@@ -226,13 +232,19 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     await storage.close();
   }
 
+  // Once stop() is called the engine and its database are closing: every request, on a host's
+  // server too (`toNodeHandler`, the framework adapters), answers 503 rather than a 500 from a
+  // closed database, or a /health of 200 that keeps a load balancer sending traffic.
+  const mounted = withBasePath(app.fetch, basePath);
+  const direct = directBelow(directRoutesOf(app)!, basePath);
   const spillway: Spillway = {
     engine,
     storage,
     app,
     basePath,
-    fetch: withBasePath(app.fetch, basePath),
-    direct: directBelow(directRoutesOf(app)!, basePath),
+    fetch: (request, ...rest) => (stopping ? stoppedAnswer() : mounted(request, ...rest)),
+    // The app answers the 503: the direct routes step aside.
+    direct: (req, res, next, path) => (stopping ? next() : direct(req, res, next, path)),
     tokens,
     webhooks,
     registry,
