@@ -17,11 +17,11 @@ interface Frame {
 
 /**
  * The frames down to the first member under `value` (at any depth) for which `stops(key, child,
- * depth)` holds, `depth` being the number of objects and arrays it is in (the last frame's
+ * stack)` holds, `stack` being the objects and arrays it is in, outermost first (the last frame's
  * `next - 1` names it); null when none does. Walked with a stack of its own, not by recursion: a
  * request can nest thousands of levels deep.
  */
-function framesTo(value: object, stops: (key: string, child: unknown, depth: number) => boolean): Frame[] | null {
+function framesTo(value: object, stops: (key: string, child: unknown, stack: readonly Frame[]) => boolean): Frame[] | null {
   const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
@@ -31,17 +31,20 @@ function framesTo(value: object, stops: (key: string, child: unknown, depth: num
     }
     const key = top.keys[top.next++]!;
     const child = (top.value as Record<string, unknown>)[key];
-    if (stops(key, child, stack.length)) return stack;
+    if (stops(key, child, stack)) return stack;
     if (typeof child === 'object' && child !== null) stack.push({ value: child, keys: Object.keys(child), next: 0 });
   }
   return null;
 }
 
+/** Whether a member name, or the string value of a member, holds U+0000. */
+const memberHoldsNul = (key: string, child: unknown) => key.includes(NUL) || (typeof child === 'string' && child.includes(NUL));
+
 /** The frames down to the first string or member name under `value` that holds U+0000, `[]` for a string `value` that holds it, null when none does. */
 function framesToNul(value: unknown): Frame[] | null {
   if (typeof value === 'string') return value.includes(NUL) ? [] : null;
   if (typeof value !== 'object' || value === null) return null;
-  return framesTo(value, (key, child) => key.includes(NUL) || (typeof child === 'string' && child.includes(NUL)));
+  return framesTo(value, memberHoldsNul);
 }
 
 /** Whether a string or a member name anywhere in `value` (parsed JSON) holds U+0000. */
@@ -76,8 +79,13 @@ export const NUL_MESSAGE = 'Must not contain the NUL character (U+0000)';
  * `value` itself.
  */
 export function nulError(value: unknown, whole: string): SpillwayError {
-  const path = nulPath(value).replace(/^\./, '') || whole;
-  return new SpillwayError('validation_failed', NUL_MESSAGE, [{ path, message: NUL_MESSAGE }]);
+  return errorAt(framesToNul(value) ?? [], whole, NUL_MESSAGE);
+}
+
+/** A `validation_failed` error with `message` at the path the frames lead down to, or at `whole` for the value itself. */
+function errorAt(frames: readonly Frame[], whole: string, message: string): SpillwayError {
+  const path = pathOf(frames).replace(/^\./, '') || whole;
+  return new SpillwayError('validation_failed', message, [{ path, message }]);
 }
 
 /**
@@ -92,29 +100,22 @@ export const MAX_NESTING = 64;
 export const NESTING_MESSAGE = `Must not nest objects and arrays more than ${MAX_NESTING} levels deep`;
 
 /**
- * The frames down to the first object or array under `value` nested deeper than `max` (the last
- * frame's `next - 1` names it), or null when none is. Walked with a stack of its own, at most
- * `max` frames deep: a value that refers to itself is refused as nested too deep, not walked forever.
- */
-function framesTooDeep(value: unknown, max: number): Frame[] | null {
-  if (typeof value !== 'object' || value === null) return null;
-  if (max < 1) return [];
-  return framesTo(value, (_, child, depth) => depth === max && typeof child === 'object' && child !== null);
-}
-
-/**
- * The `validation_failed` error for a value the engine must not store, or null: one nested deeper
- * than {@link MAX_NESTING} (at the path of the first member too deep), or one that holds U+0000
- * (at the path of the first string or member name that holds it). At `whole` when that is the
- * value itself.
+ * The `validation_failed` error for a value the engine must not store, or null: one that holds
+ * U+0000 (at the path of the first string or member name that holds it), or one nested deeper than
+ * {@link MAX_NESTING} (at the path of the first member too deep), whichever one walk finds first.
+ * At `whole` when that is the value itself. The walk goes no deeper than the bound: a value that
+ * refers to itself is refused as nested too deep, not walked forever.
  */
 export function unstorableError(value: unknown, whole: string): SpillwayError | null {
-  const deep = framesTooDeep(value, MAX_NESTING);
-  if (deep !== null) {
-    const path = pathOf(deep).replace(/^\./, '') || whole;
-    return new SpillwayError('validation_failed', NESTING_MESSAGE, [{ path, message: NESTING_MESSAGE }]);
-  }
-  return holdsNul(value) ? nulError(value, whole) : null;
+  if (typeof value === 'string') return value.includes(NUL) ? errorAt([], whole, NUL_MESSAGE) : null;
+  if (typeof value !== 'object' || value === null) return null;
+  let tooDeep = false;
+  const frames = framesTo(value, (key, child, stack) => {
+    tooDeep = stack.length === MAX_NESTING && typeof child === 'object' && child !== null;
+    return tooDeep || memberHoldsNul(key, child);
+  });
+  if (frames === null) return null;
+  return errorAt(frames, whole, tooDeep ? NESTING_MESSAGE : NUL_MESSAGE);
 }
 
 /**
@@ -149,19 +150,12 @@ export const NUL_REPLACEMENT = '\uFFFD';
 /** The objects and arrays under `value` (itself included) that hold U+0000 somewhere: walked once, with a stack of its own. */
 function objectsHoldingNul(value: object): Set<object> {
   const holding = new Set<object>();
-  const stack: Frame[] = [{ value, keys: Object.keys(value), next: 0 }];
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (top.next === top.keys.length) {
-      stack.pop();
-      if (holding.has(top.value) && stack.length > 0) holding.add(stack[stack.length - 1]!.value);
-      continue;
-    }
-    const key = top.keys[top.next++]!;
-    const child = (top.value as Record<string, unknown>)[key];
-    if (key.includes(NUL) || (typeof child === 'string' && child.includes(NUL))) holding.add(top.value);
-    else if (typeof child === 'object' && child !== null) stack.push({ value: child, keys: Object.keys(child), next: 0 });
-  }
+  framesTo(value, (key, child, stack) => {
+    if (!memberHoldsNul(key, child)) return false;
+    // It and the objects it is in, up to one already known to hold it.
+    for (let i = stack.length - 1; i >= 0 && !holding.has(stack[i]!.value); i--) holding.add(stack[i]!.value);
+    return false;
+  });
   return holding;
 }
 
