@@ -4,18 +4,11 @@ import { SpillwayError } from '../errors.ts';
 import type { ClientStorage } from '../ports/client-storage.ts';
 import { botChatMessageSchema, parseRequest } from './client-requests.ts';
 import { applyPhoneVariables } from './phone-variables.ts';
+import { rethrowAt } from '../validation/issue-details.ts';
 
 /** The cascade's error paths (`[0].fromName`) as the members of the chat message the caller sent (`fromName`). */
-function asRequestPaths(error: unknown): never {
-  if (error instanceof SpillwayError && error.details) {
-    throw new SpillwayError(
-      error.code,
-      error.message,
-      error.details.map((d) => ({ ...d, path: d.path.replace(/^\[0\]\.?/, '').replace(/^toPhone$/, 'phoneNumber') || '(body)' })),
-    );
-  }
-  throw error;
-}
+const asRequestPaths = (error: unknown): never =>
+  rethrowAt(error, (path) => path.replace(/^\[0\]\.?/, '').replace(/^toPhone$/, 'phoneNumber'));
 
 /**
  * `POST /api/myCodeBot/sendChatMessage`: one chat message to a number through the account's

@@ -3,7 +3,7 @@ import type { Engine } from '../engine/engine-types.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ClientStorage } from '../ports/client-storage.ts';
 import type { SendResponse } from '../types/api.ts';
-import { issuesToDetails } from '../validation/issue-details.ts';
+import { issuesToDetails, rethrowAt } from '../validation/issue-details.ts';
 import { applyPhoneVariables } from './phone-variables.ts';
 // Raw request parameters: the engine validates the messages built from them.
 import type { SendMessagesInput } from '../engine/inputs.ts';
@@ -39,37 +39,19 @@ export function parseIp2smsParams(params: Record<string, string | undefined>) {
 }
 
 /** Re-addresses the engine's `messages[0].x` error paths to the single message's `x`. */
-function asSingle(error: unknown): never {
-  if (error instanceof SpillwayError && error.details) {
-    throw new SpillwayError(
-      error.code,
-      error.message,
-      error.details.map((d) => ({ ...d, path: d.path.replace(/^messages\[0\]\.?/, '') || '(body)' })),
-    );
-  }
-  throw error;
-}
+const asSingle = (error: unknown): never => rethrowAt(error, (path) => path.replace(/^messages\[0\]\.?/, ''));
 
 /**
  * Re-addresses the engine's `messages[i].x` error paths to the ip2sms parameter `x` the client
  * sent (`to` when it sent `phone`): `to[i]` for the i-th of several recipients, the shared
  * parameters once whatever the number of recipients.
  */
-function asParams(error: unknown, recipients: number): never {
-  if (error instanceof SpillwayError && error.details) {
-    const seen = new Set<string>();
-    const details = error.details.flatMap((d) => {
-      const [, index, field] = /^messages\[(\d+)\]\.?(.*)$/.exec(d.path) ?? [];
-      const path = index === undefined ? d.path : field === 'to' && recipients > 1 ? `to[${index}]` : field || '(body)';
-      const key = `${path}\0${d.message}`;
-      if (seen.has(key)) return [];
-      seen.add(key);
-      return [{ ...d, path }];
-    });
-    throw new SpillwayError(error.code, error.message, details);
-  }
-  throw error;
-}
+const asParams = (error: unknown, recipients: number): never =>
+  rethrowAt(error, (path) => {
+    const [, index, field] = /^messages\[(\d+)\]\.?(.*)$/.exec(path) ?? [];
+    if (index === undefined) return path;
+    return field === 'to' && recipients > 1 ? `to[${index}]` : (field ?? '');
+  });
 
 async function withPhoneData(storage: ClientStorage, accountId: number, items: Item[]): Promise<Item[]> {
   return Promise.all(
