@@ -13,6 +13,16 @@ let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
+/** Answers the page's next question (`window.confirm`) with `accept`; the questions asked, as it gets them. */
+function answerNext(accept: boolean): string[] {
+  const questions: string[] = [];
+  page.once('dialog', (d) => {
+    questions.push(d.message());
+    void (accept ? d.accept() : d.dismiss());
+  });
+  return questions;
+}
+
 describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     buildIfStale();
@@ -50,15 +60,11 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
   });
 
   it('asks before "+ New route" drops unsaved changes', async () => {
-    const questions: string[] = [];
-    page.once('dialog', (d) => {
-      questions.push(d.message());
-      void d.dismiss();
-    });
+    const questions = answerNext(false);
     await page.getByRole('button', { name: '+ New route' }).click();
     expect(questions).toEqual(['Discard the unsaved changes of the open route?']);
     expect(await page.getByLabel('Name').inputValue()).toBe('Unsaved draft');
-    page.once('dialog', (d) => void d.accept());
+    answerNext(true);
     await page.getByRole('button', { name: '+ New route' }).click();
     await expect.poll(() => page.getByLabel('Name').inputValue()).toBe('New route');
   });
@@ -143,15 +149,11 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
     await page.getByTestId('route-origin').filter({ hasText: 'revision 2' }).waitFor();
     const item = page.getByRole('button', { name: /Saved by keyboard/ });
     await item.waitFor();
-    const questions: string[] = [];
-    page.once('dialog', (d) => {
-      questions.push(d.message());
-      void d.dismiss();
-    });
+    const questions = answerNext(false);
     await page.getByRole('button', { name: 'Delete route' }).click();
     expect(questions).toEqual(['Delete the route "Saved by keyboard"? This cannot be undone.']);
     expect(await item.count()).toBe(1);
-    page.once('dialog', (d) => void d.accept());
+    answerNext(true);
     await page.getByRole('button', { name: 'Delete route' }).click();
     await expect.poll(() => item.count()).toBe(0);
     await page.getByText('Open a route on the left, or start a new one.').waitFor();

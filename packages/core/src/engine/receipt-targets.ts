@@ -1,5 +1,6 @@
 import type { MessageStorage } from '../ports/message-storage.ts';
 import type { ErrorDetail } from '../errors.ts';
+import { formatPath } from '../validation/issue-details.ts';
 
 /** An attempt a receipt names by its message and step. */
 export interface ReceiptTarget {
@@ -24,10 +25,10 @@ export async function receiptTargetIssues(
   const issues: ErrorDetail[] = [];
   targets.forEach((t, i) => {
     const steps = stepsOf.get(t.messageId);
-    if (steps === undefined) issues.push({ path: `${pathOf(i)}.messageId`.replace(/^\./, ''), message: `no message ${t.messageId}` });
+    if (steps === undefined) issues.push({ path: formatPath(['messageId'], pathOf(i)), message: `no message ${t.messageId}` });
     else if (t.step >= steps) {
       issues.push({
-        path: `${pathOf(i)}.step`.replace(/^\./, ''),
+        path: formatPath(['step'], pathOf(i)),
         message: `message ${t.messageId} has ${steps === 1 ? 'one step, 0' : `steps 0 to ${steps - 1}`}`,
       });
     }
