@@ -1,11 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteStorage } from '@spillway/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startServer, until, type RunningFixture } from '../support/server-fixture.ts';
 
 const SECRET = `whsec_${Buffer.from('gateway-secret-of-the-tests-0123').toString('base64')}`;
 let f: RunningFixture;
+const dirs: string[] = [];
 afterEach(async () => {
   await f?.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** POSTs `body` to /gateway-callback signed with `secret`. */
@@ -149,5 +155,44 @@ describe('POST /gateway-callback', () => {
     await expect(f.server.engine.receive({ messageId: 999_999, step: 0, outcome: 'delivered' })).rejects.toMatchObject({
       code: 'not_found',
     });
+  });
+
+  it('stores a request as one transaction: a database failure midway stores none of it, and the retry stores all', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-gateway-'));
+    dirs.push(dir);
+    const file = join(dir, 'spillway.db');
+    // The API role alone: no worker takes receipts from the inbox, so the test reads what was stored.
+    f = await startServer({ SPILLWAY_GATEWAY_SECRET: SECRET, SPILLWAY_DB: file, SPILLWAY_ROLE: 'api' });
+    const other = createSqliteStorage({ filename: file });
+    const { db } = other;
+    try {
+      const sent = await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to: '99900000004', type: 'sms', text: 'hi' }] } });
+      const id = ((await sent.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
+      // The second receipt's write fails inside the database, after the first one's.
+      db.exec(`CREATE TRIGGER refuse_boom BEFORE INSERT ON orphan_receipts WHEN NEW.provider_message_id = 'boom'
+               BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
+      const body = {
+        receipts: [
+          { messageId: id, step: 0, status: 'delivered' },
+          { providerMessageId: 'boom', driver: 'kannel', status: 'delivered' },
+        ],
+      };
+      const failed = await post(body);
+      expect(failed.status).toBe(500);
+      expect(await failed.json()).toMatchObject({ error: 'internal' });
+      const stored = () => ({
+        receipts: db.prepare('SELECT message_id FROM receipts').pluck().all(),
+        orphans: db.prepare('SELECT provider_message_id FROM orphan_receipts').pluck().all(),
+      });
+      expect(stored()).toEqual({ receipts: [], orphans: [] });
+
+      db.exec('DROP TRIGGER refuse_boom');
+      const retried = await post(body);
+      expect(retried.status).toBe(200);
+      expect(await retried.json()).toEqual({ accepted: 2 });
+      expect(stored()).toEqual({ receipts: [id], orphans: ['boom'] });
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -38,7 +38,7 @@ export type {
 } from './ports/channel.ts';
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
-export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput } from './engine/engine-types.ts';
+export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput, ReceiptFrom } from './engine/engine-types.ts';
 export type {
   SendMessagesInput,
   SendMessageItemInput,

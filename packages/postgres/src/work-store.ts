@@ -105,6 +105,23 @@ async function enqueueIn(db: Queryable, x: string, receipts: QueuedReceipt[]): P
   );
 }
 
+async function addOrphansIn(db: Queryable, x: string, orphans: OrphanReceipt[]): Promise<void> {
+  if (orphans.length === 0) return;
+  await run(
+    db,
+    `INSERT INTO ${x}orphan_receipts (driver, provider_message_id, outcome, failure, detail, at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])`,
+    [
+      orphans.map((o) => o.driver),
+      orphans.map((o) => o.providerMessageId),
+      orphans.map((o) => o.outcome),
+      orphans.map((o) => o.failure),
+      orphans.map((o) => o.detail),
+      orphans.map((o) => o.at),
+    ],
+  );
+}
+
 /**
  * What the engine's workers do with PostgreSQL: claims (`SKIP LOCKED`, so that processes claim
  * disjoint messages without waiting for one another), rounds, charges, the receipt inbox and
@@ -184,7 +201,14 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
         return results;
       });
     },
-    enqueueReceipts: (receipts) => enqueueIn(pool, x, receipts),
+    async enqueueReceipts(receipts, orphans = []) {
+      if (orphans.length === 0) return enqueueIn(pool, x, receipts);
+      if (receipts.length === 0) return addOrphansIn(pool, x, orphans);
+      await transaction(pool, async (client) => {
+        await enqueueIn(client, x, receipts);
+        await addOrphansIn(client, x, orphans);
+      });
+    },
     async claimReceipts(now, limit, leaseMs, owner) {
       const claimed = await rows<ReceiptRow>(
         pool,
@@ -206,22 +230,7 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
       for (const m of matched) found.set(m.provider_message_id, { messageId: m.message_id, step: m.step });
       return found;
     },
-    async addOrphanReceipts(orphans: OrphanReceipt[]) {
-      if (orphans.length === 0) return;
-      await run(
-        pool,
-        `INSERT INTO ${x}orphan_receipts (driver, provider_message_id, outcome, failure, detail, at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])`,
-        [
-          orphans.map((o) => o.driver),
-          orphans.map((o) => o.providerMessageId),
-          orphans.map((o) => o.outcome),
-          orphans.map((o) => o.failure),
-          orphans.map((o) => o.detail),
-          orphans.map((o) => o.at),
-        ],
-      );
-    },
+    addOrphanReceipts: (orphans) => addOrphansIn(pool, x, orphans),
     async adoptOrphanReceipts(olderThan) {
       return transaction(pool, async (client) => {
         const matched = await rows<OrphanReceipt & { message_id: number; step: number }>(

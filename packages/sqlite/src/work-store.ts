@@ -210,10 +210,8 @@ export function createWorkStore(db: Database.Database): WorkStorage {
   const claimReceiptsTx = db.transaction((now: number, limit: number, leaseMs: number, owner: string) =>
     st().claimReceipts.all(now + leaseMs, owner, now, limit),
   );
-  const enqueueTx = db.transaction((receipts: QueuedReceipt[]) => {
+  const enqueueTx = db.transaction((receipts: QueuedReceipt[], orphans: readonly OrphanReceipt[]) => {
     for (const r of receipts) st().enqueue.run(r.messageId, JSON.stringify(r.event), r.detail, r.driver, r.at);
-  });
-  const addOrphansTx = db.transaction((orphans: OrphanReceipt[]) => {
     for (const o of orphans) st().insertOrphan.run(o.driver, o.providerMessageId, o.outcome, o.failure, o.detail, o.at);
   });
   const adoptOrphansTx = db.transaction((olderThan: number): number => {
@@ -261,8 +259,8 @@ export function createWorkStore(db: Database.Database): WorkStorage {
     async chargeSteps(charges, at) {
       return charges.length === 0 ? [] : chargeTx.immediate(charges, at);
     },
-    async enqueueReceipts(receipts) {
-      if (receipts.length > 0) enqueueTx.immediate(receipts);
+    async enqueueReceipts(receipts, orphans = []) {
+      if (receipts.length + orphans.length > 0) enqueueTx.immediate(receipts, orphans);
     },
     async claimReceipts(now, limit, leaseMs, owner) {
       if (st().anyReceipt.get(now) === undefined) return [];
@@ -280,7 +278,7 @@ export function createWorkStore(db: Database.Database): WorkStorage {
       return found;
     },
     async addOrphanReceipts(orphans) {
-      if (orphans.length > 0) addOrphansTx.immediate(orphans);
+      if (orphans.length > 0) enqueueTx.immediate([], orphans);
     },
     async adoptOrphanReceipts(olderThan) {
       return adoptOrphansTx.immediate(olderThan);

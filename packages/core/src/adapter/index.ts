@@ -26,7 +26,7 @@ export type { CascadePlan, CascadeStepDraft, PlanCascadeOptions } from '../casca
 export { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../cascade/cascade-variables.ts';
 export type { CascadeVariableRef } from '../cascade/cascade-variables.ts';
 export { newShortCode } from '../cascade/short-code.ts';
-export { formatPath, issuesToDetails } from '../validation/issue-details.ts';
+export { formatPath, issuesToDetails, rethrowAt } from '../validation/issue-details.ts';
 export { holdsNul, nulError, NUL_MESSAGE, NUL_REPLACEMENT, withoutNul } from '../validation/nul.ts';
 export { createInboundService } from '../inbound/inbound-service.ts';
 export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from '../inbound/inbound-service.ts';
@@ -37,8 +37,6 @@ export type { InboundPayload } from '../inbound/webhook-payload.ts';
 export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } from '../inbound/webhook-backoff.ts';
 export { SESSION_WINDOW_MS } from '../engine/cascade-kind-handler.ts';
 export { historyOf } from '../engine/history.ts';
-export { receiptTargetIssues } from '../engine/receipt-targets.ts';
-export type { ReceiptTarget } from '../engine/receipt-targets.ts';
 export { createRoundLoop } from '../engine/round-loop.ts';
 export type { RoundLoop, RoundLoopOptions } from '../engine/round-loop.ts';
 export * from '../clients/client-requests.ts';

@@ -8,7 +8,7 @@ import type { IngestBatch } from '../ports/message-storage.ts';
 import { createAccountDriverLookup } from './account-channels.ts';
 import { createAccountService } from './account-service.ts';
 import { MachineAdvancer } from './advance.ts';
-import type { Engine, EngineOptions } from './engine-types.ts';
+import type { Engine, EngineOptions, ReceiptFrom } from './engine-types.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { createCascadeService } from './cascade-service.ts';
 import type { HandOver } from './ingest-group.ts';
@@ -19,7 +19,9 @@ import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
-import { receiptTargetIssues } from './receipt-targets.ts';
+import { receiptTargetIssues, type ReceiptTarget, type ReceiptTargetIssue } from './receipt-targets.ts';
+import type { OrphanReceipt, QueuedReceipt } from '../ports/work-storage.ts';
+import { formatPath } from '../validation/issue-details.ts';
 
 /**
  * Creates the engine over a storage and channel drivers. Nothing runs until `start()` (or, in
@@ -110,30 +112,62 @@ export function createEngine(options: EngineOptions): Engine {
     options.onWork?.(elsewhere);
   }
 
-  /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
-  async function receive(receipt: Receipt, receiveOptions: { driver?: string } = {}): Promise<void> {
+  /**
+   * Checks receipts and writes them to the durable inbox in one transaction (and, naming a provider
+   * id not committed yet, keeps them aside as orphans in the same transaction). Answers the issues
+   * of receipts naming attempts that do not exist, in which case nothing was written.
+   */
+  async function store(receipts: readonly ReceiptFrom[], pathOf: (index: number) => string): Promise<ReceiptTargetIssue[]> {
     const at = clock.now();
-    const driver = receiveOptions.driver ?? null;
-    let ref: { messageId: number; step: number } | undefined;
-    if ('providerMessageId' in receipt) {
-      if (!driver) throw new SpillwayError('validation_failed', 'a receipt naming only the provider id needs the driver that sent it');
-      ref = (await storage.findAttempts(driver, [receipt.providerMessageId])).get(receipt.providerMessageId);
-      if (!ref) {
-        const orphan = { driver, providerMessageId: receipt.providerMessageId, outcome: receipt.outcome, at };
-        await storage.addOrphanReceipts([{ ...orphan, failure: receipt.failure ?? null, detail: receipt.error ?? null }]);
-        return;
-      }
-    } else {
-      ref = { messageId: receipt.messageId, step: receipt.step };
-      const [issue] = await receiptTargetIssues(storage, [ref], () => '');
-      if (issue) {
-        if (issue.path === 'messageId') throw new SpillwayError('not_found', issue.message);
-        throw new SpillwayError('validation_failed', issue.message, [issue]);
+    const named: Array<ReceiptTarget & { index: number }> = [];
+    const byDriver = new Map<string, string[]>();
+    receipts.forEach(({ receipt, driver }, index) => {
+      if ('providerMessageId' in receipt) {
+        if (!driver) {
+          throw new SpillwayError('validation_failed', 'a receipt naming only the provider id needs the driver that sent it', [
+            { path: formatPath(['driver'], pathOf(index)), message: 'required with providerMessageId' },
+          ]);
+        }
+        byDriver.set(driver, [...(byDriver.get(driver) ?? []), receipt.providerMessageId]);
+      } else named.push({ messageId: receipt.messageId, step: receipt.step, index });
+    });
+    const issues = await receiptTargetIssues(storage, named, (i) => pathOf(named[i]!.index));
+    if (issues.length > 0) return issues;
+    const found = new Map<string, Map<string, ReceiptTarget>>();
+    for (const [driver, ids] of byDriver) found.set(driver, await storage.findAttempts(driver, ids));
+    const queued: QueuedReceipt[] = [];
+    const orphans: OrphanReceipt[] = [];
+    for (const { receipt, driver = null } of receipts) {
+      const detail = receipt.error ?? null;
+      const ref = 'providerMessageId' in receipt ? found.get(driver!)!.get(receipt.providerMessageId) : receipt;
+      if (ref) queued.push({ messageId: ref.messageId, event: receiptEvent(receipt, ref.step), detail, driver, at });
+      else if ('providerMessageId' in receipt) {
+        const { providerMessageId, outcome, failure = null } = receipt;
+        orphans.push({ driver: driver!, providerMessageId, outcome, failure, detail, at });
       }
     }
-    const event = receiptEvent(receipt, ref.step);
-    await storage.enqueueReceipts([{ messageId: ref.messageId, event, detail: receipt.error ?? null, driver, at }]);
+    await storage.enqueueReceipts(queued, orphans);
     notify();
+    return [];
+  }
+
+  /** Writes a receipt to the durable inbox (or, naming an attempt not committed yet, keeps it aside). */
+  async function receive(receipt: Receipt, receiveOptions: { driver?: string } = {}): Promise<void> {
+    const [issue] = await store([{ receipt, ...(receiveOptions.driver ? { driver: receiveOptions.driver } : {}) }], () => '');
+    if (issue?.missing === 'message') throw new SpillwayError('not_found', issue.detail.message);
+    if (issue) throw new SpillwayError('validation_failed', issue.detail.message, [issue.detail]);
+  }
+
+  /** Writes receipts to the durable inbox as one: all of them, or none when one names an attempt that does not exist. */
+  async function receiveMany(receipts: readonly ReceiptFrom[]): Promise<void> {
+    const issues = await store(receipts, (index) => `[${index}]`);
+    if (issues.length > 0) {
+      throw new SpillwayError(
+        'validation_failed',
+        'Receipts name attempts that do not exist; none was stored',
+        issues.map((i) => i.detail),
+      );
+    }
   }
 
   return {
@@ -156,7 +190,7 @@ export function createEngine(options: EngineOptions): Engine {
       ownWorkerRuns = false;
       return worker.stop(graceMs);
     },
-    ...refusingUnstorable({ receive, receiveInbound }),
+    ...refusingUnstorable({ receive, receiveMany, receiveInbound }),
     wake: () => worker.notify(),
     handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),

@@ -147,6 +147,12 @@ export interface MessagingService {
 }
 
 /** The running engine: services plus the worker loop that advances machines. */
+/** A receipt and the driver it came from (needed when it names only the provider's id). */
+export interface ReceiptFrom {
+  receipt: Receipt;
+  driver?: string;
+}
+
 export interface Engine {
   readonly clock: Clock;
   readonly storage: Storage;
@@ -171,6 +177,15 @@ export interface Engine {
    * `driver` that accepted the attempt.
    */
   receive(receipt: Receipt, options?: { driver?: string }): Promise<void>;
+  /**
+   * Feeds receipts as one, as an upstream gateway's callback brings them: every receipt naming an
+   * attempt by `messageId` and `step` is checked first, and if one names a message or a step that
+   * does not exist nothing is stored (`validation_failed`, with a detail at `[i].messageId` or
+   * `[i].step` for each). Otherwise all are stored in one transaction, so a crash stores all or
+   * none, and the call resolves once they are durable. Each receipt naming only the provider's id
+   * carries the `driver` that accepted the attempt.
+   */
+  receiveMany(receipts: readonly ReceiptFrom[]): Promise<void>;
   /**
    * Takes an incoming message a driver reported (an MO SMS, a chat reply) to the account owning
    * the address it was sent to (or the one it names), records it and queues its webhook to the

@@ -125,8 +125,11 @@ export interface WorkStorage {
   /** Charges steps before they are sent, one result per charge in order. */
   chargeSteps(charges: StepCharge[], at: number): Promise<StepChargeResult[]>;
 
-  /** Writes receipts to the durable inbox (another process applies them). */
-  enqueueReceipts(receipts: QueuedReceipt[]): Promise<void>;
+  /**
+   * Writes receipts to the durable inbox (another process applies them) and, in the same
+   * transaction, `orphans`: receipts whose provider id is not known yet (as `addOrphanReceipts`).
+   */
+  enqueueReceipts(receipts: QueuedReceipt[], orphans?: OrphanReceipt[]): Promise<void>;
   /** Leases up to `limit` queued receipts to `owner`, oldest first. */
   claimReceipts(now: number, limit: number, leaseMs: number, owner: string): Promise<Array<QueuedReceipt & { id: number }>>;
   /** The attempts of `driver` known by these provider ids. */

@@ -459,6 +459,26 @@ export function describeWork(storage: StorageRef): void {
       );
       expect(await storage().adoptOrphanReceipts(1_000)).toBe(0);
     });
+
+    it('writes receipts and orphans in one transaction: all of them, or none when one cannot be written', async () => {
+      const { ids } = await messagesWith([send(0, 1_000)]);
+      const [a] = ids as [number];
+      const receipt = { messageId: a, event: { type: 'DELIVERED', step: 0 }, detail: null, driver: 'smpp', at: 2_000 } as const;
+      const orphan = { driver: 'smpp', providerMessageId: 'P9', outcome: 'read', failure: null, detail: null, at: 2_000 } as const;
+      // An orphan without its driver breaks the table's NOT NULL, after the receipt was written.
+      await expect(storage().enqueueReceipts([receipt], [{ ...orphan, driver: null as unknown as string }])).rejects.toThrow();
+      expect(await storage().claimReceipts(3_000, 10, 1, 'w1')).toEqual([]);
+
+      await storage().enqueueReceipts([receipt], [orphan]);
+      expect((await storage().claimReceipts(3_000, 10, 1, 'w1')).map(({ id: _id, ...r }) => r)).toEqual([receipt]);
+      await storage().commit(
+        commitOf('w1', {
+          updates: [updateOf(await get(a))],
+          providerIds: [{ driver: 'smpp', providerMessageId: 'P9', messageId: a, step: 0 }],
+        }),
+      );
+      expect(await storage().adoptOrphanReceipts(1_000)).toBe(1);
+    });
   });
 
   describe('workers and recovery', () => {

@@ -1,6 +1,6 @@
 import { SpillwayError } from '@spillway/core';
-import type { FailureClass, Receipt } from '@spillway/core';
-import { receiptTargetIssues, withoutNul } from '@spillway/core/adapter';
+import type { FailureClass, Receipt, ReceiptFrom } from '@spillway/core';
+import { rethrowAt, withoutNul } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
@@ -98,12 +98,7 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
         throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
       }
       const { receipts } = parseOrThrow(gatewayCallbackSchema, json, 'gateway callback');
-      // Every attempt named by its message and step must exist before any receipt is stored.
-      const named = receipts.flatMap((r, i) => (r.messageId === undefined ? [] : [{ messageId: r.messageId, step: r.step!, index: i }]));
-      const issues = await receiptTargetIssues(c.var.engine.storage, named, (i) => `receipts[${named[i]!.index}]`);
-      if (issues.length > 0)
-        throw new SpillwayError('validation_failed', 'Receipts name attempts that do not exist; none was stored', issues);
-      for (const r of receipts) {
+      const reports = receipts.map((r): ReceiptFrom => {
         const outcome = OUTCOMES[r.status];
         const report = {
           outcome: outcome.outcome,
@@ -112,9 +107,12 @@ export function registerGatewayCallback(app: Hono<Env>, deps: GatewayCallbackDep
             : {}),
           ...(r.error ? { error: r.error } : {}),
         };
-        if (r.messageId !== undefined) await c.var.engine.receive({ messageId: r.messageId, step: r.step!, ...report });
-        else await c.var.engine.receive({ providerMessageId: r.providerMessageId!, ...report }, { driver: r.driver! });
-      }
+        return r.messageId !== undefined
+          ? { receipt: { messageId: r.messageId, step: r.step!, ...report } }
+          : { receipt: { providerMessageId: r.providerMessageId!, ...report }, driver: r.driver! };
+      });
+      // All or none: a receipt naming an attempt that does not exist refuses the request.
+      await c.var.engine.receiveMany(reports).catch((error: unknown) => rethrowAt(error, (path) => `receipts${path}`));
       return c.json({ accepted: receipts.length });
     },
   );

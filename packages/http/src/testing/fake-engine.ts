@@ -86,6 +86,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     start() {},
     stop: async () => {},
     receive: async () => {},
+    receiveMany: async () => {},
     receiveInbound: async () => {},
     wake: () => {},
     handOver: () => {},

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { engineFixture } from '../support/engine-fixture.ts';
+
+// `engine.receiveMany`: a gateway's batch of receipts stored as one, or refused as one. Run on both
+// storages (SPILLWAY_TEST_STORAGE=postgres in CI's PostgreSQL suite).
+
+type Fixture = Awaited<ReturnType<typeof engineFixture>>;
+let f: Fixture;
+afterEach(() => f?.close());
+
+/** Two SMS the simulator accepts and never reports on (numbers ending in 04), sent and waiting for a receipt. */
+async function twoSilent(): Promise<[number, number]> {
+  const sms = (to: string) => ({ from: 'Shop', to, type: 'sms' as const, text: 'hi' });
+  const sent = await f.engine.messages.send(f.account.id, { messages: [sms('99900000004'), sms('99900000104')] });
+  await f.advance(1_000);
+  return sent.messages.map((m) => m.messageId) as [number, number];
+}
+
+const statusOf = async (id: number) => (await f.engine.messages.status(f.account.id, id)).deliverystatus;
+
+describe('engine.receiveMany', () => {
+  it('applies every receipt of the batch, by message and step or by provider id', async () => {
+    f = await engineFixture();
+    const [a, b] = await twoSilent();
+    expect([await statusOf(a), await statusOf(b)]).toEqual(['processing', 'processing']);
+    await f.engine.receiveMany([
+      { receipt: { messageId: a, step: 0, outcome: 'delivered' } },
+      { receipt: { messageId: b, step: 0, outcome: 'failed', failure: 'permanent', error: 'blocked' } },
+      // An id the driver has not recorded yet is kept aside, not refused.
+      { receipt: { providerMessageId: 'not-yet-known', outcome: 'read' }, driver: 'kannel' },
+    ]);
+    await f.advance(0);
+    expect([await statusOf(a), await statusOf(b)]).toEqual(['delivered', 'permanenterror']);
+  });
+
+  it('stores none of a batch in which one receipt names a message or a step that does not exist', async () => {
+    f = await engineFixture();
+    const [a, b] = await twoSilent();
+    await expect(
+      f.engine.receiveMany([
+        { receipt: { messageId: a, step: 0, outcome: 'delivered' } },
+        { receipt: { messageId: b, step: 2, outcome: 'delivered' } },
+        { receipt: { messageId: 999_999, step: 0, outcome: 'delivered' } },
+      ]),
+    ).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [
+        { path: '[1].step', message: `message ${b} has one step, 0` },
+        { path: '[2].messageId', message: 'no message 999999' },
+      ],
+    });
+    await f.advance(0);
+    expect(await statusOf(a)).toBe('processing');
+
+    await expect(f.engine.receiveMany([{ receipt: { providerMessageId: 'P1', outcome: 'delivered' } }])).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: '[0].driver' }],
+    });
+  });
+});
