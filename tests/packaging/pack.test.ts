@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The packages as a user gets them: built, packed with `pnpm pack`, installed with npm into an app
 // outside the workspace, then run with plain `node` and compiled by the user's own `tsc` (strict,
-// NodeNext). Slow (a build, four packs, an npm install): `pnpm test:packaging`, a step of .ci/run.
+// NodeNext). Slow (a build, five packs, an npm install): `pnpm test:packaging`, a step of .ci/run.
 
 const root = resolve(import.meta.dirname, '../..');
-const PACKAGES = ['core', 'sqlite', 'channels', 'http'] as const;
+const PACKAGES = ['core', 'sqlite', 'channels', 'http', 'client'] as const;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let app: string;
 
@@ -91,13 +91,14 @@ describe('the packed packages', () => {
     }
   });
 
-  it('run in a plain Node ESM app: an engine on SQLite sends a message, delivered, read back over HTTP', () => {
+  it('run in a plain Node ESM app: an engine on SQLite sends a message, delivered, read back over HTTP and with the typed client', () => {
     writeFileSync(
       join(app, 'main.mjs'),
       `import { createEngine, isFinalStatus } from '@spillway/core';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { createSimulator } from '@spillway/channels';
 import { createHttpApp, createNodeHasher, serve } from '@spillway/http';
+import { createSpillwayClient } from '@spillway/client';
 
 const storage = createSqliteStorage({ filename: 'consumer.db' });
 await storage.migrate();
@@ -120,14 +121,35 @@ for (let i = 0; i < 200 && !isFinalStatus(status.deliverystatus); i++) {
 const server = await serve({ fetch: createHttpApp({ engine }).fetch, port: 0 });
 const res = await fetch('http://127.0.0.1:' + server.port + '/bat/message/' + id, { headers: { 'X-Authorization-Key': key } });
 const overHttp = await res.json();
+const client = createSpillwayClient({ baseUrl: 'http://127.0.0.1:' + server.port, auth: { apiKey: key } });
+const second = await client.sendMessages({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'And again' }] });
+const read = await client.GET('/bat/message/{messageId}', { params: { path: { messageId: id } } });
+const refused = await client.GET('/bat/message/{messageId}', { params: { path: { messageId: 987654 } } });
 await server.close();
 await engine.stop();
 await storage.close();
-console.log(JSON.stringify({ id, status: status.deliverystatus, httpStatus: res.status, overHttp: overHttp.deliverystatus }));
+console.log(JSON.stringify({
+  id,
+  status: status.deliverystatus,
+  httpStatus: res.status,
+  overHttp: overHttp.deliverystatus,
+  clientSent: second.messages.length,
+  clientSentId: second.messages[0].messageId > id,
+  clientRead: read.data?.deliverystatus,
+  clientError: [refused.response.status, refused.error?.error],
+}));
 `,
     );
     const out = JSON.parse(run(process.execPath, ['main.mjs'], app).trim().split('\n').pop()!) as Record<string, unknown>;
-    expect(out).toMatchObject({ status: 'delivered', httpStatus: 200, overHttp: 'delivered' });
+    expect(out).toMatchObject({
+      status: 'delivered',
+      httpStatus: 200,
+      overHttp: 'delivered',
+      clientSent: 1,
+      clientSentId: true,
+      clientRead: 'delivered',
+      clientError: [404, 'not_found'],
+    });
   });
 
   it("compile in the user's TypeScript app (strict, NodeNext), and a misspelt body does not", () => {
@@ -154,6 +176,7 @@ import { storedMessageFromRow } from '@spillway/core/storage';
 import { createSqliteStorage, type SqliteStorage } from '@spillway/sqlite';
 import { createSimulator } from '@spillway/channels';
 import { createHttpApp, createNodeHasher } from '@spillway/http';
+import { createSpillwayClient, type Schemas } from '@spillway/client';
 
 const storage: SqliteStorage = createSqliteStorage({ filename: ':memory:' });
 const engine: Engine = createEngine({ storage, channels: [createSimulator({ latencyMs: 0 })], hasher: createNodeHasher() });
@@ -165,6 +188,10 @@ export async function send(accountId: number): Promise<[SendResponse, MessageSta
 }
 export const fetchHandler: (request: Request) => Response | Promise<Response> = app.fetch;
 export { runStorageContract, storedMessageFromRow };
+const client = createSpillwayClient({ baseUrl: 'http://127.0.0.1:8080', auth: { apiKey: 'sk_x' } });
+export async function statusOverHttp(messageId: number): Promise<Schemas['MessageStatus'] | undefined> {
+  return (await client.GET('/bat/message/{messageId}', { params: { path: { messageId } } })).data;
+}
 `,
     );
     run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], app);
@@ -177,6 +204,13 @@ export async function typo(engine: Engine) {
 }
 `,
     );
+    writeFileSync(
+      join(app, 'client-typo.ts'),
+      `import { createSpillwayClient } from '@spillway/client';
+const client = createSpillwayClient({ baseUrl: 'http://127.0.0.1:8080' });
+export const sent = client.POST('/bat/messagelist', { body: { mesages: [] } });
+`,
+    );
     let output = '';
     try {
       run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], app);
@@ -184,8 +218,10 @@ export async function typo(engine: Engine) {
       output = (error as Error).message;
     } finally {
       rmSync(join(app, 'typo.ts'));
+      rmSync(join(app, 'client-typo.ts'));
     }
-    expect(output).toMatch(/typo\.ts\(3,\d+\): error TS\d+: Object literal may only specify known properties.*'mesages'/);
+    expect(output).toMatch(/(?<!client-)typo\.ts\(3,\d+\): error TS\d+: Object literal may only specify known properties.*'mesages'/);
+    expect(output).toMatch(/client-typo\.ts\(3,\d+\): error TS\d+: .*'mesages'/);
     expect(output).not.toMatch(/typed\.ts/);
   });
 });
