@@ -54,6 +54,11 @@ describe('createSpillway: surfaces', () => {
     expect(outside.status).toBe(404);
     expect(await outside.json()).toMatchObject({ error: 'not_found', status: 404 });
     expect((await call('/spillwayx/health')).status).toBe(404);
+    // Under the prefix, the 404 and the 405 name the path the caller asked for, prefix and all.
+    expect(await (await call('/spillway/no/such/route')).json()).toMatchObject({ message: 'No route for GET /spillway/no/such/route' });
+    const wrongMethod = await call('/spillway/bat/balance', { method: 'DELETE' });
+    expect(wrongMethod.status).toBe(405);
+    expect(await wrongMethod.json()).toMatchObject({ message: 'DELETE is not allowed on /spillway/bat/balance; allowed: GET, HEAD' });
     // The document's paths are relative to the prefix it names.
     const doc = (await (await call('/spillway/openapi.json')).json()) as { servers?: { url: string }[]; paths: Record<string, unknown> };
     expect(doc.servers?.map((s) => s.url)).toEqual(['/spillway']);

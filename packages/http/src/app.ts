@@ -17,6 +17,7 @@ import type { CallbackUrlPolicy } from './webhooks/guarded-post.ts';
 import type { Env, HttpLogger } from './env.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './error-handler.ts';
+import { normalizeBasePath } from './base-path.ts';
 import { SpillwayError } from '@spillway/core';
 import { createHttpMetrics } from './metrics.ts';
 import type { OpenApiInfo } from './openapi.ts';
@@ -147,6 +148,7 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export function createHttpApp(options: HttpOptions): Hono<Env> {
   const { engine } = options;
   const logger = options.logger ?? console;
+  const basePath = normalizeBasePath(options.basePath);
   const rateLimiter = createRateLimiter({
     clock: engine.clock,
     defaults: {
@@ -181,7 +183,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
     await next();
   });
   if (metrics) app.use(metrics.middleware);
-  app.use(methodNotAllowed<Env>({ app, onMethodNotAllowed: methodNotAllowedResponse }));
+  app.use(methodNotAllowed<Env>({ app, onMethodNotAllowed: methodNotAllowedResponse(basePath) }));
   app.use(limitBody(maxBodyBytes));
 
   registerSystemRoutes(app, {
@@ -207,7 +209,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerReachabilityRoutes(app);
   for (const register of options.extraRoutes ?? []) register(app);
 
-  app.notFound(notFoundHandler);
+  app.notFound(notFoundHandler(basePath));
   app.onError(createErrorHandler(logger));
   directRoutes.set(
     app,

@@ -82,16 +82,22 @@ export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
   };
 }
 
-/** JSON 404 for unknown routes. */
-export const notFoundHandler: NotFoundHandler<Env> = (c) =>
-  errorResponse(c, { error: 'not_found', message: `No route for ${c.req.method} ${c.req.path}`, status: 404 });
+/**
+ * JSON 404 for unknown routes, naming the path as the caller asked for it: with the prefix the app
+ * is mounted under (`basePath`), which it routes without.
+ */
+export function notFoundHandler(basePath = ''): NotFoundHandler<Env> {
+  return (c) => errorResponse(c, { error: 'not_found', message: `No route for ${c.req.method} ${basePath}${c.req.path}`, status: 404 });
+}
 
-/** JSON 405 with `Allow`, for a known path asked with another method. */
-export function methodNotAllowedResponse(c: Context, methods: string[]): Response {
-  c.header('Allow', methods.join(', '));
-  return errorResponse(c, {
-    error: 'method_not_allowed',
-    message: `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`,
-    status: 405,
-  });
+/** JSON 405 with `Allow`, for a known path asked with another method (named with the prefix, as the 404). */
+export function methodNotAllowedResponse(basePath = '') {
+  return (c: Context, methods: string[]): Response => {
+    c.header('Allow', methods.join(', '));
+    return errorResponse(c, {
+      error: 'method_not_allowed',
+      message: `${c.req.method} is not allowed on ${basePath}${c.req.path}; allowed: ${methods.join(', ')}`,
+      status: 405,
+    });
+  };
 }
