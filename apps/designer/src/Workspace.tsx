@@ -5,6 +5,7 @@ import type { ApiClient, RouteView } from './api/api-client.ts';
 import { useRoutes } from './api/useRoutes.ts';
 import { EditMode } from './editor/EditMode.tsx';
 import { editorMachine, hasUnsavedChanges } from './editor/editor-machine.ts';
+import { useSaveShortcut } from './editor/useSaveShortcut.ts';
 import { ModeErrorBoundary } from './ModeErrorBoundary.tsx';
 import { RouteList } from './panels/RouteList.tsx';
 import { SimulateMode } from './simulation/SimulateMode.tsx';
@@ -36,6 +37,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
   const unsaved = hasUnsavedChanges(snapshot.context);
   // Bumped to give a failed mode a fresh start.
   const [recoveries, setRecoveries] = useState(0);
+  useSaveShortcut(editor, mode === 'edit');
 
   // Closing or reloading the tab asks first while there are unsaved changes.
   useEffect(() => {

@@ -70,7 +70,8 @@ export function RouteCanvas(props: RouteCanvasProps) {
       onConnect={handleConnect}
       onNodeDragStop={onNodeDragStop}
       onDelete={handleDelete}
-      onNodeClick={(_, node) => onSelect?.({ kind: 'step', id: node.id })}
+      // Ctrl+click (⌘ on a Mac) adds a step to the canvas's selection: the panel keeps its own.
+      onNodeClick={(e, node) => !(e.ctrlKey || e.metaKey) && onSelect?.({ kind: 'step', id: node.id })}
       onEdgeClick={(_, edge) => onSelect?.({ kind: 'edge', index: edgeIndexOf(edge.id) })}
       onPaneClick={() => onSelect?.(null)}
       nodesDraggable={!readOnly}

@@ -2,6 +2,7 @@ import type { Route, RouteOutcome, RouteStep } from '@spillway/core';
 import { MarkerType } from '@xyflow/react';
 import type { Node } from '@xyflow/react';
 import type { OutcomeFlowEdge } from './OutcomeEdge.tsx';
+import { selectedStepIds } from '../editor/editor-machine.ts';
 import type { Selection } from '../editor/editor-machine.ts';
 import type { Problem } from '../editor/route-problems.ts';
 
@@ -46,11 +47,12 @@ export const OUTCOME_LABELS: Record<RouteOutcome, string> = {
 };
 
 export function toNodes(route: Route, selection: Selection, problems: readonly Problem[], highlight: CanvasHighlight = {}): StepFlowNode[] {
+  const selected = new Set(selectedStepIds(selection));
   return route.steps.map((step, i) => ({
     id: step.id,
     type: 'step',
     position: step.position ?? { x: 0, y: i * 140 },
-    selected: selection?.kind === 'step' && selection.id === step.id,
+    selected: selected.has(step.id),
     data: {
       step,
       isStart: route.start === step.id,

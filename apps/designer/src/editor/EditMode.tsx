@@ -1,6 +1,9 @@
+import { useReactFlow } from '@xyflow/react';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { useEffect } from 'react';
 import type { RouteBinding } from '../api/api-client.ts';
+import type { StepFlowNode } from '../canvas/flow-elements.ts';
+import type { OutcomeFlowEdge } from '../canvas/OutcomeEdge.tsx';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { Toolbar } from '../canvas/Toolbar.tsx';
 import { ConflictDialog } from '../panels/ConflictDialog.tsx';
@@ -9,7 +12,7 @@ import { ProblemList } from '../panels/ProblemList.tsx';
 import { RoutePanel } from '../panels/RoutePanel.tsx';
 import { StepPanel } from '../panels/StepPanel.tsx';
 import { stepIdProblem } from './route-edits.ts';
-import { canSave, hasUnsavedChanges } from './editor-machine.ts';
+import { canSave, hasUnsavedChanges, selectedStepIds } from './editor-machine.ts';
 import type { editorMachine } from './editor-machine.ts';
 
 export interface EditModeProps {
@@ -29,32 +32,30 @@ const typing = (target: EventTarget | null) =>
 export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) {
   const { route, origin, selection, problems, past, future, theirs, error } = snapshot.context;
   const readOnly = origin.builtin;
+  const { getNodes } = useReactFlow<StepFlowNode, OutcomeFlowEdge>();
 
+  // Ctrl+S is the workspace's (useSaveShortcut): it saves from every mode.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!(e.ctrlKey || e.metaKey)) return;
       const key = e.key.toLowerCase();
-      // Ctrl+S saves from anywhere, a field included (typing a name, then saving), and never opens
-      // the browser's "Save page as"; the machine decides whether there is anything to save.
-      if (key === 's' && !e.altKey) {
-        e.preventDefault();
-        editor.send({ type: 'SAVE' });
-        return;
-      }
       // In a field, the other shortcuts are the field's own (undo typing, copy text).
       if (typing(e.target)) return;
       if (key === 'z') editor.send({ type: e.shiftKey ? 'REDO' : 'UNDO' });
       else if (key === 'y') editor.send({ type: 'REDO' });
       else if (key === 'c') {
-        const ids = editor.getSnapshot().context.selection;
-        if (ids?.kind === 'step') editor.send({ type: 'COPY', ids: [ids.id] });
+        // Every step selected on the canvas (a shift-drag box, Ctrl+click), which holds the panel's one too.
+        const ids = getNodes()
+          .filter((n) => n.selected)
+          .map((n) => n.id);
+        if (ids.length > 0) editor.send({ type: 'COPY', ids });
       } else if (key === 'v') editor.send({ type: 'PASTE' });
       else return;
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [editor]);
+  }, [editor, getNodes]);
 
   if (!route) {
     return (
@@ -64,6 +65,7 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
     );
   }
   const step = selection?.kind === 'step' ? route.steps.find((s) => s.id === selection.id) : undefined;
+  const several = selection?.kind === 'steps' ? selectedStepIds(selection).filter((id) => route.steps.some((s) => s.id === id)) : [];
   const edge = selection?.kind === 'edge' ? route.edges[selection.index] : undefined;
   return (
     <>
@@ -127,6 +129,14 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
             onMakeStart={() => editor.send({ type: 'SET_START', id: step.id })}
             onDelete={() => editor.send({ type: 'DELETE', steps: [step.id], edges: [] })}
           />
+        )}
+        {several.length > 0 && (
+          <section className="panel-section" aria-label="Steps">
+            <h3>{several.length} steps selected</h3>
+            <button type="button" className="danger" onClick={() => editor.send({ type: 'DELETE', steps: several, edges: [] })}>
+              Delete steps
+            </button>
+          </section>
         )}
         {edge && selection?.kind === 'edge' && (
           <EdgePanel

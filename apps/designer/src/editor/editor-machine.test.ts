@@ -4,7 +4,7 @@ import { API_KEY, startServer } from '../../../../tests/support/server-fixture.t
 import type { RunningFixture } from '../../../../tests/support/server-fixture.ts';
 import { createApiClient } from '../api/api-client.ts';
 import type { ApiClient } from '../api/api-client.ts';
-import { editorMachine, hasUnsavedChanges } from './editor-machine.ts';
+import { editorMachine, hasUnsavedChanges, selectedStepIds } from './editor-machine.ts';
 import { blankRoute, stepIdProblem } from './route-edits.ts';
 
 let fixture: RunningFixture;
@@ -16,6 +16,11 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 const start = () => createActor(editorMachine, { input: { api } }).start();
+
+/** Sends what a field sends while `text` is typed into it: one edit per keystroke, each with the text so far. */
+const type = (text: string, send: (value: string) => void) => {
+  for (let i = 1; i <= text.length; i++) send(text.slice(0, i));
+};
 
 describe('editor machine', () => {
   it('checks every edit with validateRoute and points at the offending step or edge', () => {
@@ -212,5 +217,84 @@ describe('editor machine', () => {
     expect(editor.getSnapshot().can({ type: 'DELETE_ROUTE' })).toBe(false);
     editor.send({ type: 'NEW' });
     expect(editor.getSnapshot().can({ type: 'DELETE_ROUTE' })).toBe(false);
+  });
+
+  it('undoes a word typed into a field at once, not a keystroke at a time (each keystroke was its own undo step)', () => {
+    const editor = start();
+    const context = () => editor.getSnapshot().context;
+    const label = () => context().route?.steps.find((s) => s.id === 'sms')?.label;
+    const typeLabel = (id: string, text: string) =>
+      type(text, (value) => editor.send({ type: 'UPDATE_STEP', id, patch: { label: value } }));
+    editor.send({ type: 'NEW' });
+
+    typeLabel('sms', 'hello');
+    expect(label()).toBe('hello');
+    expect(context().past).toHaveLength(1);
+    editor.send({ type: 'UNDO' });
+    expect(label()).toBeUndefined();
+    editor.send({ type: 'REDO' });
+    expect(label()).toBe('hello');
+
+    // The route's name likewise; typing on after an undo or redo starts a new entry.
+    type('Promo', (name) => editor.send({ type: 'RENAME', name: `New route${name}` }));
+    expect(context().route?.name).toBe('New routePromo');
+    editor.send({ type: 'UNDO' });
+    expect(context().route).toMatchObject({ name: 'New route', steps: [{ label: 'hello' }] });
+    typeLabel('sms', 'hello!');
+    editor.send({ type: 'UNDO' });
+    expect(label()).toBe('hello');
+
+    // Another field, another element, an edit that is not typing, or another selection in between: a new entry each.
+    editor.send({ type: 'ADD_STEP', channel: 'rcs' });
+    typeLabel('sms', 'ab');
+    typeLabel('rcs', 'cd');
+    type('60', (t) => editor.send({ type: 'UPDATE_STEP', id: 'rcs', patch: { timeoutSeconds: Number(t) } }));
+    typeLabel('sms', 'abc');
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'rcs', on: 'undeliverable' });
+    typeLabel('sms', 'abcd');
+    editor.send({ type: 'SELECT', selection: { kind: 'step', id: 'rcs' } });
+    editor.send({ type: 'SELECT', selection: { kind: 'step', id: 'sms' } });
+    typeLabel('sms', 'abcde');
+    const undone: unknown[] = [];
+    for (let i = 0; i < 8; i++) {
+      editor.send({ type: 'UNDO' });
+      const { route } = context();
+      undone.push([route?.steps.map((s) => [s.id, s.label ?? '', s.timeoutSeconds ?? 0].join(':')).join(' '), route?.edges.length]);
+    }
+    expect(undone).toEqual([
+      ['sms:abcd:0 rcs:cd:60', 1],
+      ['sms:abc:0 rcs:cd:60', 1],
+      ['sms:abc:0 rcs:cd:60', 0],
+      ['sms:ab:0 rcs:cd:60', 0],
+      ['sms:ab:0 rcs:cd:0', 0],
+      ['sms:ab:0 rcs::0', 0],
+      ['sms:hello:0 rcs::0', 0],
+      ['sms:hello:0', 0],
+    ]);
+  });
+
+  it('pastes a copy of several steps with the edges among them, and selects every pasted step', () => {
+    const editor = start();
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'ADD_STEP', channel: 'rcs' });
+    editor.send({ type: 'ADD_STEP', channel: 'flashcall' });
+    editor.send({ type: 'CONNECT', from: 'sms', to: 'rcs', on: 'undeliverable' });
+    editor.send({ type: 'CONNECT', from: 'rcs', to: 'flashcall', on: 'expired' });
+    editor.send({ type: 'COPY', ids: ['sms', 'rcs'] });
+    editor.send({ type: 'PASTE' });
+    editor.send({ type: 'PASTE' });
+    const { route, selection } = editor.getSnapshot().context;
+    expect(route?.steps.map((s) => s.id)).toEqual(['sms', 'rcs', 'flashcall', 'sms_2', 'rcs_2', 'sms_3', 'rcs_3']);
+    expect(route?.edges.slice(2)).toEqual([
+      { from: 'sms_2', to: 'rcs_2', on: 'undeliverable' },
+      { from: 'sms_3', to: 'rcs_3', on: 'undeliverable' },
+    ]);
+    expect(selection).toEqual({ kind: 'steps', ids: ['sms_3', 'rcs_3'] });
+    expect(selectedStepIds(selection)).toEqual(['sms_3', 'rcs_3']);
+    // One step pasted is the panel's one selection, as before.
+    editor.send({ type: 'COPY', ids: ['flashcall'] });
+    editor.send({ type: 'PASTE' });
+    expect(editor.getSnapshot().context.selection).toEqual({ kind: 'step', id: 'flashcall_2' });
+    expect(selectedStepIds(editor.getSnapshot().context.selection)).toEqual(['flashcall_2']);
   });
 });

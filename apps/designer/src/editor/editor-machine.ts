@@ -9,8 +9,14 @@ import { addStep, blankRoute, connect, copy, paste, remove, stepIdProblem, updat
 import { routeProblems } from './route-problems.ts';
 import type { Problem } from './route-problems.ts';
 
-/** What the side panel shows. */
-export type Selection = { kind: 'step'; id: string } | { kind: 'edge'; index: number } | null;
+/** What the side panel shows; `steps` is several steps at once (those just pasted). */
+export type Selection = { kind: 'step'; id: string } | { kind: 'steps'; ids: string[] } | { kind: 'edge'; index: number } | null;
+
+/** The ids of the steps a selection holds: none, one or several. */
+export function selectedStepIds(selection: Selection): string[] {
+  if (selection?.kind === 'step') return [selection.id];
+  return selection?.kind === 'steps' ? selection.ids : [];
+}
 
 /** Where the draft came from: a stored route (id, revision), a built-in (read-only), or new. */
 export interface DraftOrigin {
@@ -27,6 +33,11 @@ export interface EditorContext {
   saved: Route | null;
   past: Route[];
   future: Route[];
+  /**
+   * The field the last edit typed into (`step:sms:label`, `route:name`), or null: the next
+   * keystroke there joins that edit's undo entry, so Undo takes back a word, not a letter.
+   */
+  typing: string | null;
   selection: Selection;
   problems: Problem[];
   clipboard: { steps: RouteStep[]; edges: RouteEdge[] } | null;
@@ -86,13 +97,29 @@ export function canSave(context: Pick<EditorContext, 'route' | 'saved' | 'origin
 const HISTORY_LIMIT = 100;
 const NO_ORIGIN: DraftOrigin = { id: null, revision: null, builtin: false };
 
-/** The context after an edit: the old draft on the undo stack, the redo stack cleared, problems rechecked. */
-function edited(context: EditorContext, next: Route): Partial<EditorContext> {
+/** Fields edited by typing into them, where each keystroke is an edit. */
+const TYPED_STEP_FIELDS: ReadonlySet<string> = new Set(['label', 'timeoutSeconds']);
+const TYPED_EDGE_FIELDS: ReadonlySet<string> = new Set(['afterSeconds']);
+
+/** The typed field a patch of one element changes (`step:sms:label`), or null when it is not a keystroke in one field. */
+function typedField(element: string, patch: object, typed: ReadonlySet<string>): string | null {
+  const keys = Object.keys(patch);
+  return keys.length === 1 && typed.has(keys[0] as string) ? `${element}:${keys[0]}` : null;
+}
+
+/**
+ * The context after an edit: the old draft on the undo stack, the redo stack cleared, problems
+ * rechecked. An edit typed into the same field as the one before (`field`) joins its undo entry,
+ * as in a text editor; any other edit starts a new one.
+ */
+function edited(context: EditorContext, next: Route, field: string | null = null): Partial<EditorContext> {
   if (!context.route || next === context.route) return {};
+  const joins = field !== null && field === context.typing && context.past.length > 0;
   return {
     route: next,
-    past: [...context.past, context.route].slice(-HISTORY_LIMIT),
+    past: joins ? context.past : [...context.past, context.route].slice(-HISTORY_LIMIT),
     future: [],
+    typing: field,
     problems: routeProblems(next),
     error: null,
   };
@@ -106,6 +133,7 @@ function opened(context: EditorContext, route: Route, origin: DraftOrigin): Part
     origin,
     past: [],
     future: [],
+    typing: null,
     selection: null,
     problems: routeProblems(route),
     theirs: null,
@@ -120,8 +148,10 @@ function withoutMeta(view: RouteView): Route {
 }
 
 /** `edited` with the next draft computed from the current one. */
-const change = (context: EditorContext, apply: (route: Route) => Route): Partial<EditorContext> =>
-  context.route ? edited(context, apply(context.route)) : {};
+const change = (context: EditorContext, apply: (route: Route) => Route, field: string | null = null): Partial<EditorContext> =>
+  context.route ? edited(context, apply(context.route), field) : {};
+
+const sameSelection = (a: Selection, b: Selection) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The designer's editor: one draft route, its undo/redo stacks, the selection, the problems core's
@@ -164,6 +194,7 @@ export const editorMachine = setup({
     saved: null,
     past: [],
     future: [],
+    typing: null,
     selection: null,
     problems: [],
     clipboard: null,
@@ -207,7 +238,9 @@ export const editorMachine = setup({
             !context.origin.builtin &&
             (e.patch.id === undefined || stepIdProblem(context.route, e.id, e.patch.id) === null),
           actions: [
-            assign(({ context, event: e }) => change(context, (r) => updateStep(r, e.id, e.patch))),
+            assign(({ context, event: e }) =>
+              change(context, (r) => updateStep(r, e.id, e.patch), typedField(`step:${e.id}`, e.patch, TYPED_STEP_FIELDS)),
+            ),
             assign(({ context, event }) =>
               event.patch.id !== undefined && context.selection?.kind === 'step' && context.selection.id === event.id
                 ? { selection: { kind: 'step' as const, id: event.patch.id } }
@@ -236,22 +269,33 @@ export const editorMachine = setup({
         },
         UPDATE_EDGE: {
           guard: 'editable',
-          actions: assign(({ context, event: e }) => change(context, (r) => updateEdge(r, e.index, e.patch))),
+          actions: assign(({ context, event: e }) =>
+            change(context, (r) => updateEdge(r, e.index, e.patch), typedField(`edge:${e.index}`, e.patch, TYPED_EDGE_FIELDS)),
+          ),
         },
         DELETE: {
           guard: 'editable',
           actions: [assign(({ context, event: e }) => change(context, (r) => remove(r, e.steps, e.edges))), assign({ selection: null })],
         },
         SET_START: { guard: 'editable', actions: assign(({ context, event: e }) => change(context, (r) => ({ ...r, start: e.id }))) },
-        RENAME: { guard: 'editable', actions: assign(({ context, event: e }) => change(context, (r) => ({ ...r, name: e.name }))) },
+        RENAME: {
+          guard: 'editable',
+          actions: assign(({ context, event: e }) => change(context, (r) => ({ ...r, name: e.name }), 'route:name')),
+        },
         LAYOUT: { guard: 'editable', actions: assign(({ context }) => change(context, autoLayout)) },
-        SELECT: { actions: assign(({ event }) => ({ selection: event.selection })) },
+        // Another selection ends the typing in a field: typing there again is a new undo entry.
+        SELECT: {
+          guard: ({ context, event }) => !sameSelection(context.selection, event.selection),
+          actions: assign(({ event }) => ({ selection: event.selection, typing: null })),
+        },
         COPY: { actions: assign(({ context, event }) => (context.route ? { clipboard: copy(context.route, event.ids) } : {})) },
         PASTE: {
           guard: ({ context }) => context.route !== null && !context.origin.builtin && (context.clipboard?.steps.length ?? 0) > 0,
           actions: assign(({ context }) => {
             const { route, ids } = paste(context.route as Route, context.clipboard as NonNullable<EditorContext['clipboard']>);
-            return { ...edited(context, route), selection: ids[0] ? { kind: 'step' as const, id: ids[0] } : null };
+            // Every pasted step is selected: the next copy, drag or delete takes them all.
+            const selection: Selection = ids.length > 1 ? { kind: 'steps', ids } : ids[0] ? { kind: 'step', id: ids[0] } : null;
+            return { ...edited(context, route), selection };
           }),
         },
         IMPORT: {
@@ -288,6 +332,7 @@ export const editorMachine = setup({
               route: previous,
               past: context.past.slice(0, -1),
               future: context.route ? [context.route, ...context.future] : context.future,
+              typing: null,
               problems: routeProblems(previous),
             };
           }),
@@ -300,6 +345,7 @@ export const editorMachine = setup({
               route: next,
               future: context.future.slice(1),
               past: context.route ? [...context.past, context.route] : context.past,
+              typing: null,
               problems: routeProblems(next),
             };
           }),
@@ -328,7 +374,17 @@ export const editorMachine = setup({
           target: 'idle',
           actions: [
             emit(({ context }) => ({ type: 'routeDeleted' as const, id: context.origin.id ?? '' })),
-            assign({ route: null, saved: null, origin: NO_ORIGIN, problems: [], selection: null, past: [], future: [], error: null }),
+            assign({
+              route: null,
+              saved: null,
+              origin: NO_ORIGIN,
+              problems: [],
+              selection: null,
+              past: [],
+              future: [],
+              typing: null,
+              error: null,
+            }),
           ],
         },
         onError: { target: 'editing', actions: assign(({ event }) => ({ error: describeError(event.error) })) },
@@ -347,7 +403,14 @@ export const editorMachine = setup({
           target: 'editing',
           actions: assign(({ context, event }) => {
             const route = { ...(context.route as Route), id: event.output.id, revision: event.output.revision };
-            return { route, saved: route, origin: { id: event.output.id, revision: event.output.revision, builtin: false }, error: null };
+            // Typing on after a save is a new undo entry: Undo goes back to what was saved first.
+            return {
+              route,
+              saved: route,
+              origin: { id: event.output.id, revision: event.output.revision, builtin: false },
+              typing: null,
+              error: null,
+            };
           }),
         },
         onError: [

@@ -246,17 +246,21 @@ export function nextHappening(world: SimWorld): Happening | undefined {
   );
 }
 
-/** Runs every happening due up to `until` in order, and sets the clock to `until`. */
+/** Whether nothing can happen any more: the cascade ended or nothing is queued. */
+export const isSettled = (world: SimWorld) => world.queue.length === 0;
+
+/**
+ * Runs every happening due up to `until` in order, and sets the clock to `until`; once the cascade
+ * has settled, the clock stays at the instant it did (its last happening) instead of running on
+ * past the end while playing.
+ */
 export function advanceTo(world: SimWorld, until: number, run: (w: SimWorld, h: Happening) => SimWorld): SimWorld {
   let current = world;
   for (let next = nextHappening(current); next && next.at <= until; next = nextHappening(current)) {
     current = run({ ...current, now: Math.max(current.now, next.at) }, next);
   }
-  return { ...current, now: Math.max(current.now, until) };
+  return isSettled(current) ? current : { ...current, now: Math.max(current.now, until) };
 }
-
-/** Whether nothing can happen any more: the cascade ended or nothing is queued. */
-export const isSettled = (world: SimWorld) => world.queue.length === 0;
 
 /** The cascade status record as the status endpoint would show it: steps, history and cost. */
 export function statusView(world: SimWorld) {

@@ -147,4 +147,25 @@ describe('simulation machine', () => {
     expect(sim.getSnapshot().value).toBe('ready');
     expect(sim.getSnapshot().context.error).toMatch(/ttl must be a whole number/);
   });
+
+  it('stops the clock where the cascade settled instead of playing on past it', () => {
+    vi.useFakeTimers();
+    try {
+      const sim = start(chatThenSms);
+      sim.send({ type: 'SET_OUTCOME', stepId: 'chat', outcome: 'read' });
+      sim.send({ type: 'SPEED', speed: 600 }); // a minute of the simulated clock each tick
+      sim.send({ type: 'START' });
+      sim.send({ type: 'PLAY' });
+      vi.advanceTimersByTime(TICK_MS);
+      expect(sim.getSnapshot().value).toBe('finished');
+      const world = () => sim.getSnapshot().context.world!;
+      // Sent at 0, delivered at 200 ms, read at 401 ms: nothing happens after the read.
+      expect(view(sim).history.map((h) => h.status)).toEqual(['Sent', 'Delivered', 'Read']);
+      expect(world().now - world().started).toBe(401);
+      vi.advanceTimersByTime(TICK_MS * 5);
+      expect(world().now - world().started).toBe(401);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
