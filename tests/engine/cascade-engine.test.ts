@@ -3,6 +3,7 @@ import { engineFixture } from '../support/engine-fixture.ts';
 import { watchPreparedIngests } from '../support/prepared-ingests.ts';
 import { bots, cascade, cascadeHelpers, rejection } from '../support/cascade-helpers.ts';
 import type { RouteInput } from '@spillway/core';
+import { hasClientStorage } from '@spillway/core/storage';
 
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
@@ -116,6 +117,25 @@ describe('cascade engine: test numbers through the default route', () => {
     await f.advance(200);
     expect(f.simulator.sent.at(-1)).toMatchObject({ channel: 'messenger', messageData: { chatId: '501', botName: 'support' } });
     expect((await statusOf(named.messageId)).channel).toBe('messenger');
+  });
+
+  it('names no channel when every step was skipped: a skip is no try', async () => {
+    f = await engineFixture();
+    const route = await f.engine.cascades.createRoute(f.account.id, {
+      name: 'bots only',
+      start: 'messenger',
+      steps: [
+        { id: 'messenger', channel: 'messenger' },
+        { id: 'bot', channel: 'chatapp_bot' },
+      ],
+      edges: [{ from: 'messenger', to: 'bot', on: 'undeliverable' }],
+    });
+    await f.engine.cascades.bindRoute(f.account.id, route.id, null);
+    const { messageId } = await sendOne([cascade('99900000000')]);
+    await f.advance(200);
+    const status = await statusOf(messageId);
+    expect(status.steps.map((s) => s.status)).toEqual(['skipped', 'skipped']);
+    expect(status).toMatchObject({ status: 'undeliverable', channel: null });
   });
 
   it('puts the messenger bot first on the messenger-chatapp endpoint, then chat-app business', async () => {
@@ -283,6 +303,29 @@ describe('cascade engine: checks at send', () => {
     expect((await rejection(f.engine.cascades.resolveShortLink('nope1234'))).status).toBe(404);
   });
 
+  it('prices an SMS step at acceptance on the text with per-phone data filled, so its status cost is the charge', async () => {
+    f = await engineFixture();
+    const route = await f.engine.cascades.createRoute(f.account.id, {
+      name: 'SMS only',
+      start: 'sms',
+      steps: [{ id: 'sms', channel: 'sms' }],
+      edges: [],
+    });
+    await f.engine.cascades.bindRoute(f.account.id, route.id, null);
+    if (!hasClientStorage(f.storage)) throw new Error('the test storage keeps client records');
+    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus: 7 } }], f.clock.now());
+    // 157 + '%bonus%' is 164 characters (two parts) as written, 158 (one part) as sent.
+    const before = await balance();
+    const { messageId } = await sendOne([cascade('99900000000', { text: `${'x'.repeat(157)}%bonus%` })]);
+    await f.advance(200);
+    expect(f.simulator.sent.map((a) => [a.text.length, a.partsCount])).toEqual([[158, 1]]);
+    const status = await statusOf(messageId);
+    const charged = before - (await balance());
+    expect(charged).toBeCloseTo(0.05);
+    expect(status.cost).toBeCloseTo(charged);
+    expect(status.steps[0]?.cost).toBeCloseTo(charged);
+  });
+
   it('rejects unknown variables and unapproved alpha-names whole, listing every path', async () => {
     f = await engineFixture();
     const error = await rejection(
@@ -363,5 +406,31 @@ describe('cascade engine: checks at send', () => {
     expect((await f.engine.cascades.listRoutes(f.account.id)).map((r) => r.id)).toContain(route.id);
     await f.engine.cascades.deleteRoute(f.account.id, route.id);
     expect((await rejection(f.engine.cascades.getRoute(f.account.id, route.id))).status).toBe(404);
+  });
+
+  it('answers a stored route with its members in one order on every storage (PostgreSQL jsonb reorders them)', async () => {
+    f = await engineFixture();
+    const body = {
+      edges: [{ on: 'undeliverable', to: 'sms', from: 'chat' }],
+      steps: [
+        { timeoutSeconds: 60, channel: 'chatapp', id: 'chat' },
+        { position: { y: 1, x: 2 }, channel: 'sms', id: 'sms' },
+      ],
+      start: 'chat',
+      name: 'scrambled',
+    } as unknown as RouteInput;
+    const created = await f.engine.cascades.createRoute(f.account.id, body);
+    const updated = await f.engine.cascades.updateRoute(f.account.id, created.id, { ...body, revision: 1 });
+    for (const view of [created, updated, await f.engine.cascades.getRoute(f.account.id, created.id)]) {
+      expect(Object.keys(view)).toEqual(['name', 'start', 'steps', 'edges', 'id', 'revision', 'builtin', 'createdAt', 'updatedAt']);
+      expect(view.steps.map((s) => Object.keys(s))).toEqual([
+        ['id', 'channel', 'timeoutSeconds'],
+        ['id', 'channel', 'position'],
+      ]);
+      expect(Object.keys(view.steps[1]!.position!)).toEqual(['x', 'y']);
+      expect(Object.keys(view.edges[0]!)).toEqual(['from', 'to', 'on']);
+    }
+    const listed = (await f.engine.cascades.listRoutes(f.account.id)).find((r) => r.id === created.id)!;
+    expect(JSON.stringify(listed)).toBe(JSON.stringify(updated));
   });
 });

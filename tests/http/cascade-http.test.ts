@@ -409,4 +409,22 @@ describe('cascade audit over HTTP', () => {
     const bind = await s.call('/api/routes/messenger-first/binding', { method: 'PUT', json: { alphaName: null } });
     expect(bind.status).toBe(400);
   });
+
+  it('answers 404 for a NUL in the id of status_id, a short link or a route, not a 400 at an internal path', async () => {
+    const paths = [
+      '/api/CascadeMessage/status_id/a%00b',
+      '/s/ab%00',
+      '/api/routes/rt_%00',
+      '/api/routes/rt_%00/stats',
+      '/api/routes/rt_%00?revision=1',
+    ];
+    for (const path of paths) {
+      const res = await s.call(path);
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBe(404);
+      expect(await res.text()).not.toContain('arguments[');
+    }
+    const put = await s.call('/api/routes/rt_%00/binding', { method: 'PUT', json: { alphaName: null } });
+    expect(put.status).toBe(404);
+    expect((await s.call('/api/routes/rt_%00', { method: 'DELETE' })).status).toBe(404);
+  });
 });

@@ -5,6 +5,7 @@ import { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../ca
 import { planCascade } from '../cascade/plan-cascade.ts';
 import { isLinkValue, parseVariableUpload, resolveVariables } from '../cascade/variables.ts';
 import { countSegments } from '../sms/segments.ts';
+import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
@@ -88,6 +89,7 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
   }
 
   async function build(
+    accountId: number,
     v: ValidatedCascade,
     route: Route,
     now: number,
@@ -102,14 +104,17 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
         chatappBot: Boolean(options.credentials?.chatappBotToken),
       },
     });
-    // SMS parts are counted on the text as it will be sent (variables in, a short link's length).
+    // SMS parts are counted on the text as it will be sent (variables in, a short link's length,
+    // the recipient's per-phone data in), so that the price stored with the step is the one charged.
     const link = `${publicBaseUrl()}/s/${'x'.repeat(SHORT_CODE_LENGTH)}`;
-    const partsOf = (d: (typeof plan.steps)[number]) =>
+    const resolved = plan.steps.map((d) =>
       d.channel === 'sms'
-        ? countSegments(resolveVariables(d.text, (kind, id) => (kind === 'short_url' ? link : variableValue(v, stored, id)))).parts
-        : d.partsCount;
-    const steps: StepSpec[] = plan.steps.map((d) => {
-      const draft = { ...d, partsCount: partsOf(d) };
+        ? { ...d, text: resolveVariables(d.text, (kind, id) => (kind === 'short_url' ? link : variableValue(v, stored, id))) }
+        : d,
+    );
+    const filled = await fillPhoneVariables(storage, accountId, resolved);
+    const steps: StepSpec[] = plan.steps.map((d, i) => {
+      const draft = { ...d, partsCount: d.channel === 'sms' ? countSegments(filled[i]!.text).parts : d.partsCount };
       return { ...draft, ...priceAttempt(rateCard, draft) };
     });
     const ref = routeRef(route);
@@ -187,7 +192,7 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
         }
         // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS.
         const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
-        const message = await build(v, own, now, options, stored);
+        const message = await build(accountId, v, own, now, options, stored);
         required += message.steps[firstSendable(own, message.steps, options)]?.cost ?? 0;
         batch.push(message);
       }

@@ -21,7 +21,8 @@ function stepStatus(entries: HistoryEntry[]): CascadeStepStatus['status'] {
 
 /**
  * The channel that delivered last (after a `not_read` fallback: the SMS, not the unread chat),
- * else the one tried last (skips and clicks do not count as tries).
+ * else the one tried last; null when none was tried (skips and clicks are no tries: a cascade
+ * whose every step was skipped names no channel).
  */
 function channelOf(message: StoredMessage, history: HistoryEntry[]): ChannelId | null {
   const delivered = history.filter((e) => e.status === 'Delivered');
@@ -29,7 +30,7 @@ function channelOf(message: StoredMessage, history: HistoryEntry[]): ChannelId |
   const last = delivered[delivered.length - 1] ?? read[read.length - 1];
   if (message.status === 'delivered' && last) return last.channel;
   const tried = history.filter((e) => e.status === 'Sent' || e.status === 'Failed' || e.status === 'Expired');
-  return (tried[tried.length - 1] ?? history.filter((e) => e.status !== 'Clicked').pop())?.channel ?? null;
+  return tried[tried.length - 1]?.channel ?? null;
 }
 
 /**

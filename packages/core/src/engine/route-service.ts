@@ -6,12 +6,19 @@ import type { RouteBinding, RouteDefinition, StoredRoute } from '../ports/cascad
 import type { Storage } from '../ports/storage.ts';
 import { BUILTIN_ROUTES, defaultRoute, messengerFirstRoute } from '../routes/builtin-routes.ts';
 import { assertValidRoute } from '../routes/validate-route.ts';
+import { routeSchema } from '../types/route.ts';
 import type { Route } from '../types/route.ts';
 import type { CascadeEndpoint, RouteView } from './cascade-types.ts';
 
+/**
+ * A stored revision as the API shows it. Its graph is read back through the route schema, which
+ * lists members in one order: PostgreSQL's jsonb keeps them in its own (`edges` before `start`,
+ * `{ on, to, from }`), SQLite as they were written, and both must answer alike.
+ */
 function storedView(r: StoredRoute): RouteView {
-  const { accountId: _a, createdAt, updatedAt, ...rest } = r;
-  return { ...rest, builtin: false, createdAt: iso(createdAt), updatedAt: iso(updatedAt) };
+  const { accountId: _a, createdAt, updatedAt, id, revision, ...definition } = r;
+  const { id: _i, revision: _r, ...graph } = routeSchema.parse(definition);
+  return { ...graph, id, revision, builtin: false, createdAt: iso(createdAt), updatedAt: iso(updatedAt) };
 }
 
 function builtinView(r: Route): RouteView {

@@ -4,7 +4,7 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
-import { routeRevision } from './route-stats-api.ts';
+import { routeIdParam, routeRevision } from './route-stats-api.ts';
 import { bindingRequestSchema, bindingSchema, routeBodySchema, routeViewSchema } from './cascade-schemas.ts';
 // Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
 import type { RouteInput } from '@spillway/core';
@@ -62,7 +62,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     },
     async (c) => {
       const { revision } = parseOrThrow(revisionQuerySchema, c.req.query(), 'query');
-      return c.json(await routeRevision(c.var.engine, c.var.account.id, c.req.param('id') ?? '', revision));
+      return c.json(await routeRevision(c.var.engine, c.var.account.id, routeIdParam(c), revision));
     },
   );
 
@@ -99,8 +99,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
         ...notFound,
       },
     },
-    async (c) =>
-      c.json(await c.var.engine.cascades.updateRoute(c.var.account.id, c.req.param('id') ?? '', (await readJson(c)) as RouteInput)),
+    async (c) => c.json(await c.var.engine.cascades.updateRoute(c.var.account.id, routeIdParam(c), (await readJson(c)) as RouteInput)),
   );
 
   defineRoute(
@@ -115,7 +114,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       responses: { 204: { description: 'Deleted' }, 403: { description: 'Built-in routes are read-only' }, ...notFound },
     },
     async (c) => {
-      await c.var.engine.cascades.deleteRoute(c.var.account.id, c.req.param('id') ?? '');
+      await c.var.engine.cascades.deleteRoute(c.var.account.id, routeIdParam(c));
       return c.body(null, 204);
     },
   );
@@ -136,7 +135,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
     },
     async (c) => {
       const body = parseOrThrow(bindingRequestSchema, await readJson(c), 'binding');
-      return c.json(await c.var.engine.cascades.bindRoute(c.var.account.id, c.req.param('id') ?? '', body.alphaName ?? null));
+      return c.json(await c.var.engine.cascades.bindRoute(c.var.account.id, routeIdParam(c), body.alphaName ?? null));
     },
   );
 }

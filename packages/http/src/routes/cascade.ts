@@ -204,7 +204,8 @@ export function registerCascadeRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const id = c.req.param('id') ?? '';
-      if (id.length > 100) throw new SpillwayError('not_found', 'cascade message not found');
+      // No trackinId is that long or holds U+0000 (both are refused at send).
+      if (id.length > 100 || id.includes('\u0000')) throw new SpillwayError('not_found', 'cascade message not found');
       return c.json(await c.var.engine.cascades.statusByTrackinId(c.var.account.id, id));
     },
   );

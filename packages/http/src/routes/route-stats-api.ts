@@ -1,7 +1,7 @@
-import { BUILTIN_ROUTES, SpillwayError } from '@spillway/core';
+import { BUILTIN_ROUTES, SpillwayError, routeSchema } from '@spillway/core';
 import { aggregateRouteStats } from '@spillway/core/storage';
 import type { Route, RouteStatsStorage } from '@spillway/core';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
@@ -70,7 +70,7 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
       if (since >= until)
         throw new SpillwayError('validation_failed', 'Empty window', [{ path: 'since', message: 'must be before until' }]);
       const accountId = c.var.account.id;
-      const id = c.req.param('id') ?? '';
+      const id = routeIdParam(c);
       const route = await routeRevision(c.var.engine, accountId, id, query.revision);
       const routeRef = `${id}@${route.revision}`;
       const traffic = await stats.routeTraffic({ accountId, routeRef, since, until, limit: MAX_STATS_CASCADES });
@@ -78,6 +78,19 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
     },
   );
 }
+
+/**
+ * The `{id}` of a route path. One that holds U+0000 names no route (ids are the server's): a 404,
+ * where the engine would refuse the argument with a 400 at an internal path (`arguments[1]`).
+ */
+export function routeIdParam(c: Context<Env>): string {
+  const id = c.req.param('id') ?? '';
+  if (id.includes('\u0000')) throw new SpillwayError('not_found', 'route not found');
+  return id;
+}
+
+/** Largest revision a route can have: PostgreSQL keeps revisions in a 32-bit `integer` column. */
+const MAX_STORED_REVISION = 2_147_483_647;
 
 /**
  * One revision of a route of the account (a built-in has only revision 1); the latest without
@@ -99,6 +112,9 @@ export async function routeRevision(
     return engine.cascades.getRoute(accountId, id);
   }
   if (revision === undefined) return engine.cascades.getRoute(accountId, id);
+  // Revisions count up from 1 and a larger one is never stored; PostgreSQL would refuse
+  // to compare its column with it (a 500 where SQLite answered 404).
+  if (revision > MAX_STORED_REVISION) throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
   // A deleted route has no latest, but its revisions are kept.
   const latest = await engine.cascades.getRoute(accountId, id).catch((error: unknown) => {
     if (error instanceof SpillwayError && error.code === 'not_found') return null;
@@ -107,9 +123,13 @@ export async function routeRevision(
   if (latest?.revision === revision) return latest;
   const stored = await engine.storage.getRouteRevision(id, revision);
   if (!stored || stored.accountId !== accountId) throw new SpillwayError('not_found', `route ${id} has no revision ${revision}`);
-  const { accountId: _a, createdAt, updatedAt, ...route } = stored;
+  const { accountId: _a, createdAt, updatedAt, id: _id, revision: _revision, ...definition } = stored;
+  // Through the schema, as the engine's route views: its members in one order on every storage.
+  const { id: _i, revision: _r, ...graph } = routeSchema.parse(definition);
   return {
-    ...route,
+    ...graph,
+    id,
+    revision,
     builtin: false,
     createdAt: new Date(createdAt).toISOString(),
     updatedAt: new Date(updatedAt).toISOString(),

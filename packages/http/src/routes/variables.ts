@@ -1,3 +1,4 @@
+import { SpillwayError } from '@spillway/core';
 import type { Hono } from 'hono';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
@@ -39,7 +40,10 @@ export function registerVariableRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       // Hono answers HEAD with this GET handler: a HEAD (link previews, checkers) is no click.
-      const url = await c.var.engine.cascades.resolveShortLink(c.req.param('code') ?? '', { count: c.req.raw.method === 'GET' });
+      const code = c.req.param('code') ?? '';
+      // Codes are letters and digits: one with U+0000 is no link (not a 400 at an internal path).
+      if (code.includes('\u0000')) throw new SpillwayError('not_found', 'no such short link');
+      const url = await c.var.engine.cascades.resolveShortLink(code, { count: c.req.raw.method === 'GET' });
       c.header('Cache-Control', 'no-store');
       return c.redirect(url, 302);
     },
