@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { CHANNELS } from '@spillway/core';
 import { createSenderService } from '@spillway/core/adapter';
 import { hasClientStorage } from '@spillway/core/storage';
-import type { ChannelId, RateCategory } from '@spillway/core';
+import type { ApplicationStatus, ChannelId, RateCategory } from '@spillway/core';
 import { readConfig } from './config.ts';
 import { createServer } from './create-server.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
@@ -47,7 +47,7 @@ const USAGE = `spillway <command>
   keys revoke --login L --id N
   alphanames approve --login L --name Shop [--channels sms,chatapp,...]
   alphanames list --login L
-  applications list [--status pending|approved|rejected]   alpha-name and bot applications
+  applications list [--status pending|approved|rejected|revoked] alpha-name and bot applications
   applications approve --id N
   applications reject --id N --reason R
   tokens keys                             list the JWT signing keys
@@ -200,8 +200,10 @@ async function main(argv: string[]): Promise<void> {
         if (!hasClientStorage(server.storage)) throw new Error('this storage keeps no applications');
         const senders = createSenderService({ storage: server.storage, accounts: engine.accounts, clock: engine.clock });
         if (sub === 'list') {
-          const status = values.status as 'pending' | 'approved' | 'rejected' | undefined;
-          if (status && !['pending', 'approved', 'rejected'].includes(status)) throw new Error('--status is pending, approved or rejected');
+          const status = values.status as ApplicationStatus | undefined;
+          if (status && !['pending', 'approved', 'rejected', 'revoked'].includes(status)) {
+            throw new Error('--status is pending, approved, rejected or revoked');
+          }
           print(await senders.list(null, status ? { status } : {}));
           break;
         }

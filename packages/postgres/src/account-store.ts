@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { SpillwayError } from '@spillway/core';
-import { accountFromRow, alphaNameFromRow, apiKeyFromRow, perTurn, walletTransactionFromRow } from '@spillway/core/storage';
+import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, WalletTransaction } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
+import { alphaNameList } from './alpha-name-list.ts';
 import { CREDENTIAL_REVISION_KEY, bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
@@ -10,10 +11,7 @@ import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
   const revision = credentialRevisionReader(pool, x);
   // Every send reads its account's alpha-names: the sends handled in one turn share one query.
-  const alphaNames = perTurn((accountId: number) =>
-    // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
-    rows<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 ORDER BY name COLLATE "C"`, [accountId]),
-  );
+  const alphaNames = alphaNameList(pool, x);
   /**
    * Moves the balance and records the transaction in one statement, so that it is atomic without
    * an explicit transaction; with `requireCover` the UPDATE only matches while the balance covers

@@ -24,6 +24,7 @@ import type {
   SenderApplicationRow,
   WalletTransactionRow,
 } from '@spillway/core/storage';
+import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /**
@@ -173,6 +174,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
       );
       return updated ? senderApplicationFromRow(updated) : null;
     },
+    revokeAlphaNames: createAlphaNameRevocation(pool, x),
 
     async linkClient(link) {
       await conflict(
@@ -240,6 +242,9 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
       );
     },
+    async deleteOrganization(accountId, id) {
+      return (await run(pool, `DELETE FROM ${x}organizations WHERE account_id = $1 AND id = $2`, [accountId, id])) > 0;
+    },
 
     async listStepActivity(accountId, range) {
       return transaction(
@@ -304,6 +309,14 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
         [accountId, botName, phoneNumber],
       );
       return found ? botReceiverFromRow(found) : null;
+    },
+    async deleteBotReceiver(accountId, botName, phoneNumber, chatId) {
+      const removed = await run(
+        pool,
+        `DELETE FROM ${x}bot_receivers WHERE account_id = $1 AND bot_name = $2 AND phone_number = $3 AND ($4::text IS NULL OR chat_id = $4)`,
+        [accountId, botName, phoneNumber, chatId],
+      );
+      return removed > 0;
     },
     async putPhoneData(accountId, entries, at) {
       if (entries.length === 0) return;

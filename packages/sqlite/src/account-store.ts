@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
 import { SpillwayError } from '@spillway/core';
-import { apiKeyFromRow, perTurn, walletTransactionFromRow } from '@spillway/core/storage';
+import { apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, RateLimit, WalletTransaction } from '@spillway/core';
 import type { ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
+import { alphaNameList } from './alpha-name-list.ts';
 import { createCredentialRevision } from './credential-revision.ts';
 import { isUniqueViolation, lazy } from './sqlite-util.ts';
 
@@ -33,7 +34,6 @@ function prepare(db: Database.Database) {
        ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
     ),
     alphaName: db.prepare<[number, string], SqliteAlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? AND name = ?`),
-    listAlphaNames: db.prepare<[number], SqliteAlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? ORDER BY name`),
     setCallback: db.prepare<[string | null, number, string], SqliteAlphaNameRow>(
       `UPDATE alpha_names SET callback_url = ? WHERE account_id = ? AND name = ? RETURNING *`,
     ),
@@ -76,7 +76,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
   const revision = createCredentialRevision(db);
   // Every send reads its account's alpha-names: the sends that arrived together share one read.
-  const alphaNames = perTurn((accountId: number) => st().listAlphaNames.all(accountId), { bypass: () => db.inTransaction });
+  const alphaNames = alphaNameList(db);
   const setPasswordHashTx = db.transaction((passwordHash: string, accountId: number) => {
     if (st().setPasswordHash.run(passwordHash, accountId).changes > 0) revision.bump();
   });

@@ -8,7 +8,6 @@ import {
   socialConnectionFromRow,
   phoneDataFromRow,
   organizationFromRow,
-  senderApplicationFromRow,
   stepActivitiesOf,
   walletTransactionFromRow,
 } from '@spillway/core/storage';
@@ -22,6 +21,9 @@ import type {
   OrganizationRow,
   WalletTransactionRow,
 } from '@spillway/core/storage';
+import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
+import { toSenderApplication } from './rows.ts';
+import type { SqliteSenderApplicationRow } from './rows.ts';
 import { isUniqueViolation } from './sqlite-util.ts';
 
 /**
@@ -124,35 +126,22 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   `,
 ];
 
-interface RawApplicationRow {
-  id: number;
-  account_id: number;
-  kind: string;
-  name: string;
-  channels: string;
-  details: string;
-  status: string;
-  reason: string | null;
-  created_at: number;
-  decided_at: number | null;
-}
-
-const application = (row: RawApplicationRow) =>
-  senderApplicationFromRow({ ...row, channels: JSON.parse(row.channels), details: JSON.parse(row.details) });
-
 /** The client-management part of the SQLite storage, over the storage's database handle. */
 export function createClientStore(db: Database.Database): ClientStorage {
-  const insertApplication = db.prepare<[number, string, string, string, string, number], RawApplicationRow>(
+  const insertApplication = db.prepare<[number, string, string, string, string, number], SqliteSenderApplicationRow>(
     `INSERT INTO sender_applications (account_id, kind, name, channels, details, status, created_at)
      VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING *`,
   );
-  const selectApplication = db.prepare<[number], RawApplicationRow>('SELECT * FROM sender_applications WHERE id = ?');
-  const selectApplications = db.prepare<{ accountId: number | null; kind: string | null; status: string | null }, RawApplicationRow>(
+  const selectApplication = db.prepare<[number], SqliteSenderApplicationRow>('SELECT * FROM sender_applications WHERE id = ?');
+  const selectApplications = db.prepare<
+    { accountId: number | null; kind: string | null; status: string | null },
+    SqliteSenderApplicationRow
+  >(
     `SELECT * FROM sender_applications
      WHERE (@accountId IS NULL OR account_id = @accountId) AND (@kind IS NULL OR kind = @kind) AND (@status IS NULL OR status = @status)
      ORDER BY id DESC`,
   );
-  const decide = db.prepare<[string, string | null, number, number], RawApplicationRow>(
+  const decide = db.prepare<[string, string | null, number, number], SqliteSenderApplicationRow>(
     `UPDATE sender_applications SET status = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *`,
   );
   const insertLink = db.prepare<[number, number, string, string | null, number]>(
@@ -169,6 +158,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
     'SELECT * FROM organizations WHERE account_id = ? ORDER BY id LIMIT ? OFFSET ?',
   );
   const countOrganizations = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM organizations WHERE account_id = ?');
+  const deleteOrganization = db.prepare<[number, number]>('DELETE FROM organizations WHERE account_id = ? AND id = ?');
   const selectMessages = db.prepare<[number, number, number], { id: number; steps: string; created_at: number }>(
     'SELECT id, steps, created_at FROM messages WHERE account_id = ? AND created_at >= ? AND created_at < ? ORDER BY id',
   );
@@ -194,6 +184,9 @@ export function createClientStore(db: Database.Database): ClientStorage {
   );
   const selectReceiver = db.prepare<[number, string, string], BotReceiverRow>(
     'SELECT * FROM bot_receivers WHERE account_id = ? AND bot_name = ? AND phone_number = ?',
+  );
+  const deleteReceiver = db.prepare<[number, string, string, string | null, string | null]>(
+    'DELETE FROM bot_receivers WHERE account_id = ? AND bot_name = ? AND phone_number = ? AND (? IS NULL OR chat_id = ?)',
   );
   const upsertPhoneData = db.prepare<[number, string, string, number]>(
     `INSERT INTO phone_data (account_id, phone_number, data, updated_at) VALUES (?, ?, ?, ?)
@@ -262,19 +255,20 @@ export function createClientStore(db: Database.Database): ClientStorage {
           insertApplication.get(input.accountId, input.kind, input.name, JSON.stringify(input.channels), JSON.stringify(input.details), at),
         `'${input.name}' already has a pending application`,
       );
-      return application(row!);
+      return toSenderApplication(row!);
     },
     async getSenderApplication(id) {
       const row = selectApplication.get(id);
-      return row ? application(row) : null;
+      return row ? toSenderApplication(row) : null;
     },
     async listSenderApplications(accountId, filter = {}) {
-      return selectApplications.all({ accountId, kind: filter.kind ?? null, status: filter.status ?? null }).map(application);
+      return selectApplications.all({ accountId, kind: filter.kind ?? null, status: filter.status ?? null }).map(toSenderApplication);
     },
     async decideSenderApplication(id, decision, at) {
       const row = decide.get(decision.status, decision.reason, at, id);
-      return row ? application(row) : null;
+      return row ? toSenderApplication(row) : null;
     },
+    revokeAlphaNames: createAlphaNameRevocation(db),
 
     async linkClient(link) {
       conflict(
@@ -316,6 +310,9 @@ export function createClientStore(db: Database.Database): ClientStorage {
       }));
       return read();
     },
+    async deleteOrganization(accountId, id) {
+      return deleteOrganization.run(accountId, id).changes > 0;
+    },
 
     async listStepActivity(accountId, range) {
       const read = db.transaction(() => {
@@ -344,6 +341,9 @@ export function createClientStore(db: Database.Database): ClientStorage {
     async getBotReceiver(accountId, botName, phoneNumber) {
       const row = selectReceiver.get(accountId, botName, phoneNumber);
       return row ? botReceiverFromRow(row) : null;
+    },
+    async deleteBotReceiver(accountId, botName, phoneNumber, chatId) {
+      return deleteReceiver.run(accountId, botName, phoneNumber, chatId, chatId).changes > 0;
     },
     async putPhoneData(accountId, entries, at) {
       putPhoneData.immediate(accountId, entries, at);

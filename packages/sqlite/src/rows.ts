@@ -1,11 +1,13 @@
-import { type Account, type AlphaName, type StoredMessage } from '@spillway/core';
+import { type Account, type AlphaName, type SenderApplication, type StoredMessage } from '@spillway/core';
 import {
   accountFromRow,
   alphaNameFromRow,
+  senderApplicationFromRow,
   storedMessageFromRow,
   type AccountRow,
   type AlphaNameRow,
   type MessageRow,
+  type SenderApplicationRow,
 } from '@spillway/core/storage';
 
 // Row shapes as better-sqlite3 returns them: JSON columns are TEXT, parsed here before the
@@ -16,6 +18,7 @@ type JsonText<T, K extends keyof T> = Omit<T, K> & { [P in K]: null extends T[P]
 
 export type SqliteAccountRow = JsonText<AccountRow, 'rate_limits'>;
 export type SqliteAlphaNameRow = JsonText<AlphaNameRow, 'channels'>;
+export type SqliteSenderApplicationRow = JsonText<SenderApplicationRow, 'channels' | 'details'>;
 
 /** Parses `rate_limits`, then maps with core's accountFromRow. */
 export function toAccount(row: SqliteAccountRow): Account {
@@ -25,6 +28,15 @@ export function toAccount(row: SqliteAccountRow): Account {
 /** Parses `channels`, then maps with core's alphaNameFromRow. */
 export function toAlphaName(row: SqliteAlphaNameRow): AlphaName {
   return alphaNameFromRow({ ...row, channels: JSON.parse(row.channels) as AlphaNameRow['channels'] });
+}
+
+/** Parses `channels` and `details`, then maps with core's senderApplicationFromRow. */
+export function toSenderApplication(row: SqliteSenderApplicationRow): SenderApplication {
+  return senderApplicationFromRow({
+    ...row,
+    channels: JSON.parse(row.channels) as SenderApplicationRow['channels'],
+    details: JSON.parse(row.details) as SenderApplicationRow['details'],
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { botCosts } from './bot-costs.ts';
 import type { BotCostRow } from './bot-costs.ts';
 import {
   MAX_PHONE_DATA_BYTES,
+  botReceiverRemovalSchema,
   botReceiverRequestSchema,
   parseRequest,
   phoneDataObjectSchema,
@@ -29,6 +30,12 @@ export interface ClientDataServiceDeps {
 export interface ClientDataService {
   bindBotReceiver(accountId: number, body: unknown): Promise<BotReceiver>;
   botReceiver(accountId: number, botName: string, phoneNumber: string): Promise<BotReceiver | null>;
+  /**
+   * Removes the binding the body names as the PUT does (botName, phoneNumber): the messenger step
+   * no longer finds a chat for the number. With the PUT's `chatId`, only while it binds that chat
+   * (409 once rebound to another); 404 when nothing is bound.
+   */
+  unbindBotReceiver(accountId: number, body: unknown): Promise<void>;
   botCosts(accountId: number, range: { from: number; to: number; botName?: string; country?: string }): Promise<BotCostRow[]>;
   /** Stores the data of many numbers in one transaction; answers how many numbers. */
   putPhoneDataBulk(accountId: number, body: unknown): Promise<number>;
@@ -70,6 +77,15 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
       return storage.upsertBotReceiver({ accountId, ...req }, clock.now());
     },
     botReceiver: (accountId, botName, phoneNumber) => storage.getBotReceiver(accountId, botName, phoneNumber),
+    async unbindBotReceiver(accountId, body) {
+      const { botName, phoneNumber, chatId } = parseRequest(botReceiverRemovalSchema, body, 'bot receiver');
+      if (await storage.deleteBotReceiver(accountId, botName, phoneNumber, chatId ?? null)) return;
+      const bot = botName ? ` of bot "${botName}"` : '';
+      if (chatId !== undefined && (await storage.getBotReceiver(accountId, botName, phoneNumber))) {
+        throw new SpillwayError('conflict', `${phoneNumber} is bound to another chat${bot} than ${chatId}`);
+      }
+      throw new SpillwayError('not_found', `no messenger chat${bot} is bound to ${phoneNumber}`);
+    },
 
     async botCosts(accountId, range) {
       if (!(range.from < range.to))

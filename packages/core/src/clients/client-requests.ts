@@ -48,6 +48,13 @@ export const applicationDecisionSchema = z
   })
   .refine((d) => d.status === 'approved' || d.reason !== undefined, { message: 'a rejection needs a reason', path: ['reason'] });
 
+// Wallets count in millionths: a finer amount would be rounded, the client told one amount and given another.
+const inMillionths = (v: number): boolean => {
+  const micros = v * 1e6;
+  return Math.abs(micros - Math.round(micros)) <= Math.max(1e-6, micros * 1e-12);
+};
+const MILLIONTHS = 'at most 6 decimal places (wallets count in millionths)';
+
 const loginSchema = z
   .string()
   .min(3)
@@ -63,14 +70,31 @@ export const provisionClientSchema = z.strictObject({
     .number()
     .nonnegative()
     .max(1e9)
-    // Wallets count in millionths: a finer amount would be rounded, the client told one balance and given another.
-    .refine((v) => {
-      const micros = v * 1e6;
-      return Math.abs(micros - Math.round(micros)) <= Math.max(1e-6, micros * 1e-12);
-    }, 'at most 6 decimal places (wallets count in millionths)')
+    .refine(inMillionths, MILLIONTHS)
     .optional()
     .meta({ description: 'Moved from the parent wallet, currency units (at most 6 decimal places)', default: 0 }),
   alphaNames: z.array(alphaNameSchema).max(100).optional().meta({ description: 'Approved alpha-names of the parent to share' }),
+});
+
+/** Body of `POST /api/client/clients/{clientId}/transfer`: money between the caller and one of its sub-clients. */
+export const clientTransferSchema = z.strictObject({
+  amount: z
+    .number()
+    .positive()
+    .max(1e9)
+    .refine(inMillionths, MILLIONTHS)
+    .meta({ description: 'Currency units, more than 0, at most 6 decimal places', examples: [25.5] }),
+  direction: z
+    .enum(['to_client', 'from_client'])
+    .default('to_client')
+    .meta({ description: '`to_client` moves the caller’s money to the sub-client; `from_client` takes the sub-client’s back' }),
+});
+
+/** Body of the operator's revocation of an alpha-name. */
+export const alphaNameRevocationSchema = z.strictObject({
+  // Any approved name: names approved by configuration or the CLI may be longer than an SMS sender id.
+  alphaName: z.string().min(1).max(64),
+  reason: z.string().trim().min(1).max(1000).meta({ description: 'Why: shown to the account with the revoked application' }),
 });
 
 /** Body of `POST /api/client/{referralId}` (ReferralClientDTO). */
@@ -108,6 +132,10 @@ export type BotApplicationRequest = z.infer<typeof botApplicationSchema>;
 export type ApplicationDecision = z.infer<typeof applicationDecisionSchema>;
 /** A validated sub-client to create (see {@link provisionClientSchema}). */
 export type ProvisionClientRequest = z.infer<typeof provisionClientSchema>;
+/** A validated transfer between a parent and its sub-client (see {@link clientTransferSchema}). */
+export type ClientTransferRequest = z.infer<typeof clientTransferSchema>;
+/** A validated revocation of an alpha-name (see {@link alphaNameRevocationSchema}). */
+export type AlphaNameRevocationRequest = z.infer<typeof alphaNameRevocationSchema>;
 /** A validated referral client (see {@link referralClientSchema}). */
 export type ReferralClientRequest = z.infer<typeof referralClientSchema>;
 /** A validated organization (see {@link organizationRequestSchema}). */
@@ -134,6 +162,12 @@ export const botReceiverRequestSchema = z.strictObject({
     .meta({ description: 'The messenger chat id' }),
   botName: z.string().trim().max(64).default('').meta({ description: 'Which of the account’s bots; empty for its only one' }),
 });
+
+/**
+ * Body of `DELETE /chat_bot/bot_receiver/phone`: the binding as the PUT names it, (botName,
+ * phoneNumber); with the PUT's `chatId`, only while the number is still bound to that chat.
+ */
+export const botReceiverRemovalSchema = botReceiverRequestSchema.partial({ chatId: true });
 
 /** Body of `POST /api/myCodeBot/sendChatMessage` (MyCodeBotChatappRequest). */
 export const botChatMessageSchema = z.strictObject({
@@ -183,6 +217,8 @@ export const sendEmailSchema = z
 
 /** A validated bot receiver binding (see {@link botReceiverRequestSchema}). */
 export type BotReceiverRequest = z.infer<typeof botReceiverRequestSchema>;
+/** A validated bot receiver removal (see {@link botReceiverRemovalSchema}). */
+export type BotReceiverRemovalRequest = z.infer<typeof botReceiverRemovalSchema>;
 /** A validated bot chat message (see {@link botChatMessageSchema}). */
 export type BotChatMessageRequest = z.infer<typeof botChatMessageSchema>;
 /** A validated e-mail to send (see {@link sendEmailSchema}). */

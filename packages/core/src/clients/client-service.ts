@@ -6,7 +6,14 @@ import type { ClientStorage, PageQuery } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName } from '../types/account.ts';
 import type { ClientLink, Organization } from '../types/client.ts';
-import { organizationRequestSchema, parseRequest, provisionClientSchema, referralClientSchema } from './client-requests.ts';
+import {
+  clientTransferSchema,
+  organizationRequestSchema,
+  parseRequest,
+  provisionClientSchema,
+  referralClientSchema,
+} from './client-requests.ts';
+import type { ClientTransferRequest } from './client-requests.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
 
 /** A sub-client created by `POST /api/client/provision`; the API key is shown once. */
@@ -26,6 +33,18 @@ export interface LinkedClient {
   balance: number;
 }
 
+/** Money moved between a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`). */
+export interface ClientTransfer {
+  client: Account;
+  direction: ClientTransferRequest['direction'];
+  /** Currency units moved. */
+  amount: number;
+  /** The parent's balance after the move, currency units. */
+  balance: number;
+  /** The sub-client's balance after the move, currency units. */
+  clientBalance: number;
+}
+
 /** What {@link createClientService} needs. */
 export interface ClientServiceDeps {
   storage: Storage & ClientStorage;
@@ -39,8 +58,16 @@ export interface ClientService {
   /** Registers a client referred by `referrerId` under `referralId`; a replay of the same login answers the same client. */
   registerReferral(referrerId: number, referralId: string, body: unknown): Promise<{ account: Account; created: boolean }>;
   listClients(parentId: number, kind?: ClientLink['kind']): Promise<LinkedClient[]>;
+  /**
+   * Moves money from the parent to its sub-client (`to_client`) or takes the sub-client's back
+   * (`from_client`), both wallet rows in one transaction. 404 for an account that is not the
+   * parent's own sub-client, 402 when the paying wallet does not cover it.
+   */
+  transfer(parentId: number, clientId: number, body: unknown): Promise<ClientTransfer>;
   addOrganization(accountId: number, body: unknown): Promise<Organization>;
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
+  /** Deletes an organization of the account; 404 for another account's or an unknown one. */
+  deleteOrganization(accountId: number, id: number): Promise<void>;
 }
 
 /** Sub-clients, referrals and organizations of the client-management API. */
@@ -134,6 +161,56 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
       return out;
     },
 
+    async transfer(parentId, clientId, body) {
+      const req = parseRequest(clientTransferSchema, body, 'transfer');
+      const link = await storage.getClientLink(clientId);
+      // Referred clients are independent accounts, and a sub-client's own sub-clients are its own.
+      if (link?.parentId !== parentId || link.kind !== 'sub') {
+        throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
+      }
+      const [parent, client] = await Promise.all([accounts.get(parentId), accounts.get(clientId)]);
+      if (!parent || !client) throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
+      if (parent.currency !== client.currency) {
+        throw new SpillwayError('conflict', `the wallets count in ${parent.currency} and ${client.currency}: nothing to convert with`);
+      }
+      const micros = toMicros(req.amount);
+      const toClient = req.direction === 'to_client';
+      // The paying wallet is debited only when it covers the amount; each row names the other account.
+      const [payer, payee] = toClient ? [parent, client] : [client, parent];
+      const moved = await storage.transferBalance(
+        {
+          accountId: payer.id,
+          kind: 'adjustment',
+          amount: -micros,
+          messageId: null,
+          description: toClient ? `transfer to sub-client ${client.login}` : `returned to ${parent.login}`,
+        },
+        {
+          accountId: payee.id,
+          kind: 'topup',
+          amount: micros,
+          messageId: null,
+          description: toClient ? `transfer from ${parent.login}` : `returned from sub-client ${client.login}`,
+        },
+        clock.now(),
+      );
+      if (!moved) {
+        throw new SpillwayError(
+          'payment_required',
+          toClient ? 'the balance does not cover the transfer' : `the balance of sub-client ${client.login} does not cover the transfer`,
+        );
+      }
+      const [debit, credit] = moved;
+      const [parentRow, clientRow] = toClient ? [debit, credit] : [credit, debit];
+      return {
+        client,
+        direction: req.direction,
+        amount: fromMicros(micros),
+        balance: fromMicros(parentRow.balanceAfter),
+        clientBalance: fromMicros(clientRow.balanceAfter),
+      };
+    },
+
     async addOrganization(accountId, body) {
       const req = parseRequest(organizationRequestSchema, body, 'organization');
       return storage.createOrganization(
@@ -143,5 +220,12 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     },
 
     listOrganizations: (accountId, page) => storage.listOrganizations(accountId, page),
+
+    async deleteOrganization(accountId, id) {
+      // Nothing refers to an organization (chat hub company tokens are the account's): it goes alone.
+      if (!(await storage.deleteOrganization(accountId, id))) {
+        throw new SpillwayError('not_found', `organization ${id} does not exist`);
+      }
+    },
   });
 }

@@ -3,11 +3,18 @@ import type { AccountService } from '../engine/engine-types.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ClientStorage } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
+import type { AlphaName } from '../types/account.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { ApplicationStatus, SenderApplication, SenderKind } from '../types/client.ts';
 import { alphaNameStatistics } from './alpha-name-statistics.ts';
 import type { AlphaNameStatistics } from './alpha-name-statistics.ts';
-import { alphaNameApplicationSchema, applicationDecisionSchema, botApplicationSchema, parseRequest } from './client-requests.ts';
+import {
+  alphaNameApplicationSchema,
+  alphaNameRevocationSchema,
+  applicationDecisionSchema,
+  botApplicationSchema,
+  parseRequest,
+} from './client-requests.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
 
 /** One sender of an account and its state (`GET /api/clientsenders`). */
@@ -26,6 +33,17 @@ export interface SenderState {
 export const MAX_STATISTICS_DAYS = 366;
 const DAY = 86_400_000;
 
+/** An alpha-name an operator revoked, from the account and the sub-clients it was shared with. */
+export interface AlphaNameRevocation {
+  alphaName: string;
+  reason: string;
+  revokedAt: number;
+  /** The alpha-names removed: the account's first, then its sub-clients'. */
+  alphaNames: AlphaName[];
+  /** The approved applications of the name, now `revoked`. */
+  applications: SenderApplication[];
+}
+
 /** What {@link createSenderService} needs. */
 export interface SenderServiceDeps {
   storage: Storage & ClientStorage;
@@ -42,6 +60,14 @@ export interface SenderService {
   list(accountId: number | null, filter?: { kind?: SenderKind; status?: ApplicationStatus }): Promise<SenderApplication[]>;
   /** Every sender of the account: approved alpha-names and the latest application of each other name. */
   senders(accountId: number): Promise<SenderState[]>;
+  /** Operator: the approved alpha-names of an account (404 for an unknown account). */
+  alphaNames(accountId: number): Promise<AlphaName[]>;
+  /**
+   * Operator: revokes an approved alpha-name of the account, and of the sub-clients below it that
+   * hold it (provisioning shared it with them), at once. New sends from it are refused as from a
+   * name never approved; messages accepted before keep going. 404 when the account has no such name.
+   */
+  revokeAlphaName(accountId: number, body: unknown): Promise<AlphaNameRevocation>;
   /** SMS figures per alpha-name for messages created in `[from, to)`. */
   statistics(accountId: number, range: { from: number; to: number; alphaName?: string }): Promise<AlphaNameStatistics[]>;
 }
@@ -49,6 +75,29 @@ export interface SenderService {
 /** Sender applications (alpha-names and bots), their decisions and statistics, of the client-management API. */
 export function createSenderService(deps: SenderServiceDeps): SenderService {
   const { storage, accounts, clock } = deps;
+
+  const mustExist = async (accountId: number) => {
+    if (!(await accounts.get(accountId))) throw new SpillwayError('not_found', `account ${accountId} does not exist`);
+  };
+  /** The account's sub-clients, theirs, and so on (a visited set guards against a loop). */
+  const subClientsOf = async (accountId: number): Promise<number[]> => {
+    const seen = new Set([accountId]);
+    const out: number[] = [];
+    for (let queue = [accountId]; queue.length > 0;) {
+      const next: number[] = [];
+      for (const parent of queue) {
+        for (const link of await storage.listClientLinks(parent, 'sub')) {
+          if (seen.has(link.childId)) continue;
+          seen.add(link.childId);
+          out.push(link.childId);
+          next.push(link.childId);
+        }
+      }
+      queue = next;
+    }
+    return out;
+  };
+
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
   return refusingUnstorable({
     async applyForAlphaName(accountId, body) {
@@ -92,6 +141,32 @@ export function createSenderService(deps: SenderServiceDeps): SenderService {
     },
 
     list: (accountId, filter) => storage.listSenderApplications(accountId, filter),
+
+    async alphaNames(accountId) {
+      await mustExist(accountId);
+      return storage.listAlphaNames(accountId);
+    },
+
+    async revokeAlphaName(accountId, body) {
+      const req = parseRequest(alphaNameRevocationSchema, body, 'revocation');
+      await mustExist(accountId);
+      if (!(await storage.getAlphaName(accountId, req.alphaName))) {
+        throw new SpillwayError('not_found', `'${req.alphaName}' is not an approved alpha-name of account ${accountId}`);
+      }
+      const at = clock.now();
+      const revoked = await storage.revokeAlphaNames([accountId, ...(await subClientsOf(accountId))], req.alphaName, req.reason, at);
+      if (!revoked.alphaNames.some((a) => a.accountId === accountId)) {
+        throw new SpillwayError('not_found', `'${req.alphaName}' was revoked meanwhile`);
+      }
+      const first = (a: AlphaName) => (a.accountId === accountId ? 0 : 1);
+      return {
+        alphaName: req.alphaName,
+        reason: req.reason,
+        revokedAt: at,
+        alphaNames: [...revoked.alphaNames].sort((x, y) => first(x) - first(y) || x.accountId - y.accountId),
+        applications: revoked.applications,
+      };
+    },
 
     async senders(accountId) {
       const [names, applications] = await Promise.all([storage.listAlphaNames(accountId), storage.listSenderApplications(accountId)]);

@@ -1,4 +1,4 @@
-import type { WalletTransaction, WalletTransactionKind } from '../types/account.ts';
+import type { AlphaName, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type {
   ApplicationStatus,
@@ -63,6 +63,20 @@ export interface ClientStorage {
     decision: { status: 'approved' | 'rejected'; reason: string | null },
     at: number,
   ): Promise<SenderApplication | null>;
+  /**
+   * Revokes the alpha-name `name` of each of `accountIds`, in one transaction: the name is no
+   * longer theirs for any read (listed, read or found as though never approved; its callback URL
+   * goes with it), and their approved `alpha_name` applications of it become `revoked` with
+   * `reason`, `decidedAt` `at`. A memo of the account's alpha-names is forgotten. Answers the
+   * alpha-names removed (by account) and the applications revoked; an account without the name
+   * is left as it is.
+   */
+  revokeAlphaNames(
+    accountIds: readonly number[],
+    name: string,
+    reason: string,
+    at: number,
+  ): Promise<{ alphaNames: AlphaName[]; applications: SenderApplication[] }>;
 
   /** Links `childId` to `parentId`. Fails with `conflict` when the child is linked already or the referral id is taken. */
   linkClient(link: ClientLink): Promise<ClientLink>;
@@ -75,6 +89,8 @@ export interface ClientStorage {
   createOrganization(input: NewOrganization, at: number): Promise<Organization>;
   /** The account's organizations, oldest first. */
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
+  /** Deletes the account's organization; false when the account has no organization with this id. */
+  deleteOrganization(accountId: number, id: number): Promise<boolean>;
 
   /**
    * Every channel attempt of the account's messages created in `[from, to)`, with the history
@@ -94,6 +110,11 @@ export interface ClientStorage {
   /** Binds (or rebinds) the messenger chat of a phone number for one bot of the account. */
   upsertBotReceiver(receiver: Omit<BotReceiver, 'updatedAt'>, at: number): Promise<BotReceiver>;
   getBotReceiver(accountId: number, botName: string, phoneNumber: string): Promise<BotReceiver | null>;
+  /**
+   * Removes the binding of (botName, phoneNumber); with `chatId`, only while it binds that chat.
+   * False when nothing was removed.
+   */
+  deleteBotReceiver(accountId: number, botName: string, phoneNumber: string, chatId: string | null): Promise<boolean>;
 
   /** Stores (replaces) the data of each phone number, all in one transaction. */
   putPhoneData(accountId: number, entries: Array<{ phoneNumber: string; data: Record<string, unknown> }>, at: number): Promise<void>;

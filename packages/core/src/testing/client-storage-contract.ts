@@ -4,6 +4,7 @@ import type { ClientStorage } from '../ports/client-storage.ts';
 import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec } from '../types/message.ts';
+import { describeClientRemovals } from './client-removal-contract.ts';
 
 /** Options of {@link runClientStorageContract}. */
 export interface ClientStorageContractOptions {
@@ -330,5 +331,7 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         expect(await s.listSocialConnections(a!)).toEqual([]);
       }),
     );
+
+    describeClientRemovals(withStore, accounts);
   });
 }

@@ -3,8 +3,11 @@ import type { ChannelId } from './channel.ts';
 /** What a sender application asks for: an alpha-name, or one of the account's own bots. */
 export type SenderKind = 'alpha_name' | 'chatapp_bot' | 'messenger_bot';
 
-/** `pending` until an operator approves or rejects it (with a reason). */
-export type ApplicationStatus = 'pending' | 'approved' | 'rejected';
+/**
+ * `pending` until an operator approves or rejects it (with a reason); an approved alpha-name
+ * application becomes `revoked` (with a reason) when an operator revokes the name.
+ */
+export type ApplicationStatus = 'pending' | 'approved' | 'rejected' | 'revoked';
 
 /**
  * An application for a sender: an alpha-name (`POST /api/AlphaName/sms/application`) or a bot
@@ -21,9 +24,10 @@ export interface SenderApplication {
   /** What the applicant told about it: company, purpose, sample text, bot link... */
   details: Record<string, unknown>;
   status: ApplicationStatus;
-  /** Why it was rejected (or a note of the approver). */
+  /** Why it was rejected or revoked (or a note of the approver). */
   reason: string | null;
   createdAt: number;
+  /** When it was last decided: approved, rejected or, later, revoked. */
   decidedAt: number | null;
 }
 

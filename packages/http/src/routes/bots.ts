@@ -1,5 +1,11 @@
 import { fromMicros } from '@spillway/core';
-import { botChatMessageSchema, botReceiverRequestSchema, phoneNumberParamSchema, sendBotChatMessage } from '@spillway/core/adapter';
+import {
+  botChatMessageSchema,
+  botReceiverRemovalSchema,
+  botReceiverRequestSchema,
+  phoneNumberParamSchema,
+  sendBotChatMessage,
+} from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
@@ -62,7 +68,7 @@ const receiverView = (r: { phoneNumber: string; chatId: string; botName: string;
 });
 
 /**
- * Registers the bot routes: the messenger chat of a phone (`PUT`/`GET /chat_bot/bot_receiver/phone`),
+ * Registers the bot routes: the messenger chat of a phone (`PUT`/`GET`/`DELETE /chat_bot/bot_receiver/phone`),
  * bot costs (`GET /api/Costs/bots`) and a chat message through the bot (`POST /api/myCodeBot/sendChatMessage`).
  */
 export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOptions = {}): void {
@@ -103,6 +109,33 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
       const found = await dataServiceOf(c.var.engine, options).botReceiver(c.var.account.id, q.botName, q.phoneNumber);
       if (!found) return c.json({ error: 'not_found', message: `no chat bound for ${q.phoneNumber}`, status: 404 }, 404);
       return c.json(receiverView(found));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'delete',
+      path: '/chat_bot/bot_receiver/phone',
+      operationId: 'unbindBotReceiverPhone',
+      summary: 'Unbind the messenger chat of a phone number',
+      description:
+        'The body names the binding as the PUT does: `phoneNumber` and `botName` (default the account’s only bot, ""). The ' +
+        'messenger step then finds no chat for the number and is skipped. With the PUT’s `chatId` too, the binding is removed ' +
+        'only while the number is still bound to that chat (409 once it was rebound to another).',
+      tags: ['bots'],
+      auth: 'basic-or-key',
+      body: botReceiverRemovalSchema,
+      bodyExample: { phoneNumber: '79991234567', botName: '' },
+      responses: {
+        204: { description: 'Unbound' },
+        404: { description: 'No chat is bound to the number for this bot' },
+        409: { description: 'The number is bound to another chat than the `chatId` given' },
+      },
+    },
+    async (c) => {
+      await dataServiceOf(c.var.engine, options).unbindBotReceiver(c.var.account.id, await readJson(c));
+      return c.body(null, 204);
     },
   );
 

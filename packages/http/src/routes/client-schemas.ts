@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Answers of the client-management API (interface 4.3), for the OpenAPI document.
 
 const channels = z.array(z.enum(CHANNELS));
-const status = z.enum(['pending', 'approved', 'rejected']);
+const status = z.enum(['pending', 'approved', 'rejected', 'revoked']);
 
 /** A sender application as answered. */
 export const applicationSchema = z.object({
@@ -13,10 +13,10 @@ export const applicationSchema = z.object({
   name: z.string().meta({ description: 'The alpha-name or the bot name' }),
   channels,
   status,
-  reason: z.string().nullable().meta({ description: 'Why it was rejected' }),
+  reason: z.string().nullable().meta({ description: 'Why it was rejected or revoked' }),
   details: z.record(z.string(), z.unknown()).meta({ description: 'What the applicant told (company, purpose, sample text...)' }),
   createdAt: z.iso.datetime(),
-  decidedAt: z.iso.datetime().nullable(),
+  decidedAt: z.iso.datetime().nullable().meta({ description: 'When it was last decided: approved, rejected or revoked' }),
 });
 
 /** SMS figures of one alpha-name over the period. */
@@ -76,6 +76,30 @@ export const provisionedClientSchema = z.object({
   balance: z.number().meta({ description: 'Opening balance moved from the parent, currency units' }),
   alphaNames: z.array(z.object({ alphaName: z.string(), channels })),
   parentId: z.int(),
+});
+
+/** `POST /api/client/clients/{clientId}/transfer`. */
+export const clientTransferResultSchema = z.object({
+  clientId: z.int(),
+  direction: z.enum(['to_client', 'from_client']),
+  amount: z.number().meta({ description: 'Moved, currency units' }),
+  currency: z.string(),
+  balance: z.number().meta({ description: 'The caller’s balance after the move' }),
+  clientBalance: z.number().meta({ description: 'The sub-client’s balance after the move' }),
+});
+
+/** An alpha-name of an account as the operator lists it. */
+export const accountAlphaNameSchema = z.object({ alphaName: z.string(), channels, callbackUrl: z.string().nullable() });
+
+/** The operator's revocation of an alpha-name. */
+export const alphaNameRevocationResultSchema = z.object({
+  alphaName: z.string(),
+  reason: z.string(),
+  revokedAt: z.iso.datetime(),
+  accounts: z
+    .array(z.object({ accountId: z.int(), channels }))
+    .meta({ description: 'The accounts that lost the name: the account, then the sub-clients it was shared with' }),
+  applicationIds: z.array(z.int()).meta({ description: 'The approved applications of the name, now `revoked`' }),
 });
 
 /** An organization (OrganizationDataDTO). */

@@ -1,4 +1,4 @@
-import { organizationRequestSchema, provisionClientSchema, referralClientSchema } from '@spillway/core/adapter';
+import { clientTransferSchema, organizationRequestSchema, provisionClientSchema, referralClientSchema } from '@spillway/core/adapter';
 import type { Account, ClientLink, Organization } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -6,8 +6,15 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
-import { clientSchema, organizationNameSchema, organizationSchema, provisionedClientSchema } from './client-schemas.ts';
+import {
+  clientSchema,
+  clientTransferResultSchema,
+  organizationNameSchema,
+  organizationSchema,
+  provisionedClientSchema,
+} from './client-schemas.ts';
 import { clientServicesOf } from './client-services.ts';
+import { idParam } from './id-param.ts';
 
 const referralIdParam = z.uuid({ error: 'must be a UUID' });
 
@@ -45,8 +52,10 @@ function clientView(account: Account, link: ClientLink, balance: number) {
 
 /**
  * Registers sub-clients (`POST /api/client/provision`), referred clients
- * (`POST /api/client/{referralId}`), the linked clients (`GET /api/client/clients`) and
- * organizations (`POST /api/client/organization`, `POST /organizations`, `GET /organizations`).
+ * (`POST /api/client/{referralId}`), the linked clients (`GET /api/client/clients`), money between
+ * a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`) and organizations
+ * (`POST /api/client/organization`, `POST /organizations`, `GET /organizations`,
+ * `DELETE /organizations/{id}`).
  */
 export function registerClientRoutes(app: Hono<Env>): void {
   defineRoute(
@@ -132,6 +141,44 @@ export function registerClientRoutes(app: Hono<Env>): void {
     app,
     {
       method: 'post',
+      path: '/api/client/clients/:clientId/transfer',
+      operationId: 'transferClientBalance',
+      summary: 'Move money to a sub-client, or take unspent money back',
+      description:
+        '`direction` `to_client` (default) moves `amount` from the caller’s wallet to its sub-client’s; `from_client` takes it ' +
+        'back from the sub-client’s. Both wallet rows are written in one transaction (an `adjustment` on the paying wallet, a ' +
+        '`topup` on the other, each naming the other account), so the wallet history of both shows the move. Only the ' +
+        'caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { clientId: z.int().positive() },
+      body: clientTransferSchema,
+      bodyExample: { amount: 25.5, direction: 'to_client' },
+      responses: {
+        200: { description: 'The balances after the move', schema: clientTransferResultSchema },
+        402: { description: 'The paying wallet (the caller’s, or the sub-client’s for `from_client`) does not cover the amount' },
+        404: { description: 'The account is not a sub-client of the caller' },
+      },
+    },
+    async (c) => {
+      const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
+      const account = c.var.account;
+      const moved = await clientServicesOf(c.var.engine).clients.transfer(account.id, clientId, await readJson(c));
+      return c.json({
+        clientId: moved.client.id,
+        direction: moved.direction,
+        amount: moved.amount,
+        currency: account.currency,
+        balance: moved.balance,
+        clientBalance: moved.clientBalance,
+      });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
       path: '/api/client/:referralId',
       operationId: 'registerReferredClient',
       summary: 'Register a client referred by the caller',
@@ -181,6 +228,28 @@ export function registerClientRoutes(app: Hono<Env>): void {
       const { items, total } = await clientServicesOf(c.var.engine).clients.listOrganizations(c.var.account.id, page);
       c.header('X-Total-Count', String(total));
       return c.json(items.map((o) => ({ id: o.id, name: o.name, taxId: o.taxId })));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'delete',
+      path: '/organizations/:id',
+      operationId: 'deleteOrganization',
+      summary: 'Delete an organization of the account',
+      description:
+        'Nothing else refers to an organization (a chat hub company token is the account’s, not an organization’s): it goes ' +
+        'alone, and its taxId may be used again.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { id: z.int().positive() },
+      responses: { 204: { description: 'Deleted' }, 404: { description: 'The account has no organization with this id' } },
+    },
+    async (c) => {
+      const id = parseOrThrow(idParam, c.req.param('id'), 'organization id', 'id');
+      await clientServicesOf(c.var.engine).clients.deleteOrganization(c.var.account.id, id);
+      return c.body(null, 204);
     },
   );
 }

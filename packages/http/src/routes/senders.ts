@@ -8,6 +8,7 @@ import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { dateParam } from '../date-param.ts';
 import { parseOrThrow } from '../validate.ts';
+import { registerAdminAlphaNameRoutes } from './admin-alpha-names.ts';
 import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
 import { applicationView, clientServicesOf } from './client-services.ts';
 
@@ -20,7 +21,7 @@ const statusQuerySchema = z.object({
 });
 
 const adminListQuerySchema = z.object({
-  status: z.enum(['pending', 'approved', 'rejected']).optional(),
+  status: z.enum(['pending', 'approved', 'rejected', 'revoked']).optional(),
   kind: z.enum(['alpha_name', 'chatapp_bot', 'messenger_bot']).optional(),
 });
 
@@ -35,7 +36,8 @@ export interface SenderRouteOptions {
 /**
  * Registers alpha-name and bot applications (`POST /api/AlphaName/sms/application`,
  * `POST /bots/application`), their state and statistics (`GET /api/AlphaName/sms/status`,
- * `GET /api/clientsenders`) and the operator routes that decide them (`/admin/sender-applications`).
+ * `GET /api/clientsenders`), the operator routes that decide them (`/admin/sender-applications`), and
+ * the operator's view of an account's alpha-names, which may revoke one (`/admin/accounts/{accountId}/alpha-names`).
  */
 export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions = {}): void {
   defineRoute(
@@ -198,4 +200,6 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
       return c.json(applicationView(await clientServicesOf(c.var.engine).senders.decide(id, await readJson(c))));
     },
   );
+
+  registerAdminAlphaNameRoutes(app, admin);
 }
