@@ -326,6 +326,31 @@ describe('cascade engine: checks at send', () => {
     expect(status.steps[0]?.cost).toBeCloseTo(charged);
   });
 
+  it("shows the price charged at send when the text grew after acceptance (a scheduled step's per-phone data changed)", async () => {
+    f = await engineFixture();
+    const route = await f.engine.cascades.createRoute(f.account.id, {
+      name: 'SMS only',
+      start: 'sms',
+      steps: [{ id: 'sms', channel: 'sms' }],
+      edges: [],
+    });
+    await f.engine.cascades.bindRoute(f.account.id, route.id, null);
+    if (!hasClientStorage(f.storage)) throw new Error('the test storage keeps client records');
+    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus: 7 } }], f.clock.now());
+    const before = await balance();
+    const sheduledSent = new Date(f.clock.now() + 60_000).toISOString();
+    const { messageId } = await sendOne([cascade('99900000000', { text: 'Points: %bonus%', sheduledSent })]);
+    // Priced one part at acceptance; by the send the value is 300 characters: three parts.
+    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus: 'y'.repeat(300) } }], f.clock.now());
+    await f.advance(61_000);
+    expect(f.simulator.sent.map((a) => a.partsCount)).toEqual([3]);
+    const charged = before - (await balance());
+    expect(charged).toBeCloseTo(0.15);
+    const status = await statusOf(messageId);
+    expect(status.cost).toBeCloseTo(charged);
+    expect(status.steps[0]?.cost).toBeCloseTo(charged);
+  });
+
   it('rejects unknown variables and unapproved alpha-names whole, listing every path', async () => {
     f = await engineFixture();
     const error = await rejection(

@@ -196,6 +196,13 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
             [c.accountId, -c.amount, moved.balance, c.messageId, c.description, at],
           );
           await run(client, `UPDATE ${x}messages SET cost = cost + $1, charged = charged | $2 WHERE id = $3`, [c.amount, bit, c.messageId]);
+          if (c.reprices) {
+            await run(
+              client,
+              `UPDATE ${x}messages SET steps = jsonb_set(steps::jsonb, ARRAY[$1, 'cost'], to_jsonb($2::bigint))::json WHERE id = $3`,
+              [String(c.step), c.amount, c.messageId],
+            );
+          }
           results.push('charged');
         }
         return results;

@@ -83,6 +83,7 @@ function prepare(db: Database.Database) {
        VALUES (?, 'charge', ?, ?, ?, ?, ?)`,
     ),
     markCharged: db.prepare<[number, number, number]>(`UPDATE messages SET cost = cost + ?, charged = charged | ? WHERE id = ?`),
+    repriceStep: db.prepare<[string, number, number]>(`UPDATE messages SET steps = json_set(steps, ?, ?) WHERE id = ?`),
 
     enqueue: db.prepare<[number, string, string | null, string | null, number]>(
       `INSERT INTO receipts (message_id, event, detail, driver, at) VALUES (?, ?, ?, ?, ?)`,
@@ -189,6 +190,7 @@ function chargeIn(s: Statements, charges: StepCharge[], at: number): StepChargeR
     if (!moved) return 'insufficient_funds';
     s.insertCharge.run(c.accountId, -c.amount, moved.balance, c.messageId, c.description, at);
     s.markCharged.run(c.amount, bit, c.messageId);
+    if (c.reprices) s.repriceStep.run(`$[${c.step}].cost`, c.amount, c.messageId);
     return 'charged';
   });
 }

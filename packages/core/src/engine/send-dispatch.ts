@@ -104,6 +104,7 @@ export async function decideSends(deps: DispatchDeps, jobs: SendJob[], now: numb
           step,
           amount: prep.charge.amount,
           description: prep.charge.description,
+          ...(prep.charge.amount !== message.steps[step]?.cost ? { reprices: true } : {}),
         },
       });
     }

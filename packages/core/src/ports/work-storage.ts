@@ -67,6 +67,11 @@ export interface StepCharge {
   /** Micro-units, positive. */
   amount: number;
   description: string;
+  /**
+   * The amount is not the step's stored price (an SMS priced again at send on its text as sent):
+   * the charge also writes it as `steps[step].cost`, so the step shows what was charged.
+   */
+  reprices?: boolean;
 }
 
 /**

@@ -396,6 +396,29 @@ export function describeWork(storage: StorageRef): void {
       ]);
       expect(await storage().chargeSteps([], 1)).toEqual([]);
     });
+
+    it("writes a step's price when the charge prices it again, and leaves the other steps as stored", async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const to = '999000000777';
+      const { ids } = await ingestAccepted(storage(), account.id, [
+        newMessage({ charge: 0, steps: [step(to), step(to, { channel: 'rcs' })] }),
+      ]);
+      const [a] = ids as [number];
+      const charge = (s: number, amount: number, reprices?: true) => ({
+        messageId: a,
+        accountId: account.id,
+        step: s,
+        amount,
+        description: `step ${s}`,
+        ...(reprices ? { reprices } : {}),
+      });
+      // Step 0's text came out three parts long at send: 150,000 where 50,000 was stored.
+      expect(await storage().chargeSteps([charge(0, 150_000, true), charge(1, 50_000)], 3_000)).toEqual(['charged', 'charged']);
+      const stored = await get(a);
+      expect(stored.steps.map((s) => s.cost)).toEqual([150_000, 50_000]);
+      expect(stored.steps[0]).toEqual({ ...step(to), cost: 150_000 });
+      expect(stored.cost).toBe(200_000);
+    });
   });
 
   describe('the receipt inbox', () => {
