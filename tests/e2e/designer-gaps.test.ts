@@ -3,7 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
 import { API_KEY, startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, launchChromium } from './browser.ts';
+import { browserMissing, openSignedIn } from './browser.ts';
 
 // Gaps of the designer (undo of typing, copy and paste of a multi-selection, Ctrl+S outside Edit,
 // the mode error boundary), replayed in Chromium against the built designer.
@@ -63,15 +63,7 @@ describe.skipIf(missing)('designer gaps in Chromium', { timeout: 60_000 }, () =>
       },
     });
     expect(created.status).toBe(201);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`${fixture.url}/designer/`);
-    await page.getByLabel('API key', { exact: true }).fill(API_KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Routes' }).waitFor();
+    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -303,8 +303,8 @@ describe('cascade engine: checks at send', () => {
     expect((await rejection(f.engine.cascades.resolveShortLink('nope1234'))).status).toBe(404);
   });
 
-  it('prices an SMS step at acceptance on the text with per-phone data filled, so its status cost is the charge', async () => {
-    f = await engineFixture();
+  /** The account's default route made one SMS step, and the per-phone `bonus` of 99900000000 set to `bonus`. */
+  async function smsOnlyWithBonus(bonus: unknown) {
     const route = await f.engine.cascades.createRoute(f.account.id, {
       name: 'SMS only',
       start: 'sms',
@@ -312,8 +312,17 @@ describe('cascade engine: checks at send', () => {
       edges: [],
     });
     await f.engine.cascades.bindRoute(f.account.id, route.id, null);
+    await setBonus(bonus);
+  }
+
+  async function setBonus(bonus: unknown) {
     if (!hasClientStorage(f.storage)) throw new Error('the test storage keeps client records');
-    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus: 7 } }], f.clock.now());
+    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus } }], f.clock.now());
+  }
+
+  it('prices an SMS step at acceptance on the text with per-phone data filled, so its status cost is the charge', async () => {
+    f = await engineFixture();
+    await smsOnlyWithBonus(7);
     // 157 + '%bonus%' is 164 characters (two parts) as written, 158 (one part) as sent.
     const before = await balance();
     const { messageId } = await sendOne([cascade('99900000000', { text: `${'x'.repeat(157)}%bonus%` })]);
@@ -328,20 +337,12 @@ describe('cascade engine: checks at send', () => {
 
   it("shows the price charged at send when the text grew after acceptance (a scheduled step's per-phone data changed)", async () => {
     f = await engineFixture();
-    const route = await f.engine.cascades.createRoute(f.account.id, {
-      name: 'SMS only',
-      start: 'sms',
-      steps: [{ id: 'sms', channel: 'sms' }],
-      edges: [],
-    });
-    await f.engine.cascades.bindRoute(f.account.id, route.id, null);
-    if (!hasClientStorage(f.storage)) throw new Error('the test storage keeps client records');
-    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus: 7 } }], f.clock.now());
+    await smsOnlyWithBonus(7);
     const before = await balance();
     const sheduledSent = new Date(f.clock.now() + 60_000).toISOString();
     const { messageId } = await sendOne([cascade('99900000000', { text: 'Points: %bonus%', sheduledSent })]);
     // Priced one part at acceptance; by the send the value is 300 characters: three parts.
-    await f.storage.putPhoneData(f.account.id, [{ phoneNumber: '99900000000', data: { bonus: 'y'.repeat(300) } }], f.clock.now());
+    await setBonus('y'.repeat(300));
     await f.advance(61_000);
     expect(f.simulator.sent.map((a) => a.partsCount)).toEqual([3]);
     const charged = before - (await balance());
