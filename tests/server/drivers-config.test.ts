@@ -152,4 +152,35 @@ describe('spillway drivers check', () => {
       await smsc.close();
     }
   }, 30_000);
+
+  it('exits 1 naming the SMPP driver when its SMSC refuses the bind or is not there (nothing else keeps the process up)', async () => {
+    // Alone in the file: no other driver's request keeps the event loop busy while the bind is retried.
+    const smsc = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+    const down = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+    await down.close(); // its port now refuses connections
+    const check = async (port: number) => {
+      const file = join(dir, `check-${port}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          drivers: { smsc: { type: 'smpp', host: '127.0.0.1', port, systemId: 'spillway', password: 'wrong', responseTimeoutMs: 1000 } },
+          channels: { sms: ['smsc'] },
+        }),
+      );
+      return runCli(['drivers', 'check'], { SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' }).then(
+        (ok) => ({ code: 0, stdout: ok.stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+    };
+    try {
+      const refused = await check(smsc.port);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/^FAILED smsc \(sms\): cannot bind to 127\.0\.0\.1:\d+: bind refused: ESME_RBINDFAIL/m);
+      const unreachable = await check(down.port);
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stdout).toMatch(/^FAILED smsc \(sms\): cannot bind to 127\.0\.0\.1:\d+: .*ECONNREFUSED/m);
+    } finally {
+      await smsc.close();
+    }
+  }, 30_000);
 });

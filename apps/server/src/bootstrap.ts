@@ -1,5 +1,5 @@
 import type { Engine } from '@spillway/core';
-import { toMicros } from '@spillway/core';
+import { SpillwayError, toMicros } from '@spillway/core';
 import type { ServerConfig } from './config.ts';
 
 export interface BootstrapResult {
@@ -7,6 +7,9 @@ export interface BootstrapResult {
   /** Set when the server generated credentials for a first start without configuration. */
   generated?: { password: string; key: string };
 }
+
+/** A unique-key conflict: another process bootstrapping the same database created the row meanwhile. */
+const lostRace = (error: unknown): boolean => error instanceof SpillwayError && error.code === 'conflict';
 
 function randomSecret(bytes: number): string {
   const buf = new Uint8Array(bytes);
@@ -39,8 +42,22 @@ export async function bootstrap(
     generated = { password, key };
   }
   if (!password) throw new Error('SPILLWAY_BOOTSTRAP_PASSWORD is required with SPILLWAY_BOOTSTRAP_LOGIN');
-  const account = await engine.accounts.ensure({ login, password });
-  if (key) await engine.accounts.ensureKey(account.id, key);
+  // Processes started together on one database (an API process and its workers) bootstrap it at
+  // once: the one that loses the race to create a row finds it on its second try.
+  const ensure = { login, password };
+  const account = await engine.accounts.ensure(ensure).catch(async (error: unknown) => {
+    if (!lostRace(error)) throw error;
+    return generated ? null : engine.accounts.ensure(ensure);
+  });
+  // Another process created the demo account: its credentials are the ones logged.
+  if (!account) return null;
+  if (key) {
+    const apiKey = key;
+    await engine.accounts.ensureKey(account.id, apiKey).catch((error: unknown) => {
+      if (!lostRace(error)) throw error;
+      return engine.accounts.ensureKey(account.id, apiKey);
+    });
+  }
   const names = (config.SPILLWAY_BOOTSTRAP_ALPHA_NAMES ?? (generated ? 'Spillway' : ''))
     .split(',')
     .map((n) => n.trim())

@@ -18,13 +18,16 @@ async function checkDrivers(file: string | undefined, publicUrl: string): Promis
   const built = buildDrivers(await loadDriversConfig(file), process.env, () => publicUrl);
   let ok = true;
   for (const driver of built.all) {
+    // The timer keeps the process up while a check waits: a driver's own timers never do (an SMPP
+    // bind refused or not answered left nothing else, and the command exited 0 without a word).
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const result = driver.check
       ? await Promise.race([
           driver.check(),
-          new Promise<{ ok: boolean; detail: string }>((resolve) =>
-            setTimeout(() => resolve({ ok: false, detail: 'no answer within 15 s' }), 15_000).unref(),
-          ),
-        ])
+          new Promise<{ ok: boolean; detail: string }>((resolve) => {
+            timer = setTimeout(() => resolve({ ok: false, detail: 'no answer within 15 s' }), 15_000);
+          }),
+        ]).finally(() => clearTimeout(timer))
       : { ok: true, detail: 'nothing to check' };
     ok &&= result.ok;
     const owner = built.ownerOf.get(driver.name);
@@ -95,6 +98,8 @@ async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (values.role !== undefined && !['all', 'api', 'worker'].includes(values.role))
+    throw new Error(`--role is all, api or worker, got "${values.role}"`);
   const config = readConfig(values.role ? { ...process.env, SPILLWAY_ROLE: values.role } : process.env);
   if (command === 'drivers') {
     if (sub !== 'check') throw new Error(`unknown command "drivers ${sub ?? ''}"\n\n${USAGE}`);

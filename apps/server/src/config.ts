@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseRateCard, SpillwayError } from '@spillway/core';
 import type { RateLimit } from '@spillway/core';
 
 const rate = (fallback: string) =>
@@ -64,7 +65,11 @@ export const configSchema = z.object({
   SPILLWAY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Public origin of the server (short links); default: the address it listens on. */
   SPILLWAY_PUBLIC_URL: z.url().optional(),
-  DATABASE_URL: z.string().optional(),
+  /** A `postgres://` (or `postgresql://`) URL selects PostgreSQL; empty or unset, the SQLite file of SPILLWAY_DB. */
+  DATABASE_URL: z
+    .string()
+    .refine((v) => v === '' || /^postgres(ql)?:\/\//.test(v), 'a postgres:// URL (unset, the SQLite file of SPILLWAY_DB is used)')
+    .optional(),
   /** PostgreSQL schema of Spillway's tables (created if missing). */
   SPILLWAY_PG_SCHEMA: z
     .string()
@@ -81,7 +86,21 @@ export const configSchema = z.object({
   /** How long the reachability memory remembers a not-on-this-channel answer, seconds; 0 turns it off. */
   SPILLWAY_REACHABILITY_TTL: z.coerce.number().int().min(0).default(604_800),
   SPILLWAY_ALLOW_PRIVATE_URLS: bool,
-  SPILLWAY_RATE_CARD: z.string().optional(),
+  /** The rate card, JSON: checked here, so that a bad one stops the start naming the variable and each bad path. */
+  SPILLWAY_RATE_CARD: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseRateCard(value);
+      } catch (error) {
+        if (!(error instanceof SpillwayError)) throw error;
+        for (const d of error.details ?? [{ path: '', message: error.message }]) {
+          const at = d.path.replace(/^rateCard\.?/, '');
+          ctx.addIssue({ code: 'custom', message: at ? `${at}: ${d.message}` : d.message });
+        }
+      }
+    })
+    .optional(),
   SPILLWAY_JWT_SECRET: z.string().optional(),
   /** Channel drivers (`spillway.config.json` or a module): see README, Sending for real. Default: the simulator everywhere. */
   SPILLWAY_CONFIG: z.string().optional(),
