@@ -57,4 +57,33 @@ describe('engine.receiveMany', () => {
       details: [{ path: '[0].driver' }],
     });
   });
+
+  it('refuses a receipt for a fallback the message has not come to: it was never sent', async () => {
+    f = await engineFixture();
+    const sent = await f.engine.messages.send(f.account.id, {
+      messages: [
+        {
+          from: 'Shop',
+          to: '99900000004',
+          type: 'sms',
+          text: 'hi',
+          fallbacks: [{ from: 'Shop', to: '99900000004', type: 'sms', text: 'again' }],
+        },
+      ],
+    });
+    const id = sent.messages[0]!.messageId;
+    await f.advance(1_000);
+    await expect(f.engine.receive({ messageId: id, step: 1, outcome: 'delivered' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'step', message: `message ${id} has not come to step 1: it is at step 0` }],
+    });
+    await f.engine.receive({ messageId: id, step: 0, outcome: 'delivered' });
+    await f.advance(0);
+    const status = await f.engine.messages.status(f.account.id, id);
+    expect(status.deliverystatus).toBe('delivered');
+    // Delivered at step 0, the message never comes to its fallback.
+    await expect(f.engine.receiveMany([{ receipt: { messageId: id, step: 1, outcome: 'read' } }])).rejects.toMatchObject({
+      details: [{ path: '[0].step' }],
+    });
+  });
 });
