@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { cascade, cascadeHelpers } from '../support/cascade-helpers.ts';
 import { engineFixture } from '../support/engine-fixture.ts';
 
 // `engine.receiveMany`: a gateway's batch of receipts stored as one, or refused as one. Run on both
@@ -7,6 +8,7 @@ import { engineFixture } from '../support/engine-fixture.ts';
 type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
+const cascades = cascadeHelpers(() => f);
 
 /** Two SMS the simulator accepts and never reports on (numbers ending in 04), sent and waiting for a receipt. */
 async function twoSilent(): Promise<[number, number]> {
@@ -85,5 +87,28 @@ describe('engine.receiveMany', () => {
     await expect(f.engine.receiveMany([{ receipt: { messageId: id, step: 1, outcome: 'read' } }])).rejects.toMatchObject({
       details: [{ path: '[0].step' }],
     });
+  });
+
+  it("refuses a receipt for a cascade's step it never sent, and takes a late one for a step it sent and left", async () => {
+    f = await engineFixture();
+    // 01: the chat channels are undeliverable, SMS delivers. Without bot keys the bot steps are skipped.
+    const { messageId: guid } = await cascades.sendOne([cascade('99900000001', { id: 'c-1' })]);
+    for (let i = 0; i < 10 && (await cascades.statusOf(guid)).status === 'processing'; i++) await f.advance(1_000);
+    const settled = await cascades.statusOf(guid);
+    expect(settled.status).toBe('delivered');
+    const stepOf = (channel: string) => settled.steps.find((s) => s.channel === channel)!.step;
+    const id = (await f.storage.getMessageByTrackinId(f.account.id, 'c-1'))!.id;
+    // The messenger step was skipped, never sent: a receipt for it is no fact.
+    await expect(f.engine.receive({ messageId: id, step: stepOf('messenger'), outcome: 'delivered' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'step', message: `cascade message ${id} never sent step ${stepOf('messenger')}` }],
+    });
+    // The chat-app step was sent and left for SMS: its late report is recorded.
+    await f.engine.receive({ messageId: id, step: stepOf('chatapp'), outcome: 'delivered' });
+    await f.advance(0);
+    expect((await cascades.statusOf(guid)).history.filter((e) => e.status === 'Delivered').map((e) => e.channel)).toEqual([
+      'sms',
+      'chatapp',
+    ]);
   });
 });
