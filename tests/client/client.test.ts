@@ -25,6 +25,18 @@ describe('@spillway/client', () => {
     expect(data).toMatchObject({ messageId: sent.messages[0]!.messageId, to: '99912345600', type: 'sms' });
   });
 
+  it('leaves out request members that have a default (a cascade without messageType, a bot binding without botName)', async () => {
+    // Type-checked as the user writes it: a member with a default is optional in the generated types.
+    const spillway = createSpillwayClient({ baseUrl: s.url, auth: { apiKey: API_KEY } });
+    const cascade = await spillway.POST('/api/CascadeMessage/send_message/async', {
+      body: [{ fromName: 'Acme', toPhone: '99900000000', text: 'Hello' }],
+    });
+    expect(cascade.error).toBeUndefined();
+    expect(cascade.data).toHaveLength(1);
+    const bound = await spillway.PUT('/chat_bot/bot_receiver/phone', { body: { phoneNumber: '99900000000', chatId: 42 } });
+    expect(bound.response.status).toBe(200);
+  });
+
   it('authenticates with login and password, and with a client token from POST /api/auth', async () => {
     const basic = createSpillwayClient({ baseUrl: s.url, auth: { login: LOGIN, password: PASSWORD } });
     expect((await basic.GET('/bat/balance')).data).toMatchObject({ currency: expect.any(String) });

@@ -58,6 +58,37 @@ describe('cascade send endpoints drive every simulator outcome through the defau
     expect(st.history.filter((h: Status) => h.status === 'Expired')).toHaveLength(5);
   }, 15_000);
 
+  it('takes an optional member sent as null as absent, as the messaging API does', async () => {
+    const nulls = {
+      id: null,
+      messageType: null,
+      ttl: null,
+      sheduledSent: null,
+      wheterCheckSession: null,
+      buttonText: null,
+      buttonAction: null,
+      flashcallText: null,
+      customerData: null,
+      chatappMessage: null,
+      messengerMessage: null,
+      variables: null,
+    };
+    const [sent] = await sendAsync([msg('99900000000', nulls)]);
+    const status = await settled(sent!.messageId);
+    expect(status).toMatchObject({ status: 'delivered', trackinId: sent!.messageId });
+    const overview = await post('/api/CascadeMessage/send_message/async', {
+      fromName: 'Acme',
+      messageType: null,
+      ttl: null,
+      sheduledSent: null,
+      messages: [{ recipient: '99900000000', text: 'Hi' }],
+    });
+    expect(overview.status, await overview.clone().text()).toBe(200);
+    // null is absent, not a value: a required member is still required.
+    const missing = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { toPhone: null })]);
+    expect(missing.status).toBe(400);
+  });
+
   it('accepts every message type, the overview shape and the messenger-chatapp endpoint', async () => {
     const res = await sendAsync([
       msg('99900000000', {

@@ -31,7 +31,13 @@ export async function serverDocument(): Promise<Record<string, unknown>> {
 
 /** The text of src/openapi.ts for the current route definitions. */
 export async function generateTypes(): Promise<string> {
-  const ast = await openapiTS((await serverDocument()) as never, { alphabetize: true, exportType: true, rootTypes: false });
+  const ast = await openapiTS((await serverDocument()) as never, {
+    alphabetize: true,
+    exportType: true,
+    rootTypes: false,
+    // A member with a default may be left out of a request: it stays optional (the answers list theirs as required).
+    defaultNonNullable: false,
+  });
   // Formatted like the rest of the repository, so that `pnpm lint` checks it as any file.
   return format(HEADER + astToString(ast), { ...(await resolveConfig(GENERATED_FILE)), filepath: GENERATED_FILE });
 }

@@ -1453,7 +1453,7 @@ export type components = {
        *       "sms"
        *     ]
        */
-      channels: ('messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall')[];
+      channels?: ('messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall')[];
       /** @description Legal name of the company the sender belongs to */
       companyName: string;
       /** @description What the name is used for */
@@ -1492,7 +1492,7 @@ export type components = {
        * @description Which of the account’s bots; empty for its only one
        * @default
        */
-      botName: string;
+      botName?: string;
       /** @description The messenger chat id */
       chatId: string | number;
       phoneNumber: string;
@@ -1533,37 +1533,34 @@ export type components = {
       trackinId: string;
     }[];
     CascadeMessage: {
-      /** Format: uri */
-      buttonAction?: string;
-      buttonText?: string;
-      chatappMessage?: components['schemas']['ChatappMessage'];
-      customerData?: {
-        type: string;
-      } & {
-        [key: string]: unknown;
-      };
-      flashcallText?: string | number;
-      fromName?: string;
-      id?: string | number;
-      /**
-       * @default transaction
-       * @enum {string}
-       */
-      messageType: 'transaction' | 'promo' | 'chatapp_survey' | 'flashcall';
-      messengerMessage?: components['schemas']['MessengerMessage'];
-      /** Format: date-time */
-      sheduledSent?: string;
-      text?: string;
+      buttonAction?: string | null;
+      buttonText?: string | null;
+      chatappMessage?: components['schemas']['ChatappMessage'] | null;
+      customerData?:
+        | ({
+            type: string;
+          } & {
+            [key: string]: unknown;
+          })
+        | null;
+      flashcallText?: string | number | null;
+      fromName?: string | null;
+      id?: string | number | null;
+      /** @default transaction */
+      messageType?: ('transaction' | 'promo' | 'chatapp_survey' | 'flashcall') | null;
+      messengerMessage?: components['schemas']['MessengerMessage'] | null;
+      sheduledSent?: string | null;
+      text?: string | null;
       toPhone: string | number;
-      ttl?: number | string;
-      variables?: components['schemas']['VariableValue'][];
-      wheterCheckSession?: boolean;
+      ttl?: (number | string) | null;
+      variables?: components['schemas']['VariableValue'][] | null;
+      wheterCheckSession?: boolean | null;
     };
     /** @description Either shape of interface 4.2: the array of cascade messages, or the overview object. */
     CascadeRequest:
       | components['schemas']['CascadeMessage'][]
       | {
-          fromName?: string;
+          fromName?: string | null;
           messages: ({
             recipient: string;
             text?: string;
@@ -1574,9 +1571,9 @@ export type components = {
           } & {
             [key: string]: unknown;
           })[];
-          messageType?: string;
-          sheduledSent?: string;
-          ttl?: number;
+          messageType?: string | null;
+          sheduledSent?: string | null;
+          ttl?: number | null;
         };
     CascadeStatus: {
       /** @description The channel that delivered, else the one tried last */
@@ -2282,7 +2279,7 @@ export type components = {
        * @description Moved from the parent wallet, currency units (at most 6 decimal places)
        * @default 0
        */
-      balance: number;
+      balance?: number;
       login: string;
       name?: string;
       password: string;
@@ -2478,7 +2475,7 @@ export type components = {
     };
     SendBotChatMessageRequest: {
       /** @default  */
-      botName: string;
+      botName?: string;
       buttons?: {
         action: string;
         text: string;
@@ -2636,7 +2633,7 @@ export type components = {
        * @default to_client
        * @enum {string}
        */
-      direction: 'to_client' | 'from_client';
+      direction?: 'to_client' | 'from_client';
     };
     TransferClientBalanceResponse: {
       /** @description Moved, currency units */
@@ -2655,7 +2652,7 @@ export type components = {
        * @description Which of the account’s bots; empty for its only one
        * @default
        */
-      botName: string;
+      botName?: string;
       /** @description The messenger chat id */
       chatId?: string | number;
       phoneNumber: string;

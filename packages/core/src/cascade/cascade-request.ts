@@ -77,31 +77,45 @@ export const messengerMessageSchema = z
   })
   .refine(withinJson(CASCADE_LIMITS.messengerMessage), tooLarge(CASCADE_LIMITS.messengerMessage));
 
+/**
+ * An optional member sent as `null` is taken as absent, as the messaging API takes it: clients
+ * that serialize every member of their request class send `"sheduledSent": null`.
+ */
+const absent = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+
 /** One cascade message of the array shape (interface 2.6), plus Spillway's `text` and `variables`. */
 export const cascadeItemSchema = z
   .object({
-    id: stringLike.pipe(z.string().min(1).max(100)).optional(),
-    fromName: z.string().trim().min(1).max(64).optional(),
+    id: stringLike.pipe(z.string().min(1).max(100)).nullish().transform(absent),
+    fromName: z.string().trim().min(1).max(64).nullish().transform(absent),
     toPhone: stringLike
       .transform((s) => s.replace(/^\+/, ''))
       .pipe(z.string().regex(/^[1-9]\d{6,14}$/, 'must be an E.164 number: 7 to 15 digits, country code first')),
-    messageType: z.enum(CASCADE_MESSAGE_TYPES).default('transaction'),
+    messageType: z
+      .enum(CASCADE_MESSAGE_TYPES)
+      .nullable()
+      .default('transaction')
+      .transform((v) => v ?? 'transaction'),
     /** Spillway: the text for every channel without its own (`chatappMessage.text`, ...). */
-    text: z.string().max(4096).optional(),
-    ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).optional(),
-    sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
-    wheterCheckSession: z.boolean().optional(),
-    buttonText: z.string().trim().min(1).max(100).optional(),
-    buttonAction: httpUrl.max(2048).optional(),
-    flashcallText: stringLike.pipe(z.string().regex(/^\d{1,10}$/, 'must be the code: 1 to 10 digits')).optional(),
+    text: z.string().max(4096).nullish().transform(absent),
+    ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).nullish().transform(absent),
+    sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).nullish().transform(absent),
+    wheterCheckSession: z.boolean().nullish().transform(absent),
+    buttonText: z.string().trim().min(1).max(100).nullish().transform(absent),
+    buttonAction: httpUrl.max(2048).nullish().transform(absent),
+    flashcallText: stringLike
+      .pipe(z.string().regex(/^\d{1,10}$/, 'must be the code: 1 to 10 digits'))
+      .nullish()
+      .transform(absent),
     customerData: z
       .looseObject({ type: z.string().max(64) })
       .refine(withinJson(CASCADE_LIMITS.customerData), tooLarge(CASCADE_LIMITS.customerData))
-      .optional(),
-    chatappMessage: chatappMessageSchema.optional(),
-    messengerMessage: messengerMessageSchema.optional(),
+      .nullish()
+      .transform(absent),
+    chatappMessage: chatappMessageSchema.nullish().transform(absent),
+    messengerMessage: messengerMessageSchema.nullish().transform(absent),
     /** Spillway: values of this message's variables, before stored ones (the overview's `variables`). */
-    variables: z.array(variableItemSchema).max(100).optional(),
+    variables: z.array(variableItemSchema).max(100).nullish().transform(absent),
   })
   .superRefine((m, ctx) => {
     const need = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -132,10 +146,10 @@ export type MessengerMessage = z.infer<typeof messengerMessageSchema>;
 
 /** Top-level members of the overview shape, the defaults of its messages. */
 const overviewSchema = z.object({
-  fromName: z.string().trim().min(1).max(64).optional(),
-  messageType: z.enum(CASCADE_MESSAGE_TYPES).optional(),
-  ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).optional(),
-  sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
+  fromName: z.string().trim().min(1).max(64).nullish().transform(absent),
+  messageType: z.enum(CASCADE_MESSAGE_TYPES).nullish().transform(absent),
+  ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).nullish().transform(absent),
+  sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).nullish().transform(absent),
   messages: z
     .array(z.looseObject({ recipient: stringLike.pipe(z.string().max(32)), text: z.string().max(4096).optional() }))
     .min(1)

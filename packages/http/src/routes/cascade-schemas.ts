@@ -15,10 +15,10 @@ import { z } from 'zod';
 export const cascadeRequestSchema = z.union([
   z.array(cascadeItemSchema).min(1).max(MAX_CASCADE_MESSAGES),
   z.object({
-    fromName: z.string().optional(),
-    messageType: z.string().optional(),
-    ttl: z.int().optional(),
-    sheduledSent: z.string().optional(),
+    fromName: z.string().nullish(),
+    messageType: z.string().nullish(),
+    ttl: z.int().nullish(),
+    sheduledSent: z.string().nullish(),
     messages: z.array(
       z.looseObject({
         recipient: z.string(),
