@@ -18,7 +18,11 @@ export interface AuthCache {
   revision(): Promise<number>;
   /** The cached account, if it was verified under `revision`. */
   get(key: string, revision: number): Account | undefined;
-  set(key: string, account: Account, revision: number): void;
+  /**
+   * Caches `account` for the cache's ttl, or only until `until` (ms) when that comes first: a
+   * token's expiry, which a cached entry must not outlive.
+   */
+  set(key: string, account: Account, revision: number, until?: number): void;
   /** Drops everything, e.g. after a revocation in this process. */
   clear(): void;
 }
@@ -71,8 +75,9 @@ export function createAuthCache(options: AuthCacheOptions): AuthCache {
       }
       return entry.account;
     },
-    set(key, account, revision) {
-      entries.set(key, { account, expiresAt: clock.now() + ttlMs, revision });
+    set(key, account, revision, until) {
+      const expiresAt = Math.min(clock.now() + ttlMs, until ?? Number.POSITIVE_INFINITY);
+      entries.set(key, { account, expiresAt, revision });
       entries.trimTo(maxEntries);
     },
     clear() {

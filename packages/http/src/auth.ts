@@ -82,18 +82,20 @@ export async function checkPassword(c: Context<Env>, engine: Engine, login: stri
   return account;
 }
 
-async function verify(c: Context<Env>, credentials: Credentials): Promise<Account | null> {
+/** The account the credentials prove, and for a token the end of its life (no cache may outlive it). */
+async function verify(c: Context<Env>, credentials: Credentials): Promise<{ account: Account | null; until?: number }> {
   const { engine, tokens } = c.var;
   switch (credentials.kind) {
     case 'key':
-      return engine.accounts.authenticateKey(credentials.key);
+      return { account: await engine.accounts.authenticateKey(credentials.key) };
     case 'password':
-      return checkPassword(c, engine, credentials.login, credentials.password);
+      return { account: await checkPassword(c, engine, credentials.login, credentials.password) };
     case 'token': {
-      if (!tokens) return null;
+      if (!tokens) return { account: null };
       // 401 for a token that proves nothing, 403 for a genuine one of another type or revoked.
       const claims = await authenticateToken(tokens, credentials.token, 'client');
-      return engine.accounts.get(claims.accountId);
+      const account = await engine.accounts.get(claims.accountId);
+      return claims.expiresAt === null ? { account } : { account, until: claims.expiresAt };
     }
   }
 }
@@ -138,12 +140,13 @@ export function authenticate(): MiddlewareHandler<Env> {
     const revision = await cache.revision();
     let account = cache.get(cacheKey, revision);
     if (!account) {
-      account = (await verify(c, credentials)) ?? undefined;
+      const verified = await verify(c, credentials);
+      account = verified.account ?? undefined;
       if (!account) {
         challenge(c);
         throw new SpillwayError('unauthorized', 'Invalid credentials');
       }
-      cache.set(cacheKey, account, revision);
+      cache.set(cacheKey, account, revision, verified.until);
     }
     c.set('account', account);
     await next();

@@ -1,6 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SpillwayError } from '@spillway/core';
-import { createInboundService } from '@spillway/core/adapter';
+import { createInboundService, withoutNul } from '@spillway/core/adapter';
 import type { Engine } from '@spillway/core';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
@@ -55,7 +55,12 @@ const webhookSchema = z.looseObject({
                 metadata: z.looseObject({ phone_number_id: z.union([z.string(), z.number()]).transform(String) }).optional(),
                 messages: z
                   .array(
-                    z.looseObject({ from: z.string(), type: z.string().optional(), text: z.looseObject({ body: z.string() }).optional() }),
+                    z.looseObject({
+                      from: z.string(),
+                      id: z.string().optional(),
+                      type: z.string().optional(),
+                      text: z.looseObject({ body: z.string() }).optional(),
+                    }),
                   )
                   .optional(),
               }),
@@ -72,6 +77,20 @@ const tokenAnswer = z.looseObject({ access_token: z.string().min(1), expires_in:
 function badGateway(c: Context<Env>, message: string, status: 502 | 504 = 502) {
   return c.json({ error: status === 504 ? 'gateway_timeout' : 'bad_gateway', message, status }, status);
 }
+
+/**
+ * The `idUuid` of a platform message: a UUID (version 8, RFC 9562) made of a SHA-256 of the
+ * connection's external id and the platform's message id, so that the platform's retry of a
+ * webhook finds the message already recorded instead of recording (and delivering) it twice.
+ */
+function socialInboundId(externalId: string, messageId: string): string {
+  const h = createHash('sha256').update(`social\0${externalId}\0${messageId}`).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Refusals of one message that no retry can change: the message is ignored, not the request. */
+const REFUSED_FOR_GOOD = new Set(['validation_failed', 'not_found']);
 
 function signatureValid(secret: string, body: string, header: string | undefined): boolean {
   const match = header ? /^sha256=([0-9a-fA-F]{64})$/.exec(header.trim()) : null;
@@ -160,7 +179,6 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       const event = parseOrThrow(webhookSchema, parsedJson, 'webhook event');
       const engine = c.var.engine;
       const storage = clientStorageOf(engine);
-      const inbound = createInboundService({ storage: engine.storage, clock: engine.clock });
       let received = 0;
       let ignored = 0;
       for (const entry of event.entry) {
@@ -172,8 +190,28 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
               ignored++;
               continue;
             }
-            await inbound.receive(connection.accountId, { alphaName: connection.alphaName, phoneNumber: m.from, text: m.text.body });
-            received++;
+            // The platform retries a request until it gets a 2xx, with the messages it held: each
+            // is recorded once (its id derived from the platform's), one that can never be taken
+            // is ignored rather than failing the others, and U+0000 is kept as U+FFFD as for every
+            // channel's incoming message. Only a failure of the storage answers 5xx, so that the
+            // platform tries again.
+            const inbound = createInboundService({
+              storage: engine.storage,
+              clock: engine.clock,
+              ...(m.id ? { newId: () => socialInboundId(connection.externalId, m.id!) } : {}),
+            });
+            try {
+              await inbound.receive(connection.accountId, {
+                alphaName: connection.alphaName,
+                phoneNumber: withoutNul(m.from),
+                text: withoutNul(m.text.body),
+              });
+              received++;
+            } catch (error) {
+              if (!(error instanceof SpillwayError) || !(REFUSED_FOR_GOOD.has(error.code) || (error.code === 'conflict' && m.id)))
+                throw error;
+              ignored++;
+            }
           }
         }
       }

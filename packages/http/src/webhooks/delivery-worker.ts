@@ -17,8 +17,14 @@ export interface WebhookDeliveryWorkerOptions {
   timeoutMs?: number;
   /** A claimed delivery whose worker vanished is handed out again after this. @default 60000 */
   leaseMs?: number;
-  /** Deliveries attempted at once. @default 50 */
+  /** Deliveries claimed by one round. @default 50 */
   batchSize?: number;
+  /**
+   * Calls in flight at most. A round claims only what fits, and does not wait for its calls: a
+   * receiver that answers slowly (or not at all, until the timeout) holds one slot, not the others'
+   * deliveries. @default 200
+   */
+  concurrency?: number;
   /** Longest wait between rounds while started, so deliveries queued by other processes go out. @default 1000 */
   pollMs?: number;
   /** @default 3 */
@@ -33,11 +39,11 @@ export interface WebhookDeliveryWorkerOptions {
 export interface WebhookDeliveryWorker {
   /** Starts delivering in the background (idempotent). */
   start(): void;
-  /** Stops and waits for the round in flight. */
+  /** Stops and waits for the round and the calls in flight. */
   stop(): Promise<void>;
   /** Wakes the loop: a delivery was queued. */
   notify(): void;
-  /** Runs rounds until none is due at the clock's current time (tests, with a fake clock). */
+  /** Runs rounds and their calls until none is due at the clock's current time (tests, with a fake clock). */
   drain(): Promise<void>;
 }
 
@@ -54,6 +60,7 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
   const { storage, clock } = options;
   const leaseMs = options.leaseMs ?? 60_000;
   const batchSize = options.batchSize ?? 50;
+  const concurrency = options.concurrency ?? 200;
   const pollMs = options.pollMs ?? 1000;
   const onError = options.onError ?? ((error: unknown) => console.error('[spillway] webhook delivery error', error));
 
@@ -88,15 +95,29 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     return { status: 'retry', dueAt: clock.now() + delay, error };
   }
 
+  /** Calls not finished yet: a round starts them and goes on, so one slow receiver holds up no one else. */
+  const inFlight = new Set<Promise<void>>();
+
+  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    const outcome = await attempt(delivery);
+    // A failed write leaves the lease to run out: the delivery is attempted again (at least once).
+    await storage.completeDelivery(delivery.id, outcome, clock.now()).catch(onError);
+  }
+
   async function round(): Promise<number> {
-    const claimed = await storage.claimDueDeliveries(clock.now(), batchSize, leaseMs);
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const outcome = await attempt(delivery);
-        // A failed write leaves the lease to run out: the delivery is attempted again (at least once).
-        await storage.completeDelivery(delivery.id, outcome, clock.now()).catch(onError);
-      }),
-    );
+    const room = Math.min(batchSize, concurrency - inFlight.size);
+    if (room <= 0) return 0;
+    const claimed = await storage.claimDueDeliveries(clock.now(), room, leaseMs);
+    for (const delivery of claimed) {
+      const call: Promise<void> = deliver(delivery)
+        .catch(onError)
+        .finally(() => {
+          inFlight.delete(call);
+          // A slot is free (and a retry may be due): the next round need not wait for the poll.
+          rounds.notify();
+        });
+      inFlight.add(call);
+    }
     return claimed.length;
   }
 
@@ -107,5 +128,24 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     // A busy round goes on at once; an idle one waits for the poll interval or a notify.
     pause: (found) => (found > 0 ? 0 : pollMs),
   });
-  return { start: rounds.start, stop: rounds.stop, notify: rounds.notify, drain: rounds.drain };
+
+  const settled = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  };
+
+  return {
+    start: rounds.start,
+    notify: rounds.notify,
+    async stop() {
+      await rounds.stop();
+      await settled();
+    },
+    async drain() {
+      // Rounds no longer wait for their calls: wait for them here, then look for more work.
+      do {
+        await rounds.drain();
+        await settled();
+      } while ((await rounds.tick()) > 0 || inFlight.size > 0);
+    },
+  };
 }
