@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeClock } from '@spillway/core';
 import { createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
 import { startServer, until } from '../support/server-fixture.ts';
@@ -40,15 +41,20 @@ let s: RunningFixture;
 beforeAll(async () => {
   const tokenUrl = `${await listen(tokenServer)}/token`;
   const hookUrl = `${await listen(hookServer)}/hook`;
-  s = await startServer({
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {}),
-    SPILLWAY_ALLOW_PRIVATE_URLS: 'true',
-    SPILLWAY_SOCIAL_APP_SECRET: APP_SECRET,
-    SPILLWAY_SOCIAL_CLIENT_ID: 'client-1',
-    SPILLWAY_SOCIAL_TOKEN_URL: tokenUrl,
-    SPILLWAY_SOCIAL_GRAPH_URL: 'https://graph.example',
-    SPILLWAY_SOCIAL_TOKEN_KEY: '22'.repeat(32),
-  });
+  s = await startServer(
+    {
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {}),
+      SPILLWAY_ALLOW_PRIVATE_URLS: 'true',
+      SPILLWAY_SOCIAL_APP_SECRET: APP_SECRET,
+      SPILLWAY_SOCIAL_CLIENT_ID: 'client-1',
+      SPILLWAY_SOCIAL_TOKEN_URL: tokenUrl,
+      SPILLWAY_SOCIAL_GRAPH_URL: 'https://graph.example',
+      SPILLWAY_SOCIAL_TOKEN_KEY: '22'.repeat(32),
+    },
+    // A clock that stands still: the webhook delivery worker's poll never comes, so a webhook goes
+    // out only when the request that queued it wakes the worker, as /sandbox/inbound does.
+    { clock: createFakeClock(Date.UTC(2026, 10, 28, 12)) },
+  );
   expect((await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url: hookUrl } })).status).toBe(200);
   const { state } = (await (await s.call('/social/authorize?alphaName=Acme&externalId=pn-200')).json()) as { state: string };
   expect((await s.call(`/social/add-token?code=c&state=${state}`, { auth: 'none' })).status).toBe(200);
@@ -121,6 +127,7 @@ describe(`POST /social: a batch the platform sends again (${databaseUrl ? 'Postg
     expect(await again.json()).toEqual({ received: 0, ignored: 3 });
     expect(await storedTexts()).toHaveLength(2);
 
+    // Delivered without waiting for the worker's next poll: the route woke it.
     await until(
       async () => hooks.length,
       (n) => n >= 2,

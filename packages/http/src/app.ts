@@ -205,7 +205,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerBotRoutes(app, clientData);
   registerClientDataRoutes(app, clientData);
   registerClassicRoutes(app);
-  registerSocialRoutes(app, options.social);
+  registerSocialRoutes(app, { ...options.social, ...(options.onWebhookQueued ? { onQueued: options.onWebhookQueued } : {}) });
   registerReachabilityRoutes(app);
   for (const register of options.extraRoutes ?? []) register(app);
 

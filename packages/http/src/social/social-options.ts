@@ -22,4 +22,6 @@ export interface SocialOptions {
   timeoutMs?: number | undefined;
   /** Largest upstream answer relayed, bytes. @default 1 MiB */
   maxResponseBytes?: number | undefined;
+  /** Called when an incoming message's webhook was queued (wakes the webhook delivery worker). */
+  onQueued?: (() => void) | undefined;
 }

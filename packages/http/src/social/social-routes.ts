@@ -198,6 +198,7 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
             const inbound = createInboundService({
               storage: engine.storage,
               clock: engine.clock,
+              ...(options.onQueued ? { onQueued: options.onQueued } : {}),
               ...(m.id ? { newId: () => socialInboundId(connection.externalId, m.id!) } : {}),
             });
             try {
