@@ -125,6 +125,34 @@ describe('bootstrap', () => {
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
   });
 
+  it('reads boolean variables in the usual spellings and refuses anything else, naming the variable', () => {
+    const flags = (value: string | undefined) => {
+      const c = readConfig({ SPILLWAY_ALLOW_PRIVATE_URLS: value, SPILLWAY_WORKER_THREAD: value });
+      return [c.SPILLWAY_ALLOW_PRIVATE_URLS, c.SPILLWAY_WORKER_THREAD];
+    };
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'Yes', 'on', ' ON ']) expect(flags(yes)).toEqual([true, true]);
+    for (const no of ['false', 'False', '0', 'no', 'NO', 'off', 'Off']) expect(flags(no)).toEqual([false, false]);
+    // Empty or unset: the default (private URLs refused, workers on their own thread).
+    expect(flags('')).toEqual([false, true]);
+    expect(flags(undefined)).toEqual([false, true]);
+    // `yes` was read as false and `maybe` as true, silently.
+    expect(() => readConfig({ SPILLWAY_ALLOW_PRIVATE_URLS: 'enabled' })).toThrow(
+      /SPILLWAY_ALLOW_PRIVATE_URLS: expected true\/false, 1\/0, yes\/no or on\/off, got "enabled"/,
+    );
+    expect(() => readConfig({ SPILLWAY_WORKER_THREAD: 'maybe' })).toThrow(/SPILLWAY_WORKER_THREAD: .*got "maybe"/);
+  });
+
+  it('stops `serve` at start on an unrecognised boolean variable, naming it', async () => {
+    const failed = (await runCli(['serve'], {
+      SPILLWAY_DB: join(dir, 'bool.db'),
+      PORT: '0',
+      SPILLWAY_LOG_LEVEL: 'silent',
+      SPILLWAY_WORKER_THREAD: 'maybe',
+    }).catch((error: unknown) => error)) as { code: number; stderr: string };
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^invalid configuration:\n {2}SPILLWAY_WORKER_THREAD: expected true\/false, .*got "maybe"$/m);
+  }, 30_000);
+
   it('names SPILLWAY_RATE_CARD and what is wrong in it, and refuses a DATABASE_URL that is not PostgreSQL', () => {
     expect(() => readConfig({ SPILLWAY_RATE_CARD: '{bad' })).toThrow(/SPILLWAY_RATE_CARD: not valid JSON/i);
     expect(() => readConfig({ SPILLWAY_RATE_CARD: '{"currency":"EUR","types":{"sms":-1}}' })).toThrow(/SPILLWAY_RATE_CARD: types\.sms: /);
@@ -145,6 +173,84 @@ describe('spillway CLI input checks', () => {
     expect(await cli(db, 'keys', 'list', '--login', 'ops')).toEqual([]);
     await expect(cli(db, 'accounts', 'topup', '--login', 'ops', '--amount', 'abc')).rejects.toThrow(/positive amount/);
     await expect(cli(db, 'accounts', 'rate-limit', '--login', 'ops', '--category', 'data', '--rate', '0/0')).rejects.toThrow(/burst/);
+  }, 60_000);
+
+  it('accepts an opening balance of 0 and still refuses a negative or malformed one', async () => {
+    const db = join(dir, 'balance.db');
+    // A new account with no money was refused: "--balance must be a positive amount".
+    expect(await cli(db, 'accounts', 'create', '--login', 'empty', '--password', 'empty-password', '--balance', '0')).toMatchObject({
+      login: 'empty',
+    });
+    for (const bad of ['--balance=-5', '--balance=abc', '--balance=', '--balance=0x10']) {
+      await expect(cli(db, 'accounts', 'create', '--login', 'bad', '--password', 'bad-password', bad)).rejects.toThrow(
+        /--balance must be an amount of 0 or more/,
+      );
+    }
+    await expect(cli(db, 'accounts', 'topup', '--login', 'empty', '--amount', '0')).rejects.toThrow(/--amount must be a positive amount/);
+    const server = await createServer(readConfig({ SPILLWAY_DB: db, PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' }), { demoAccount: false });
+    try {
+      const account = await server.engine.accounts.getByLogin('empty');
+      expect(await server.engine.accounts.balance(account!.id)).toEqual({ balance: 0, currency: 'EUR' });
+      expect(await server.engine.accounts.getByLogin('bad')).toBeNull();
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('exits 1 naming the key or signing key when `keys revoke` or `tokens retire` finds nothing to do', async () => {
+    const db = join(dir, 'nothing-done.db');
+    const env = { DATABASE_URL: '', SPILLWAY_DB: db, SPILLWAY_LOG_LEVEL: 'silent' };
+    await cli(db, 'accounts', 'create', '--login', 'ops', '--password', 'ops-password');
+    const { apiKey } = (await cli(db, 'keys', 'create', '--login', 'ops')) as { apiKey: { id: number } };
+    const failed = (args: string[]) =>
+      runCli(args, env).then(
+        (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    // They printed `{ "revoked": false }` / `{ "retired": false }` and exited 0.
+    const unknownKey = await failed(['keys', 'revoke', '--login', 'ops', '--id', String(apiKey.id + 100)]);
+    expect(unknownKey).toMatchObject({ code: 1, stdout: '' });
+    expect(unknownKey.stderr).toMatch(
+      new RegExp(`^no active API key ${apiKey.id + 100} of "ops" \\(never one of its keys, or already revoked: see \`keys list\`\\)$`, 'm'),
+    );
+    expect(await cli(db, 'keys', 'revoke', '--login', 'ops', '--id', String(apiKey.id))).toEqual({ revoked: true });
+    expect((await failed(['keys', 'revoke', '--login', 'ops', '--id', String(apiKey.id)])).code).toBe(1);
+
+    const unknownKid = await failed(['tokens', 'retire', '--kid', 'no-such-kid']);
+    expect(unknownKid).toMatchObject({ code: 1, stdout: '' });
+    expect(unknownKid.stderr).toMatch(/^no signing key "no-such-kid" \(see `tokens keys`\)$/m);
+    const [first] = (await cli(db, 'tokens', 'keys')) as Array<{ kid: string }>;
+    await cli(db, 'tokens', 'rotate');
+    expect(await cli(db, 'tokens', 'retire', '--kid', first!.kid)).toEqual({ retired: true });
+    const again = await failed(['tokens', 'retire', '--kid', first!.kid]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(new RegExp(`^signing key "${first!.kid}" is already retired$`, 'm'));
+  }, 60_000);
+
+  it('applies a rate limit changed with the CLI to a running server at its next request (the cached authentication held the old one 30 s)', async () => {
+    const db = join(dir, 'rate-live.db');
+    const key = 'sk_rate_live_0123456789';
+    const server = await createServer(
+      readConfig({
+        SPILLWAY_DB: db,
+        PORT: '0',
+        SPILLWAY_LOG_LEVEL: 'silent',
+        SPILLWAY_HTTP_THREADS: '1',
+        SPILLWAY_BOOTSTRAP_LOGIN: 'live',
+        SPILLWAY_BOOTSTRAP_PASSWORD: 'live-password',
+        SPILLWAY_BOOTSTRAP_API_KEY: key,
+      }),
+    );
+    try {
+      const { url } = await server.listen();
+      const balance = () => fetch(`${url}/bat/balance`, { headers: { 'x-authorization-key': key } }).then((r) => r.status);
+      // Authenticated, and so cached, under the default limit of 50/75.
+      expect([await balance(), await balance()]).toEqual([200, 200]);
+      expect(await cli(db, 'accounts', 'rate-limit', '--login', 'live', '--category', 'data', '--rate', '1/1')).toEqual({ ok: true });
+      expect([await balance(), await balance()]).toEqual([200, 429]);
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 
   it('names the --role flag the user typed, not the variable it stands for', async () => {

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -150,6 +152,36 @@ describe('spillway drivers check', () => {
       expect(result.stdout).toMatch(/^- +chatapp: simulator$/m);
     } finally {
       await smsc.close();
+    }
+  }, 30_000);
+
+  it("counts a POST-only webhook endpoint as up: 501 to HEAD, as Python's http.server answers, and fails a 404 naming the URL", async () => {
+    // Answers POST only; HEAD gets what BaseHTTPRequestHandler answers a method it lacks.
+    const postOnly = createHttpServer((req, res) => void res.writeHead(req.method === 'POST' ? 202 : 501).end());
+    const notFound = createHttpServer((_req, res) => void res.writeHead(404).end());
+    for (const s of [postOnly, notFound]) await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    const portOf = (s: typeof postOnly) => (s.address() as AddressInfo).port;
+    const file = join(dir, 'check-post-only.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        drivers: {
+          gateway: { type: 'webhook', url: `http://127.0.0.1:${portOf(postOnly)}/send`, secret },
+          wrong: { type: 'webhook', url: `http://127.0.0.1:${portOf(notFound)}/sned`, secret },
+        },
+        channels: { sms: ['gateway'], rcs: ['wrong'] },
+      }),
+    );
+    try {
+      const result = await runCli(['drivers', 'check'], { SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' }).then(
+        (ok) => ({ code: 0, stdout: ok.stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(result.stdout).toMatch(/^ok +gateway \(sms\): http:\/\/127\.0\.0\.1:\d+\/send answered 501 to HEAD: up, it takes POST only$/m);
+      expect(result.stdout).toMatch(/^FAILED wrong \(rcs\): http:\/\/127\.0\.0\.1:\d+\/sned answered 404: nothing at this URL/m);
+      expect(result.code).toBe(1);
+    } finally {
+      for (const s of [postOnly, notFound]) await new Promise<void>((resolve) => s.close(() => resolve()));
     }
   }, 30_000);
 

@@ -62,10 +62,14 @@ const USAGE = `spillway <command>
 
 Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
 
-/** A positive amount in currency units, or a clear error naming the flag. */
-function amountOf(value: string, flag: string): number {
-  const amount = Number(value);
-  if (!Number.isFinite(amount) || amount <= 0) throw new Error(`--${flag} must be a positive amount, got "${value}"`);
+/**
+ * An amount in currency units (plain decimal digits: `Number` also read "", "0x10" and "1e3"), or a
+ * clear error naming the flag. A top-up must move money; an opening balance may be 0.
+ */
+function amountOf(value: string, flag: string, { zero = false } = {}): number {
+  const amount = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(amount > 0 || (zero && amount === 0)))
+    throw new Error(`--${flag} must be ${zero ? 'an amount of 0 or more' : 'a positive amount'}, got "${value}"`);
   return amount;
 }
 
@@ -157,7 +161,7 @@ async function main(argv: string[]): Promise<void> {
           login: need(values.login, 'login'),
           password: need(values.password, 'password'),
           ...(values.name ? { name: values.name } : {}),
-          ...(values.balance ? { balance: amountOf(values.balance, 'balance') } : {}),
+          ...(values.balance !== undefined ? { balance: amountOf(values.balance, 'balance', { zero: true }) } : {}),
         });
         print(account);
         break;
@@ -174,6 +178,7 @@ async function main(argv: string[]): Promise<void> {
         if (rate !== 'default' && !valid)
           throw new Error('--rate is perSecond/burst with burst >= perSecond > 0, e.g. 200/300, or default');
         await engine.accounts.setRateLimit((await accountOf()).id, category, m ? { perSecond: Number(m[1]), burst: Number(m[2]) } : null);
+        // The storage bumps the credential revision with it: running servers verify the account again.
         print({ ok: true });
         break;
       }
@@ -183,7 +188,11 @@ async function main(argv: string[]): Promise<void> {
       case 'keys revoke': {
         const id = Number(need(values.id, 'id'));
         if (!Number.isSafeInteger(id) || id <= 0) throw new Error('--id is the numeric id shown by `keys list`');
-        print({ revoked: await engine.accounts.revokeKey((await accountOf()).id, id) });
+        const account = await accountOf();
+        // Nothing revoked is an error: a script must not go on believing the key is dead.
+        if (!(await engine.accounts.revokeKey(account.id, id)))
+          throw new Error(`no active API key ${id} of "${account.login}" (never one of its keys, or already revoked: see \`keys list\`)`);
+        print({ revoked: true });
         break;
       }
       case 'keys list':
@@ -234,9 +243,15 @@ async function main(argv: string[]): Promise<void> {
       case 'tokens rotate':
         print(await server.tokens.rotate());
         break;
-      case 'tokens retire':
-        print({ retired: await server.tokens.retire(need(values.kid, 'kid')) });
+      case 'tokens retire': {
+        const kid = need(values.kid, 'kid');
+        if (!(await server.tokens.retire(kid))) {
+          const known = (await server.tokens.listKeys()).some((k) => k.kid === kid);
+          throw new Error(known ? `signing key "${kid}" is already retired` : `no signing key "${kid}" (see \`tokens keys\`)`);
+        }
+        print({ retired: true });
         break;
+      }
       default:
         throw new Error(`unknown command "${command} ${sub ?? ''}"\n\n${USAGE}`);
     }

@@ -16,10 +16,25 @@ const rate = (fallback: string) =>
       return { perSecond: Number(m[1]), burst: Number(m[2]) };
     });
 
-const bool = z
-  .string()
-  .optional()
-  .transform((v) => v === 'true' || v === '1');
+const TRUE = ['true', '1', 'yes', 'on'];
+const FALSE = ['false', '0', 'no', 'off'];
+
+/**
+ * A boolean variable: true/false, 1/0, yes/no or on/off in any case; empty or unset is `fallback`.
+ * Anything else stops the start: `yes` read as false (or `maybe` as true) went unnoticed.
+ */
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): boolean => {
+      const v = value?.trim().toLowerCase() ?? '';
+      if (v === '') return fallback;
+      if (TRUE.includes(v)) return true;
+      if (FALSE.includes(v)) return false;
+      ctx.addIssue({ code: 'custom', message: `expected true/false, 1/0, yes/no or on/off, got "${value}"` });
+      return z.NEVER;
+    });
 
 /** The reference server's configuration, read from the environment (see README, Configuration). */
 export const configSchema = z.object({
@@ -41,10 +56,7 @@ export const configSchema = z.object({
    * With the role `all`, run the workers on a worker thread of their own (not with an in-memory
    * database), so that a backlog never holds up the HTTP server's event loop.
    */
-  SPILLWAY_WORKER_THREAD: z
-    .string()
-    .optional()
-    .transform((v) => v !== 'false' && v !== '0'),
+  SPILLWAY_WORKER_THREAD: bool(true),
   /**
    * Threads serving the HTTP API, each with its own database connection, all accepting from the
    * one port (not with an in-memory database, which threads cannot share, nor for the role
@@ -85,7 +97,7 @@ export const configSchema = z.object({
   SPILLWAY_SIMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(200),
   /** How long the reachability memory remembers a not-on-this-channel answer, seconds; 0 turns it off. */
   SPILLWAY_REACHABILITY_TTL: z.coerce.number().int().min(0).default(604_800),
-  SPILLWAY_ALLOW_PRIVATE_URLS: bool,
+  SPILLWAY_ALLOW_PRIVATE_URLS: bool(false),
   /** The rate card, JSON: checked here, so that a bad one stops the start naming the variable and each bad path. */
   SPILLWAY_RATE_CARD: z
     .string()

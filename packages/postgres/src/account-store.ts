@@ -70,14 +70,19 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
     async setRateLimit(accountId, category, limit) {
       // One statement edits the JSONB in place: no read-modify-write race between processes.
-      const changed = await run(
+      // Authentication caches keep the account with its limits: the same statement bumps the revision.
+      const changed = await rows(
         pool,
-        `UPDATE ${x}accounts SET rate_limits = CASE WHEN $3::jsonb IS NULL THEN rate_limits - $2::text
-           ELSE rate_limits || jsonb_build_object($2::text, $3::jsonb) END
-         WHERE id = $1`,
+        `WITH changed AS (
+           UPDATE ${x}accounts SET rate_limits = CASE WHEN $3::jsonb IS NULL THEN rate_limits - $2::text
+             ELSE rate_limits || jsonb_build_object($2::text, $3::jsonb) END
+           WHERE id = $1 RETURNING id
+         ), ${bumpRevisionCte(x, 'changed')}
+         SELECT id FROM changed`,
         [accountId, category, limit ? JSON.stringify({ perSecond: limit.perSecond, burst: limit.burst }) : null],
       );
-      if (changed === 0) throw new SpillwayError('not_found', `account ${accountId} does not exist`);
+      revision.clear();
+      if (changed.length === 0) throw new SpillwayError('not_found', `account ${accountId} does not exist`);
     },
 
     async createApiKey(input, at) {

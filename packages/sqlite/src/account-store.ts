@@ -114,6 +114,8 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     if (limit) limits[category] = { perSecond: limit.perSecond, burst: limit.burst };
     else delete limits[category];
     st().setRateLimits.run(JSON.stringify(limits), accountId);
+    // Authentication caches keep the account with its limits: they verify it again.
+    revision.bump();
   });
 
   // One read transaction, so that the page and the total agree.

@@ -39,6 +39,30 @@ export function webhookSendOutcome(status: number, body: unknown, retryAfter: st
 }
 
 /**
+ * What the endpoint's answer to the `HEAD` of `check()` says about it. The probe carries no
+ * signature and no body, so only an answer that shows nothing usable is at the URL fails it:
+ * 404 and 410 (a wrong path: the same URL would refuse every send) and 5xx other than 501 (the
+ * endpoint is failing). 405 and 501 are what a POST-only endpoint answers a method it lacks
+ * (Python's http.server answers 501): it is up. 401 and 403 are an endpoint that wants the
+ * signature every send carries; 2xx, 3xx and the other 4xx are an endpoint that answered.
+ * Express and Hono answer 404 to HEAD on a route that has only POST: HEAD cannot tell that from
+ * a wrong path, so 404 still fails and the detail names both (a probe POST could tell, but might
+ * be taken for a send).
+ */
+export function webhookCheckOutcome(url: string, status: number): { ok: boolean; detail: string } {
+  const answered = `${url} answered ${status}`;
+  if (status === 405 || status === 501) return { ok: true, detail: `${answered} to HEAD: up, it takes POST only` };
+  if (status === 404 || status === 410)
+    return {
+      ok: false,
+      detail: `${answered}: nothing at this URL (is the path right?); Express and Hono answer HEAD 404 on a POST-only route too: answer HEAD there`,
+    };
+  if (status >= 500) return { ok: false, detail: `${answered}: the endpoint is failing` };
+  if (status === 401 || status === 403) return { ok: true, detail: `${answered} to an unsigned HEAD: up, sends are signed` };
+  return { ok: true, detail: answered };
+}
+
+/**
  * Reads a receipt posted to the callback route:
  * `{ "messageId": 1, "step": 0 } | { "providerMessageId": "..." }` with
  * `"status": "delivered" | "read" | "failed"`, and for failures `"failure"` (a class, default

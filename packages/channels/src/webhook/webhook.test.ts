@@ -1,3 +1,5 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { systemClock } from '@spillway/core';
@@ -121,5 +123,48 @@ describe('webhook driver', () => {
     expect(retryAfterSeconds('7', 0)).toBe(7);
     expect(retryAfterSeconds(new Date(30_000).toUTCString(), 0)).toBe(30);
     expect(retryAfterSeconds(null, 0)).toBeUndefined();
+  });
+});
+
+describe('webhook check()', () => {
+  // An endpoint that answers HEAD with `status`, like Python's http.server (501) or a POST-only
+  // framework route (405) when only POST is implemented.
+  const answering = async (status: number) => {
+    const server = createHttpServer((_req, res) => void res.writeHead(status).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/send`;
+    return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  };
+  const check = async (status: number) => {
+    const endpoint = await answering(status);
+    try {
+      return await createWebhookDriver({ url: endpoint.url, secret }).check!();
+    } finally {
+      await endpoint.close();
+    }
+  };
+
+  it('counts a POST-only endpoint that answers HEAD with 501 or 405 as up', async () => {
+    expect(await check(501)).toEqual({ ok: true, detail: expect.stringMatching(/answered 501 to HEAD: up, it takes POST only/) });
+    expect(await check(405)).toEqual({ ok: true, detail: expect.stringMatching(/answered 405 to HEAD: up, it takes POST only/) });
+  });
+
+  it('counts 2xx, 3xx and the other 4xx as up, naming the answer', async () => {
+    expect(await check(204)).toMatchObject({ ok: true, detail: expect.stringMatching(/answered 204$/) });
+    expect(await check(401)).toMatchObject({ ok: true, detail: expect.stringMatching(/answered 401 to an unsigned HEAD/) });
+    expect(await check(400)).toMatchObject({ ok: true, detail: expect.stringMatching(/answered 400$/) });
+  });
+
+  it('fails a 404 or 410 as a wrong URL and a 5xx other than 501 as an endpoint in trouble', async () => {
+    expect(await check(404)).toEqual({
+      ok: false,
+      // Express and Hono answer 404 to HEAD on a POST-only route: HEAD cannot tell, so the detail says both.
+      detail: expect.stringMatching(
+        /answered 404: nothing at this URL \(is the path right\?\); Express and Hono answer HEAD 404 on a POST-only route too/,
+      ),
+    });
+    expect(await check(410)).toMatchObject({ ok: false, detail: expect.stringMatching(/nothing at this URL/) });
+    expect(await check(503)).toEqual({ ok: false, detail: expect.stringMatching(/answered 503: the endpoint is failing/) });
+    expect(await check(500)).toMatchObject({ ok: false });
   });
 });

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { ChannelContext, ChannelDriver, ChannelId, DriverRoute, OutboundAttempt, SendResult } from '@spillway/core';
 import { jsonError } from '../shared/callback-token.ts';
-import { parseWebhookReceipt, webhookSendOutcome } from './webhook-status.ts';
+import { parseWebhookReceipt, webhookCheckOutcome, webhookSendOutcome } from './webhook-status.ts';
 
 /** Options of {@link createWebhookDriver}: the provider's endpoint and the secret that signs requests and receipts. */
 export interface WebhookDriverOptions {
@@ -129,7 +129,7 @@ export function createWebhookDriver(options: WebhookDriverOptions): ChannelDrive
     async check() {
       try {
         const res = await doFetch(options.url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
-        return { ok: res.status < 500, detail: `${options.url} answered ${res.status}` };
+        return webhookCheckOutcome(options.url, res.status);
       } catch (error) {
         return { ok: false, detail: `${options.url} is unreachable: ${(error as Error).message}` };
       }

@@ -38,13 +38,18 @@ export function describeAccountStorage(storage: StorageRef): void {
   });
 
   describe('credential revision', () => {
-    it('grows with every revoked key, replaced password and revoked token, and only then', async () => {
+    it('grows with every revoked key, replaced password, revoked token and changed rate limit, and only then', async () => {
       const account = await createFundedAccount(storage());
+      const initial = await storage().credentialRevision();
+      expect(Number.isSafeInteger(initial)).toBe(true);
       const key = await storage().createApiKey({ accountId: account.id, keyHash: 'rev-hash', prefix: 'sk_rv', label: '' }, 1);
-      const start = await storage().credentialRevision();
-      expect(Number.isSafeInteger(start)).toBe(true);
+      expect(await storage().credentialRevision()).toBe(initial);
+      // Caches keep the account with its rate limits: a change makes them verify it again.
       await storage().setRateLimit(account.id, 'data', { perSecond: 1, burst: 1 });
-      expect(await storage().credentialRevision()).toBe(start);
+      expect(await storage().credentialRevision()).toBe(initial + 1);
+      await expect(storage().setRateLimit(987_654, 'data', null)).rejects.toMatchObject({ code: 'not_found' });
+      const start = await storage().credentialRevision();
+      expect(start).toBe(initial + 1);
 
       expect(await storage().revokeApiKey(account.id, key.id)).toBe(true);
       expect(await storage().credentialRevision()).toBe(start + 1);
