@@ -70,7 +70,17 @@ export function createChatHubStore(pool: pg.Pool, x: string): ChatHubStorage {
       return (await rows<SigningKeyRow>(pool, `SELECT ${KEY_FIELDS} FROM ${x}chat_hub_signing_keys ORDER BY seq`)).map(signingKeyFromRow);
     },
     async retireSigningKey(kid, at) {
-      return (await run(pool, `UPDATE ${x}chat_hub_signing_keys SET retired_at = $1 WHERE kid = $2 AND retired_at IS NULL`, [at, kid])) > 0;
+      // A retired key signs nothing any process may still accept: the revision tells their key rings.
+      const retired = await rows(
+        pool,
+        `WITH changed AS (
+           UPDATE ${x}chat_hub_signing_keys SET retired_at = $1 WHERE kid = $2 AND retired_at IS NULL RETURNING kid
+         ), ${bumpRevisionCte(x, 'changed')}
+         SELECT kid FROM changed`,
+        [at, kid],
+      );
+      credentialRevisionReader(pool, x).clear();
+      return retired.length > 0;
     },
   };
 }

@@ -54,6 +54,12 @@ export function createChatHubStore(db: Database.Database): ChatHubStorage {
   const retireKey = db.prepare<[number, string]>('UPDATE chat_hub_signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL');
 
   const revision = createCredentialRevision(db);
+  // A retired key signs nothing any process may still accept: the revision tells their key rings.
+  const retireTx = db.transaction((at: number, kid: string): boolean => {
+    const retired = retireKey.run(at, kid).changes > 0;
+    if (retired) revision.bump();
+    return retired;
+  });
   const revokeTokenTx = db.transaction((jti: string, at: number, expiresAt: number | null) => {
     if (insertRevoked.run(jti, at, expiresAt).changes > 0) revision.bump();
   });
@@ -98,7 +104,7 @@ export function createChatHubStore(db: Database.Database): ChatHubStorage {
       return selectKeys.all().map(signingKeyFromRow);
     },
     async retireSigningKey(kid, at) {
-      return retireKey.run(at, kid).changes > 0;
+      return retireTx(at, kid);
     },
   };
 }

@@ -34,6 +34,12 @@ export interface SigningKeyRingOptions {
   secret?: string;
   /** How long keys read from storage are trusted before re-reading. */
   keyCacheMs: number;
+  /**
+   * The storage's credential revision, which a key's retirement bumps: when it moved since the
+   * keys were read, they are read again at once (a key retired by another process is refused from
+   * the next token on, not when the cache runs out). Without it, only `keyCacheMs` applies.
+   */
+  revision?: () => Promise<number>;
 }
 
 /** A token names a key that is unknown, retired or absent. */
@@ -59,6 +65,7 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
   let keys = new Map<string, LoadedKey>();
   let signing: LoadedKey | null = null;
   let loadedAt = -Infinity;
+  let loadedRevision: number | null = null;
   let loading: Promise<void> | null = null;
 
   const load = async (): Promise<void> => {
@@ -67,6 +74,8 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
       // The kid names the secret without revealing it, so a changed secret is a new kid.
       configured = { kid: `cfg-${base64url.encode(digest.slice(0, 9))}`, bytes: new TextEncoder().encode(options.secret), createdAt: 0 };
     }
+    // Read before the keys: a retirement after this read moves it again, and the next check reloads.
+    const revision = (await options.revision?.()) ?? null;
     let stored = await storage.listActiveSigningKeys();
     if (stored.length === 0 && !configured) {
       await storage.addSigningKey({ kid: newKid(), secret: randomSecret() }, clock.now());
@@ -79,6 +88,7 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
     // The configured secret always signs; otherwise the newest stored key does.
     signing = configured ?? next.get(stored[stored.length - 1]?.kid ?? '') ?? null;
     loadedAt = clock.now();
+    loadedRevision = revision;
   };
 
   const refresh = async (): Promise<void> => {
@@ -95,7 +105,7 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
   };
 
   const ensureFresh = async (): Promise<void> => {
-    if (clock.now() - loadedAt >= keyCacheMs) await refresh();
+    if (clock.now() - loadedAt >= keyCacheMs || (options.revision && (await options.revision()) !== loadedRevision)) await refresh();
   };
 
   const info = (k: { kid: string; createdAt: number; retiredAt: number | null }, isConfigured: boolean): SigningKeyInfo => ({
