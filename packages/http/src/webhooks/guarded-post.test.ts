@@ -66,6 +66,16 @@ describe('guardedPost', () => {
     }
   });
 
+  it('names the kind of address with its article', async () => {
+    for (const [url, named] of [
+      ['http://0.0.0.0/', 'an unspecified address'],
+      ['http://[fd00::1]/', 'a unique-local address'],
+      ['http://10.0.0.1/', 'a private address'],
+    ]) {
+      await expect(guardedPost(url!, post)).rejects.toThrow(`refused to call ${named};`);
+    }
+  });
+
   it('refuses a host when any of its resolved addresses is private', async () => {
     const resolve = async () => [
       { address: '93.184.216.34', family: 4 },

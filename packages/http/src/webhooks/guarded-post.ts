@@ -58,7 +58,8 @@ function refusalOf(address: string, host: string, allow: AddressPolicy): UrlRefu
   const kind = classifyAddress(address);
   if (allow(address, kind)) return null;
   // The address a name resolves to is never echoed: it would map internal DNS for the caller.
-  const what = address === host ? `a ${kind} address` : `${host}: it resolves to a non-public address`;
+  const article = kind === 'unspecified' || kind === 'invalid' ? 'an' : 'a';
+  const what = address === host ? `${article} ${kind} address` : `${host}: it resolves to a non-public address`;
   return new UrlRefusedError(`refused to call ${what}; set SPILLWAY_ALLOW_PRIVATE_URLS=true to allow it`);
 }
 
