@@ -259,6 +259,12 @@ describe('GET /api/operator', () => {
     const acme = await companyToken();
     const ann = await createOperator(acme);
     expect((await call('GET', '/api/operator', { token: acme })).status).toBe(403);
+    // X-Authorization-Key carries company and client tokens only: the answer says where this one goes.
+    const keyHeader = await call('GET', '/api/operator', { keyHeader: await operatorToken(acme, ann.id) });
+    expect(keyHeader.status).toBe(401);
+    expect(await keyHeader.json()).toMatchObject({
+      message: expect.stringMatching(/Authorization: Bearer <token>", not X-Authorization-Key/),
+    });
     const revoked = await operatorToken(acme, ann.id);
     await call('POST', '/api/company/revoke-token', { token: acme, body: { token: revoked } });
     expect((await call('GET', '/api/operator', { token: revoked })).status).toBe(403);

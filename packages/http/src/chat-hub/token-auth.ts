@@ -19,8 +19,11 @@ export function readToken(c: Context, allowKeyHeader: boolean): string {
     if (!match?.[1]) throw new SpillwayError('unauthorized', 'Authorization header must be "Bearer <token>"');
     return match[1];
   }
-  const key = allowKeyHeader ? c.req.header('x-authorization-key')?.trim() : undefined;
-  if (key) return key;
+  const key = c.req.header('x-authorization-key')?.trim();
+  if (key && allowKeyHeader) return key;
+  // An operator token goes as Bearer only: say so rather than that no token came.
+  if (key)
+    throw new SpillwayError('unauthorized', 'this route takes its token as "Authorization: Bearer <token>", not X-Authorization-Key');
   throw new SpillwayError('unauthorized', 'a token is required');
 }
 
