@@ -48,7 +48,8 @@ export function registerAdminAlphaNameRoutes(app: Hono<Env>, admin: MiddlewareHa
       summary: 'Operator: revoke an approved alpha-name of an account',
       description:
         'From the next request on, sends from the name are refused (400) as sends from a name never approved, by the account ' +
-        'and by the sub-clients it shared the name with, which lose it too; messages accepted before keep going. Its approved ' +
+        'and by the sub-clients it shared the name with, which lose it too; messages of the messaging API accepted before ' +
+        'keep going, while a running cascade skips its steps not yet sent. Its approved ' +
         'applications become `revoked` with the reason, which the account sees in `GET /api/clientsenders`; its callback URL ' +
         'goes with it. The account may apply for the name again.',
       tags: ['admin'],
