@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '@spillway/core';
 import type { ChannelDriver, Storage } from '@spillway/core';
@@ -41,5 +45,26 @@ describe('engine.stop()', () => {
     answer();
     await stopped;
     expect((await storage.history(id)).map((h) => h.status)).toEqual(['Sent']);
+  });
+
+  // Regression: the system clock's timers do not keep the process alive (a worker must not hold up
+  // an embedder's exit), so with nothing else alive the process ended while stop() waited for the
+  // sends in flight: exit code 13, an unsettled top-level await, the stop never finished.
+  it('finishes in a process with nothing else alive, with sends in flight', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-stop-'));
+    try {
+      const root = resolve(import.meta.dirname, '../..');
+      const script = join(import.meta.dirname, 'fixtures/stop-with-nothing-else-alive.ts');
+      const run = spawnSync(process.execPath, ['--conditions=@spillway/source', '--import', 'tsx', script, join(dir, 'stop.db')], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+      // The send in flight was answered and its result applied before the stop ended.
+      expect(JSON.parse(run.stdout.trim())).toEqual({ stopped: true, history: ['Sent'] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

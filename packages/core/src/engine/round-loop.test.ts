@@ -28,6 +28,21 @@ function loopOver(pause: (found: number) => number | Promise<number> = (found) =
 }
 
 describe('the round loop', () => {
+  it('stops at once during the pause after a busy round, without waiting for the pause to end', async () => {
+    // A busy round's pause is not cut short by notify(), but stop() must not wait for it: the
+    // system clock's timers do not keep a process alive, and an embedder's process with nothing
+    // else alive ended while stop() waited (exit code 13, the stop never finished).
+    const { state, loop } = loopOver((found) => (found > 0 ? 60_000 : 250));
+    state.work = 5;
+    loop.start();
+    await settle();
+    expect(state.rounds).toBe(1);
+    let stopped = false;
+    void loop.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped).toBe(true);
+  });
+
   it('waits idle after an empty round until notify() cuts the wait short', async () => {
     const { state, loop } = loopOver();
     loop.start();

@@ -42,6 +42,8 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
   let running = false;
   let poked = false;
   let wake: (() => void) | null = null;
+  /** Ends the current pause, whichever it is: stop() never waits for one. */
+  let endPause: (() => void) | null = null;
   let loopDone: Promise<void> = Promise.resolve();
 
   const tick = (): Promise<number> => {
@@ -52,19 +54,20 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
     return chain;
   };
 
+  // The clock's timers need not keep the process alive (the system clock's do not), so stop() ends
+  // any pause itself: waiting for a busy round's pause, a process with nothing else alive ended
+  // with the stop unfinished.
   const sleep = (ms: number, interruptible: boolean) =>
     new Promise<void>((resolve) => {
-      const handle = clock.setTimeout(() => {
+      const end = () => {
         wake = null;
+        endPause = null;
+        clock.clearTimeout(handle);
         resolve();
-      }, ms);
-      if (interruptible) {
-        wake = () => {
-          wake = null;
-          clock.clearTimeout(handle);
-          resolve();
-        };
-      }
+      };
+      const handle = clock.setTimeout(end, ms);
+      endPause = end;
+      if (interruptible) wake = end;
     });
 
   async function loop(): Promise<void> {
@@ -92,7 +95,7 @@ export function createRoundLoop(options: RoundLoopOptions): RoundLoop {
     },
     async stop() {
       running = false;
-      wake?.();
+      endPause?.();
       await loopDone;
       await chain;
     },

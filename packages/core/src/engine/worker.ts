@@ -598,6 +598,38 @@ export function createWorker(deps: WorkerDeps) {
     }
   }
 
+  /**
+   * The stop: claims nothing new, waits up to `graceMs` for the sends in flight, applies every
+   * result and receipt that arrived, then retires the worker.
+   */
+  async function stopNow(graceMs: number): Promise<void> {
+    claiming = false;
+    await rounds.stop();
+    const deadline = clock.now() + graceMs;
+    while (inFlight.size > 0 && clock.now() < deadline) {
+      let timer: TimerHandle | undefined;
+      await Promise.race([
+        Promise.all([...inFlight.values()].map((f) => f.done)),
+        new Promise((resolve) => (timer = clock.setTimeout(() => resolve(undefined), Math.max(1, deadline - clock.now())))),
+      ]);
+      if (timer !== undefined) clock.clearTimeout(timer);
+      // A send leaves the flight when a round applies its result (nothing new is claimed now):
+      // without this round the loop would spin until the deadline.
+      await rounds.tick();
+      // A failed commit put the results back in flight, their sends long done: try again after
+      // a pause (the database is likely still locked), not in a loop of failing commits.
+      if (lastRoundFailed && inFlight.size > 0) {
+        const ms = Math.max(1, Math.min(STOP_RETRY_MS, deadline - clock.now()));
+        await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), ms));
+      }
+    }
+    while (queue.length > 0 || byProviderId.length > 0) {
+      if ((await rounds.tick()) === 0) break;
+    }
+    if (inFlight.size === 0) await storage.retireWorker(owner);
+    for (const driver of started) await driver.close?.();
+  }
+
   return {
     owner,
     /** The context of a driver, for receipts that reach this process some other way. */
@@ -635,31 +667,14 @@ export function createWorker(deps: WorkerDeps) {
      * at once the attempts whose outcomes are still to come.
      */
     async stop(graceMs = 10_000): Promise<void> {
-      claiming = false;
-      await rounds.stop();
-      const deadline = clock.now() + graceMs;
-      while (inFlight.size > 0 && clock.now() < deadline) {
-        let timer: TimerHandle | undefined;
-        await Promise.race([
-          Promise.all([...inFlight.values()].map((f) => f.done)),
-          new Promise((resolve) => (timer = clock.setTimeout(() => resolve(undefined), Math.max(1, deadline - clock.now())))),
-        ]);
-        if (timer !== undefined) clock.clearTimeout(timer);
-        // A send leaves the flight when a round applies its result (nothing new is claimed now):
-        // without this round the loop would spin until the deadline.
-        await rounds.tick();
-        // A failed commit put the results back in flight, their sends long done: try again after
-        // a pause (the database is likely still locked), not in a loop of failing commits.
-        if (lastRoundFailed && inFlight.size > 0) {
-          const ms = Math.max(1, Math.min(STOP_RETRY_MS, deadline - clock.now()));
-          await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), ms));
-        }
+      // The clock's timers need not keep the process alive (the system clock's do not): a stop
+      // under way does, until it is done, or a process with nothing else alive ends midway.
+      const alive = globalThis.setInterval(() => undefined, 60_000);
+      try {
+        await stopNow(graceMs);
+      } finally {
+        globalThis.clearInterval(alive);
       }
-      while (queue.length > 0 || byProviderId.length > 0) {
-        if ((await rounds.tick()) === 0) break;
-      }
-      if (inFlight.size === 0) await storage.retireWorker(owner);
-      for (const driver of started) await driver.close?.();
     },
   };
 }
