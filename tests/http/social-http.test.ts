@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, readBody } from '../support/local-http.ts';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
@@ -10,18 +9,6 @@ const APP_SECRET = 'app-secret-for-tests';
 const VERIFY_TOKEN = 'verify-me';
 const TOKEN_KEY = '11'.repeat(32);
 const ACCESS_TOKEN = 'EAAG-access-token-42';
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => resolve(body));
-  });
-
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
 
 // A local token server implementing the OAuth code exchange (form POST, JSON answer).
 const exchanges: URLSearchParams[] = [];

@@ -1,11 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
 import { createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
+import { listen, readBody } from '../support/local-http.ts';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
@@ -14,17 +13,6 @@ const APP_SECRET = 'app-secret-for-tests';
 // recognised by the storage's refusal of a second record under the same id.
 const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
 const schema = `spillway_social_retry_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => resolve(body));
-  });
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
 
 const tokenServer = createServer((req, res) => {
   void readBody(req).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"tok"}'));

@@ -1,0 +1,18 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// Small pieces of the local servers that stand in for a vendor's endpoints in HTTP tests.
+
+/** The whole body of a request, as text. */
+export const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise<string>((resolve) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => resolve(body));
+  });
+
+/** Listens on a free port of 127.0.0.1 and answers the server's base URL. */
+export const listen = async (server: Server): Promise<string> => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
