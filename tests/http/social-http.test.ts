@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, readBody } from '../support/local-http.ts';
+import { listen, readBody, socialWebhook } from '../support/local-http.ts';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
@@ -73,24 +73,7 @@ afterAll(async () => {
 
 const json = async (res: Response) => (await res.json()) as any;
 const sign = (body: string, secret = APP_SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-const webhook = (phoneNumberId: string, from: string, text: string) =>
-  JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'waba-1',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              metadata: { phone_number_id: phoneNumberId },
-              messages: [{ from, id: 'wamid.1', type: 'text', text: { body: text } }],
-            },
-          },
-        ],
-      },
-    ],
-  });
+const webhook = (phoneNumberId: string, from: string, text: string) => socialWebhook(phoneNumberId, [{ from, id: 'wamid.1', text }]);
 
 const connect = async (code = 'good-code') => {
   const auth = await json(await s.call('/social/authorize?alphaName=Acme&externalId=pn-100'));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
 import { createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
-import { listen, readBody } from '../support/local-http.ts';
+import { listen, readBody, socialWebhook } from '../support/local-http.ts';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
@@ -64,24 +64,7 @@ const post = (body: string) =>
     body,
     headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(body) },
   });
-const event = (messages: Array<{ from: string; id?: string; text: string }>) =>
-  JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'waba-1',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              metadata: { phone_number_id: 'pn-200' },
-              messages: messages.map((m) => ({ from: m.from, ...(m.id ? { id: m.id } : {}), type: 'text', text: { body: m.text } })),
-            },
-          },
-        ],
-      },
-    ],
-  });
+const event = (messages: Array<{ from: string; id?: string; text: string }>) => socialWebhook('pn-200', messages);
 /** The texts of the incoming messages stored, oldest first. */
 const storedTexts = async (): Promise<string[]> => {
   const sql = 'SELECT text FROM inbound_messages ORDER BY received_at, text';

@@ -16,3 +16,26 @@ export const listen = async (server: Server): Promise<string> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
+
+/**
+ * The body of the social platform's webhook (`POST /social`): text messages to the business number
+ * `phoneNumberId`, each from a phone number, with the platform's message id when given.
+ */
+export const socialWebhook = (phoneNumberId: string, messages: Array<{ from: string; id?: string; text: string }>): string =>
+  JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: 'waba-1',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              metadata: { phone_number_id: phoneNumberId },
+              messages: messages.map((m) => ({ from: m.from, ...(m.id ? { id: m.id } : {}), type: 'text', text: { body: m.text } })),
+            },
+          },
+        ],
+      },
+    ],
+  });
