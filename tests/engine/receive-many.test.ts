@@ -111,4 +111,16 @@ describe('engine.receiveMany', () => {
       'chatapp',
     ]);
   });
+
+  it('records a receipt the provider repeats once: the message is already where that receipt took it', async () => {
+    f = await engineFixture();
+    const [a] = await twoSilent();
+    for (let i = 0; i < 3; i++) {
+      await f.engine.receive({ messageId: a, step: 0, outcome: 'delivered' });
+      await f.advance(0);
+    }
+    const status = await f.engine.messages.status(f.account.id, a);
+    expect(status.deliverystatus).toBe('delivered');
+    expect(status.extendedStatuses.map((e) => e.status)).toEqual(['Sent', 'Delivered']);
+  });
 });

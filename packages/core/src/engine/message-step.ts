@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
+import type { MachineEvent } from '../machines/events.ts';
 import type { AttemptHolder, MessageUpdate } from '../ports/work-storage.ts';
 import type { HistoryEntry, PersistedMachineState, StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
@@ -34,6 +35,15 @@ export interface MessageStepInput {
 }
 
 /**
+ * Whether `event` is a Delivered of the step a delivered message stands at: the provider repeating
+ * the receipt that delivered it (webhooks are at-least-once). It changes nothing and is not
+ * recorded again. Any other late outcome is a fact and is recorded (see `historyOf`).
+ */
+function repeatsDelivery(event: MachineEvent, status: MessageUpdate['status'], state: PersistedMachineState): boolean {
+  return event.type === 'DELIVERED' && status === 'delivered' && event.step === Number(state.context['step'] ?? 0);
+}
+
+/**
  * Applies a message's events to its machine and answers what the round writes for it: the next
  * state, the work the machine's actions ask for (sends now, timers at their due times, timers
  * cancelled), and the history entries. Outcomes reported by channels are always recorded, even
@@ -60,7 +70,7 @@ export function stepMessage(input: MessageStepInput): MessageUpdate {
   for (const item of input.events) {
     const next = advancer.next(key, machine, state, item.event);
     const stepIndex = 'step' in item.event ? item.event.step : Number(state.context['step'] ?? 0);
-    const recorded = historyOf(item.event, next.changed, item.detail);
+    const recorded = !next.changed && repeatsDelivery(item.event, status, state) ? null : historyOf(item.event, next.changed, item.detail);
     if (recorded) entry(stepIndex, recorded.status, item.at, recorded.error, item);
     if (!next.changed) continue;
     if (item.event.type === 'ACCEPTED') accepted = true;
