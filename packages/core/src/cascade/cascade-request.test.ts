@@ -100,6 +100,20 @@ describe('parseCascadeRequest', () => {
     expect(parseCascadeRequest(base, { now })).toHaveLength(1);
   });
 
+  it('refuses a variable given twice in one message (1 and "1" are one id) at the repeat', () => {
+    const item = { fromName: 'Shop', toPhone: '99912345600', text: 'Hi %name=1%' };
+    const twice = [
+      { id: 1, value: 'Ann' },
+      { id: 'x', value: 'y' },
+      { id: '1', value: 'Bob' },
+    ];
+    expect(detailsOf(() => parseCascadeRequest([{ ...item, variables: twice }], { now }))).toEqual([
+      { path: '[0].variables[2].id', message: 'variable 1 is given twice' },
+    ]);
+    const overview = { fromName: 'Shop', messages: [{ recipient: '99912345600', text: 'Hi %name=1%', variables: twice }] };
+    expect(detailsOf(() => parseCascadeRequest(overview, { now })).map((d) => d.path)).toEqual(['messages[0].variables[2].id']);
+  });
+
   it('maps the overview shape, with top-level defaults and the default alpha-name', () => {
     const body = {
       ttl: 300,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { variableItemSchema } from './variables.ts';
+import { inlineVariablesSchema } from './variables.ts';
 import type { Variable } from './variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
 
@@ -115,7 +115,7 @@ export const cascadeItemSchema = z
     chatappMessage: chatappMessageSchema.nullish().transform(absent),
     messengerMessage: messengerMessageSchema.nullish().transform(absent),
     /** Spillway: values of this message's variables, before stored ones (the overview's `variables`). */
-    variables: z.array(variableItemSchema).max(100).nullish().transform(absent),
+    variables: inlineVariablesSchema.nullish().transform(absent),
   })
   .superRefine((m, ctx) => {
     const need = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });

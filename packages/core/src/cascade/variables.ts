@@ -63,6 +63,22 @@ export const variableItemSchema = z.object({
 });
 
 /**
+ * The variables a message (or a broadcast's recipient) brings along, at most 100: an id given
+ * twice (`1` and `"1"` are one id) is refused at the repeat, rather than the last one silently
+ * winning.
+ */
+export const inlineVariablesSchema = z
+  .array(variableItemSchema)
+  .max(100)
+  .superRefine((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      if (seen.has(item.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `variable ${item.id} is given twice` });
+      seen.add(item.id);
+    });
+  });
+
+/**
  * The body of `POST /api/items`: `{ items: [{ id, value }] }`, or the bare array. One namespace
  * per account: `%name=7%` inserts item 7's value, `%url=7%` and `%short_url=7%` insert it as a
  * link (then it must be an http(s) URL). Storing an id again replaces its value.

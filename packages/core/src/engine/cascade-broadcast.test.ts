@@ -16,6 +16,26 @@ describe('broadcast', () => {
     ]);
   });
 
+  it("refuses a recipient's variable given twice, at the repeat", () => {
+    const recipient = {
+      toPhone: '99900000001',
+      variables: [
+        { id: 'n', value: 'Ann' },
+        { id: 'n', value: 'Bob' },
+      ],
+    };
+    let error: unknown;
+    try {
+      expandBroadcast({ text: 'Hi %name=n%', recipients: [recipient] });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'recipients[0].variables[1].id', message: 'variable n is given twice' }],
+    });
+  });
+
   it('rejects a broadcast without recipients', () => {
     expect(() => expandBroadcast({ text: 'x', recipients: [] })).toThrow(SpillwayError);
   });

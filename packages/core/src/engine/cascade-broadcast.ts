@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_CASCADE_MESSAGES } from '../cascade/cascade-request.ts';
-import { variableItemSchema } from '../cascade/variables.ts';
+import { inlineVariablesSchema } from '../cascade/variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
@@ -11,7 +11,7 @@ const stringLike = z.union([z.string(), z.number().transform(String)], { error: 
 export const broadcastRecipientSchema = z.union(
   [
     stringLike,
-    z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: z.array(variableItemSchema).max(100).optional() }),
+    z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: inlineVariablesSchema.optional() }),
   ],
   { error: 'must be a phone number, or an object with toPhone and optionally id and variables' },
 );
