@@ -9,10 +9,7 @@ const stringLike = z.union([z.string(), z.number().transform(String)], { error: 
 
 /** A recipient of a broadcast: a number, or a number with its own id and variables. */
 export const broadcastRecipientSchema = z.union(
-  [
-    stringLike,
-    z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: inlineVariablesSchema.optional() }),
-  ],
+  [stringLike, z.looseObject({ toPhone: stringLike, id: stringLike.optional(), variables: inlineVariablesSchema.optional() })],
   { error: 'must be a phone number, or an object with toPhone and optionally id and variables' },
 );
 
