@@ -196,6 +196,7 @@ describe('direct routes: the same answers as the app', () => {
       401,
     ],
     ['another content type', () => json(shop, { messages: [sms()] }, { 'content-type': 'text/plain' }), 415],
+    ['JSON in another charset', () => json(shop, { messages: [sms()] }, { 'content-type': 'application/json; charset=iso-8859-1' }), 415],
     ['a body over the limit', () => json(shop, { messages: [sms('99900000001', 'x'.repeat(5000))] }), 413],
   ] as Array<[string, () => RequestInit, number]>)('sends with %s go to the app', async (_name, init, status) => {
     const { answer, taken } = await both(p, '/bat/messagelist', init());

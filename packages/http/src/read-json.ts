@@ -6,9 +6,16 @@ import type { Context } from 'hono';
 // text/json and any application/*+json, each with optional parameters (charset).
 const JSON_CONTENT_TYPE = /^\s*(?:application\/json|text\/json|application\/[a-z0-9!#$&^_.-]+\+json)\s*(?:;.*)?$/i;
 
-/** Whether a `Content-Type` header names one of the accepted JSON media types. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * Whether a `Content-Type` header names one of the accepted JSON media types, in UTF-8: JSON is
+ * UTF-8 (RFC 8259), and a body declared in another charset would be read wrong, not refused.
+ */
 export function isJsonContentType(contentType: string | null | undefined): boolean {
-  return !!contentType && JSON_CONTENT_TYPE.test(contentType);
+  if (!contentType || !JSON_CONTENT_TYPE.test(contentType)) return false;
+  const charset = CHARSET.exec(contentType)?.[1];
+  return charset === undefined || /^utf-?8$/i.test(charset);
 }
 
 /**
@@ -26,7 +33,7 @@ export async function readJsonText(c: Context): Promise<string> {
   if (!isJsonContentType(contentType)) {
     throw new SpillwayError(
       'unsupported_media_type',
-      `Content-Type must be application/json (or text/json, application/*+json); got ${contentType ? `'${contentType}'` : 'none'}`,
+      `Content-Type must be application/json (or text/json, application/*+json) in UTF-8; got ${contentType ? `'${contentType}'` : 'none'}`,
     );
   }
   return c.req.text();
