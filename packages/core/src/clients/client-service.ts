@@ -80,6 +80,38 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     }
   };
 
+  /**
+   * Moves `micros` between a parent and its sub-client in one transaction (`to_client`, or back
+   * `from_client`): the paying wallet is debited only when it covers the amount, and each wallet
+   * row names the other account. Null when it does not cover it: nothing was written.
+   */
+  const moveMoney = (
+    parent: Pick<Account, 'id' | 'login'>,
+    client: Pick<Account, 'id' | 'login'>,
+    micros: number,
+    direction: ClientTransferRequest['direction'],
+  ) => {
+    const toClient = direction === 'to_client';
+    const [payer, payee] = toClient ? [parent, client] : [client, parent];
+    return storage.transferBalance(
+      {
+        accountId: payer.id,
+        kind: 'adjustment',
+        amount: -micros,
+        messageId: null,
+        description: toClient ? `transfer to sub-client ${client.login}` : `returned to ${parent.login}`,
+      },
+      {
+        accountId: payee.id,
+        kind: 'topup',
+        amount: micros,
+        messageId: null,
+        description: toClient ? `transfer from ${parent.login}` : `returned from sub-client ${client.login}`,
+      },
+      clock.now(),
+    );
+  };
+
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
   return refusingUnstorable({
     async provision(parentId, body) {
@@ -118,11 +150,7 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
       const alphaNames: AlphaName[] = [];
       for (const a of shared) alphaNames.push(await accounts.approveAlphaName(account.id, a.name, a.channels));
       if (micros > 0) {
-        const moved = await storage.transferBalance(
-          { accountId: parentId, kind: 'adjustment', amount: -micros, messageId: null, description: `transfer to sub-client ${req.login}` },
-          { accountId: account.id, kind: 'topup', amount: micros, messageId: null, description: `transfer from ${parent.login}` },
-          clock.now(),
-        );
+        const moved = await moveMoney(parent, account, micros, 'to_client');
         // Spent meanwhile by the parent's other requests: the client stays, without the money.
         if (!moved) throw new SpillwayError('payment_required', `${uncovered().message}: client ${req.login} was created with none`);
       }
@@ -175,25 +203,7 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
       }
       const micros = toMicros(req.amount);
       const toClient = req.direction === 'to_client';
-      // The paying wallet is debited only when it covers the amount; each row names the other account.
-      const [payer, payee] = toClient ? [parent, client] : [client, parent];
-      const moved = await storage.transferBalance(
-        {
-          accountId: payer.id,
-          kind: 'adjustment',
-          amount: -micros,
-          messageId: null,
-          description: toClient ? `transfer to sub-client ${client.login}` : `returned to ${parent.login}`,
-        },
-        {
-          accountId: payee.id,
-          kind: 'topup',
-          amount: micros,
-          messageId: null,
-          description: toClient ? `transfer from ${parent.login}` : `returned from sub-client ${client.login}`,
-        },
-        clock.now(),
-      );
+      const moved = await moveMoney(parent, client, micros, req.direction);
       if (!moved) {
         throw new SpillwayError(
           'payment_required',

@@ -128,7 +128,9 @@ export function createEngine(options: EngineOptions): Engine {
             { path: formatPath(['driver'], pathOf(index)), message: 'required with providerMessageId' },
           ]);
         }
-        byDriver.set(driver, [...(byDriver.get(driver) ?? []), receipt.providerMessageId]);
+        const ids = byDriver.get(driver);
+        if (ids) ids.push(receipt.providerMessageId);
+        else byDriver.set(driver, [receipt.providerMessageId]);
       } else named.push({ messageId: receipt.messageId, step: receipt.step, index });
     });
     const issues = await receiptTargetIssues(storage, named, (i) => pathOf(named[i]!.index));

@@ -13,7 +13,6 @@ import { accountOf, authenticateToken, readToken } from './token-auth.ts';
 import type { TokenClaims, TokenService } from './token-service.ts';
 import {
   credentialsSchema,
-  idParamSchema,
   jwtString,
   operatorSchema,
   operatorTokenSchema,
@@ -23,6 +22,7 @@ import {
   tokenSchema,
   validateView,
 } from './chat-hub-schemas.ts';
+import { idParam } from '../routes/id-param.ts';
 
 /** Dependencies of {@link createChatHubRoutes}. */
 export interface ChatHubRoutesDeps {
@@ -172,7 +172,7 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
     },
     ...company,
     async (c) => {
-      const id = parseOrThrow(idParamSchema, c.req.param('id'), 'operator id', 'id');
+      const id = parseOrThrow(idParam, c.req.param('id'), 'operator id', 'id');
       await ownOperator(c.var.account.id, id);
       await storage.deleteOperator(c.var.account.id, id);
       return c.body(null, 204);

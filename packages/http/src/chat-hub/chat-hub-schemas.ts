@@ -10,10 +10,6 @@ export const dateTimeSchema = z.iso
 export const operatorTokenSchema = z.object({ id: z.number().int().positive(), expiresAt: dateTimeSchema });
 export const tokenSchema = z.object({ token: z.string().min(1).max(4096) });
 export const revokeSchema = z.object({ token: z.string().min(1).max(4096).optional() });
-export const idParamSchema = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
-  .transform(Number);
 
 export const jwtString = z.string().meta({ description: 'A JWT, as a JSON string' });
 export const operatorView = z.object({ id: z.number().int(), name: z.string() });
