@@ -65,7 +65,8 @@ export interface SenderService {
   /**
    * Operator: revokes an approved alpha-name of the account, and of the sub-clients below it that
    * hold it (provisioning shared it with them), at once. New sends from it are refused as from a
-   * name never approved; messages accepted before keep going. 404 when the account has no such name.
+   * name never approved; messages of the messaging API accepted before keep going, and a running
+   * cascade skips its steps not yet sent. 404 when the account has no such name.
    */
   revokeAlphaName(accountId: number, body: unknown): Promise<AlphaNameRevocation>;
   /** SMS figures per alpha-name for messages created in `[from, to)`. */

@@ -43,7 +43,8 @@ export interface AccountStorage {
   revokeApiKey(accountId: number, keyId: number): Promise<boolean>;
   /**
    * A number that grows, in the same transaction, whenever a credential stops being valid: an API
-   * key revoked, a password replaced (`setPasswordHash`), a token revoked (`revokeToken`); and when
+   * key revoked, a password replaced (`setPasswordHash`), a token revoked (`revokeToken`), a signing
+   * key retired (`retireSigningKey`); and when
    * what an authentication carries changes: an account's rate limits (`setRateLimit`). Caches of
    * successful authentications compare it to drop what may have been revoked, in every process.
    */

@@ -38,7 +38,7 @@ export function describeAccountStorage(storage: StorageRef): void {
   });
 
   describe('credential revision', () => {
-    it('grows with every revoked key, replaced password, revoked token and changed rate limit, and only then', async () => {
+    it('grows with every revoked key, replaced password, revoked token, changed rate limit and retired signing key, and only then', async () => {
       const account = await createFundedAccount(storage());
       const initial = await storage().credentialRevision();
       expect(Number.isSafeInteger(initial)).toBe(true);
@@ -63,6 +63,14 @@ export function describeAccountStorage(storage: StorageRef): void {
       expect(await storage().credentialRevision()).toBe(start + 3);
       await storage().revokeToken({ jti: 'rev-jti', expiresAt: null }, 2);
       expect(await storage().credentialRevision()).toBe(start + 3);
+
+      // A retired signing key: every process's key ring reads the keys again.
+      await storage().addSigningKey({ kid: 'rev-k1', secret: 's1' }, 1);
+      expect(await storage().credentialRevision()).toBe(start + 3);
+      expect(await storage().retireSigningKey('rev-k1', 2)).toBe(true);
+      expect(await storage().credentialRevision()).toBe(start + 4);
+      expect(await storage().retireSigningKey('rev-k1', 3)).toBe(false);
+      expect(await storage().credentialRevision()).toBe(start + 4);
     });
   });
 
