@@ -459,3 +459,106 @@ describe('cascade audit over HTTP', () => {
     expect((await s.call('/api/routes/rt_%00', { method: 'DELETE' })).status).toBe(404);
   });
 });
+
+describe('request validation over HTTP', () => {
+  /** A whole minute an hour or so ahead: a time every form below can write exactly. */
+  const dueAt = () => Math.ceil((Date.now() + 3_600_000) / 60_000) * 60_000;
+  /** `ms` as the wall-clock time at `hours` east of UTC, without the offset: `2026-12-01T23:00:00`. */
+  const wallClock = (ms: number, hours: number) => new Date(ms + hours * 3_600_000).toISOString().slice(0, 19);
+  const sendStatus = async (sheduledSent: string) => {
+    const res = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { sheduledSent })]);
+    expect(res.status, `${sheduledSent}: ${await res.clone().text()}`).toBe(200);
+    const [accepted] = (await res.json()) as { messageId: string }[];
+    return statusOf(accepted!.messageId);
+  };
+
+  it('takes sheduledSent without seconds and with an offset without its colon, as ISO 8601 allows', async () => {
+    const due = dueAt();
+    for (const sheduledSent of [
+      wallClock(due, 0).slice(0, 16) + 'Z', // 2026-12-01T20:00Z
+      wallClock(due, 3) + '+0300', // 2026-12-01T23:00:00+0300
+      wallClock(due, -5).slice(0, 16) + '-05:00', // 2026-12-01T15:00-05:00
+      wallClock(due, 5.5) + '.000+05:30',
+    ]) {
+      expect(await sendStatus(sheduledSent), sheduledSent).toMatchObject({
+        status: 'scheduled',
+        sheduledSent: new Date(due).toISOString(),
+      });
+    }
+    // The overview shape's top-level sheduledSent reads the same.
+    const overview = await post('/api/CascadeMessage/send_message/async', {
+      fromName: 'Acme',
+      sheduledSent: wallClock(due, 3).slice(0, 16) + '+0300',
+      messages: [{ recipient: '99900000000', text: 'Hi' }],
+    });
+    expect(overview.status, await overview.clone().text()).toBe(200);
+    const [accepted] = (await overview.json()) as { messageId: string }[];
+    expect((await statusOf(accepted!.messageId)).sheduledSent).toBe(new Date(due).toISOString());
+  });
+
+  it('refuses a sheduledSent without an offset, saying why, rather than reading it in the server time zone', async () => {
+    const noOffset = wallClock(dueAt(), 0);
+    const res = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { sheduledSent: noOffset })]);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: 'validation_failed',
+      details: [{ path: '[0].sheduledSent', message: expect.stringMatching(/no offset.*ambiguous/) }],
+    });
+    for (const bad of ['2026-02-30T10:00:00Z', '2026-12-01T24:00:00Z', '2026-12-01T20:00:00+24:00', 'tomorrow', '2026-12-01']) {
+      const refused = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { sheduledSent: bad })]);
+      expect(refused.status, bad).toBe(400);
+      expect((await refused.json()).details, bad).toEqual([{ path: '[0].sheduledSent', message: expect.stringContaining('ISO 8601') }]);
+    }
+  });
+
+  it('answers a ttl too large for a safe integer with the 30-day bound, like any other too-large ttl', async () => {
+    const bound = { message: expect.stringContaining('2592000') };
+    for (const ttl of [1e308, 2 ** 53, '99999999999999999999', 2_592_001]) {
+      const res = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { ttl })]);
+      expect(res.status).toBe(400);
+      expect((await res.json()).details, String(ttl)).toEqual([{ path: '[0].ttl', ...bound }]);
+    }
+    const chat = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { chatappMessage: { text: 'Hi', ttl: 1e308 } })]);
+    expect((await chat.json()).details).toEqual([{ path: '[0].chatappMessage.ttl', ...bound }]);
+    const overview = await post('/api/CascadeMessage/send_message/async', {
+      fromName: 'Acme',
+      ttl: 1e308,
+      messages: [{ recipient: '99900000000' }],
+    });
+    expect((await overview.json()).details).toEqual([{ path: 'ttl', ...bound }]);
+    const broadcast = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'x', ttl: 1e308, recipients: ['99900000000'] });
+    expect((await broadcast.json()).details).toEqual([{ path: 'ttl', ...bound }]);
+  });
+
+  it('names the broadcast recipient whose variables lack one the text uses, and stores nothing', async () => {
+    const recipient = (toPhone: string, id: string, variables: { id: string; value: string }[]) => ({ toPhone, id, variables });
+    const res = await post('/api/CascadeMessage/broadcast', {
+      fromName: 'Acme',
+      text: 'Hi %name=bv-first%, see %url=bv-site%',
+      recipients: [
+        recipient('99900000000', 'bv-0', [
+          { id: 'bv-first', value: 'Ann' },
+          { id: 'bv-site', value: 'https://example.com/a' },
+        ]),
+        recipient('99900000001', 'bv-1', [{ id: 'bv-site', value: 'https://example.com/b' }]),
+        recipient('99900000002', 'bv-2', [
+          { id: 'bv-first', value: 'Bob' },
+          { id: 'bv-site', value: 'not a link' },
+        ]),
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).details).toEqual([
+      { path: 'recipients[1].variables', message: expect.stringContaining('unknown variable %name=bv-first% in text') },
+      { path: 'recipients[2].variables[1].value', message: expect.stringContaining('variable %url=bv-site% is not an http(s) URL') },
+    ]);
+    for (const id of ['bv-0', 'bv-1', 'bv-2']) expect((await s.call(`/api/CascadeMessage/status_id/${id}`)).status).toBe(404);
+    // One recipient is answered as one of many; the array shape still names the field holding the token.
+    const one = await post('/api/CascadeMessage/broadcast', { fromName: 'Acme', text: 'Hi %name=bv-first%', recipients: ['99900000000'] });
+    expect((await one.json()).details).toEqual([{ path: 'recipients[0].variables', message: expect.stringContaining('%name=bv-first%') }]);
+    const single = await post('/api/CascadeMessage/send_message/async', [msg('99900000000', { text: 'Hi %name=bv-first%' })]);
+    expect((await single.json()).details).toEqual([
+      { path: '[0].text', message: expect.stringContaining('unknown variable %name=bv-first%') },
+    ]);
+  });
+});

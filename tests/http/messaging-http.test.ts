@@ -247,6 +247,58 @@ describe('PATCH /bat/message/{messageId} and the wallet', () => {
   });
 });
 
+describe('time and ttl fields of a send, as a production client writes them', () => {
+  /** A whole minute an hour or so ahead, and its wall-clock time at `hours` east of UTC without the offset. */
+  const dueAt = () => Math.ceil((Date.now() + 3_600_000) / 60_000) * 60_000;
+  const wallClock = (ms: number, hours: number) => new Date(ms + hours * 3_600_000).toISOString().slice(0, 19);
+  const idOf = async (res: Response) => ((await res.json()) as { messages: { messageId: number }[] }).messages[0]!.messageId;
+
+  it('takes scheduledAt without seconds or with an offset without its colon, and refuses one without an offset', async () => {
+    const due = dueAt();
+    for (const scheduledAt of [wallClock(due, 0).slice(0, 16) + 'Z', wallClock(due, 3) + '+0300']) {
+      const res = await send([sms('99900000000', { scheduledAt })]);
+      expect(res.status, `${scheduledAt}: ${await res.clone().text()}`).toBe(200);
+      const id = await idOf(res);
+      expect((await statusOf(id))['deliverystatus']).toBe('scheduled');
+      expect((await s.server.storage.getMessage(id))?.dueAt, scheduledAt).toBe(due);
+    }
+    const res = await send([sms('99900000000', { scheduledAt: wallClock(due, 0) })]);
+    expect(res.status).toBe(400);
+    expect((await res.json()).details).toEqual([
+      { path: 'messages[0].scheduledAt', message: expect.stringMatching(/no offset.*ambiguous/) },
+    ]);
+    // PATCH reads it the same way.
+    const scheduled = await idOf(await send([sms('99900000000', { scheduledAt: new Date(due).toISOString() })]));
+    const later = due + 600_000;
+    const moved = await s.call(`/bat/message/${scheduled}`, {
+      method: 'PATCH',
+      json: { scheduledAt: wallClock(later, -3).slice(0, 16) + '-0300' },
+    });
+    expect(moved.status, await moved.clone().text()).toBe(200);
+    expect((await s.server.storage.getMessage(scheduled))?.dueAt).toBe(later);
+  });
+
+  it('answers a ttl too large for a safe integer with the 14-day bound, on a message, a fallback and a PATCH', async () => {
+    const bound = expect.stringContaining('1209600');
+    for (const ttl of [1e308, 2 ** 53, 1.5]) {
+      const res = await send([sms('99900000000', { ttl, fallbacks: [sms('99900000000', { ttl })] })]);
+      expect(res.status).toBe(400);
+      expect((await res.json()).details, String(ttl)).toEqual([
+        { path: 'messages[0].ttl', message: bound },
+        { path: 'messages[0].fallbacks[0].ttl', message: bound },
+      ]);
+    }
+    const unknownType = await send([sms('99900000000', { type: 'nope', ttl: 1e308 })]);
+    expect((await unknownType.json()).details).toContainEqual({ path: 'messages[0].ttl', message: bound });
+    const id = await idOf(await send([sms('99900000000', { scheduledAt: new Date(dueAt()).toISOString() })]));
+    for (const ttl of [1e308, 1.5]) {
+      const patched = await s.call(`/bat/message/${id}`, { method: 'PATCH', json: { ttl } });
+      expect(patched.status).toBe(400);
+      expect((await patched.json()).details, String(ttl)).toEqual([{ path: 'ttl', message: bound }]);
+    }
+  });
+});
+
 describe('rate limits (section 8)', () => {
   it('answers 429 with the documented body, Retry-After and RateLimit headers', async () => {
     const account = await s.server.engine.accounts.create({ login: 'limited', password: 'limited-password' });

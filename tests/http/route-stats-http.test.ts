@@ -62,6 +62,13 @@ describe('GET /api/routes/{id}/stats', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'validation_failed', details: [{ path: 'since' }] });
     expect((await fixture.call('/api/routes/default/stats?since=yesterday')).status).toBe(400);
+    // Read as every time field is: seconds and the offset's colon optional, an offset required.
+    const short = await fixture.call(
+      `/api/routes/default/stats?since=2026-01-01T03:00${encodeURIComponent('+0300')}&until=2026-01-02T00:00Z`,
+    );
+    expect(await short.json()).toMatchObject({ since: '2026-01-01T00:00:00.000Z', until: '2026-01-02T00:00:00.000Z' });
+    const local = await fixture.call('/api/routes/default/stats?since=2026-01-01T00:00');
+    expect(await local.json()).toMatchObject({ details: [{ path: 'since', message: expect.stringContaining('no offset') }] });
     expect((await fixture.call('/api/routes/rt_nope/stats')).status).toBe(404);
     expect((await fixture.call('/api/routes/default/stats?revision=7')).status).toBe(404);
   });

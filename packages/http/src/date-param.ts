@@ -1,12 +1,23 @@
+import { readIsoTime } from '@spillway/core/adapter';
 import { z } from 'zod';
+
+const DATE = /^\d{4}-\d\d-\d\d$/;
 
 /**
  * A point in time in a query parameter: an ISO 8601 date-time with an offset, one without (UTC, as
  * the chat hub's `expiresAt` reads it), or a date (its midnight UTC). Milliseconds since the epoch.
+ * Date-times are read as every time field of the API is (`readIsoTime`).
  */
 export const dateParam = z
-  .union([z.iso.datetime({ offset: true }), z.iso.datetime({ local: true }), z.iso.date()], {
-    error: 'must be an ISO 8601 date-time or date (2026-11-28T09:00:00Z, 2026-11-28T09:00:00 for UTC, 2026-11-28)',
+  .string()
+  .transform((v, ctx) => {
+    const read = readIsoTime(DATE.test(v) ? `${v}T00:00Z` : v, 'utc');
+    if ('ms' in read) return read.ms;
+    ctx.issues.push({
+      code: 'custom',
+      input: v,
+      message: 'must be an ISO 8601 date-time or date (2026-11-28T09:00:00Z, 2026-11-28T09:00:00 for UTC, 2026-11-28)',
+    });
+    return z.NEVER;
   })
-  .transform((v) => Date.parse(v.includes('T') && !/(?:Z|[+-]\d\d:?\d\d)$/i.test(v) ? `${v}Z` : v))
   .meta({ description: 'ISO 8601 date-time (without an offset: UTC) or date (its midnight UTC)' });

@@ -27,6 +27,8 @@ export { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../ca
 export type { CascadeVariableRef } from '../cascade/cascade-variables.ts';
 export { newShortCode } from '../cascade/short-code.ts';
 export { formatPath, issuesToDetails, rethrowAt } from '../validation/issue-details.ts';
+export { isoTimeSchema, readIsoTime } from '../iso-time.ts';
+export type { IsoTimeReading, WithoutOffset } from '../iso-time.ts';
 export { holdsNul, nulError, NUL_MESSAGE, NUL_REPLACEMENT, withoutNul } from '../validation/nul.ts';
 export { createInboundService } from '../inbound/inbound-service.ts';
 export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from '../inbound/inbound-service.ts';

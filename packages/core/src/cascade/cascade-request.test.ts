@@ -157,6 +157,54 @@ describe('parseCascadeRequest: audit fixes', () => {
   });
 });
 
+describe('parseCascadeRequest: sheduledSent and ttl as clients write them', () => {
+  it('reads sheduledSent without seconds or with an offset without its colon, in both shapes', () => {
+    const due = Date.UTC(2026, 0, 2, 17);
+    for (const sheduledSent of ['2026-01-02T17:00Z', '2026-01-02T20:00:00+0300', '2026-01-02T12:00-05', '2026-01-02T17:00:00.000Z']) {
+      expect(parseCascadeRequest([{ ...base, sheduledSent }], { now })[0]?.scheduledAt, sheduledSent).toBe(due);
+    }
+    const overview = { fromName: 'Shop', sheduledSent: '2026-01-02T20:00+0300', messages: [{ recipient: '99912345600', text: 'a' }] };
+    expect(parseCascadeRequest(overview, { now })[0]?.scheduledAt).toBe(due);
+  });
+
+  it('refuses a sheduledSent without an offset once, at the member that holds it, saying why', () => {
+    const noOffset = /^has no offset, and a time without one is ambiguous/;
+    expect(detailsOf(() => parseCascadeRequest([{ ...base, sheduledSent: '2026-01-02T17:00' }], { now }))).toEqual([
+      { path: '[0].sheduledSent', message: expect.stringMatching(noOffset) },
+    ]);
+    const overview = {
+      fromName: 'Shop',
+      sheduledSent: '2026-01-02T17:00:00',
+      messages: [
+        { recipient: '99912345600', text: 'a' },
+        { recipient: '99912345601', text: 'b' },
+      ],
+    };
+    expect(detailsOf(() => parseCascadeRequest(overview, { now }))).toEqual([
+      { path: 'sheduledSent', message: expect.stringMatching(noOffset) },
+    ]);
+  });
+
+  it('tells every refused ttl the 30-day bound, 1e308 included', () => {
+    const bound = expect.stringMatching(/^must be whole seconds from 1 to 2592000 \(30 days\)/);
+    for (const ttl of [1e308, -1e308, 2 ** 53, '9'.repeat(400), '99999999999999999999', 2_592_001, 0, -1, 1.5, '1.5', 'abc', true]) {
+      expect(
+        detailsOf(() => parseCascadeRequest([{ ...base, ttl }], { now })),
+        String(ttl),
+      ).toEqual([{ path: '[0].ttl', message: bound }]);
+    }
+    for (const ttl of [1e308, 2_592_001, 0, 1.5, '60']) {
+      expect(
+        detailsOf(() => parseCascadeRequest([{ ...base, chatappMessage: { text: 'Hi', ttl } }], { now })),
+        String(ttl),
+      ).toEqual([{ path: '[0].chatappMessage.ttl', message: bound }]);
+    }
+    const overview = { fromName: 'Shop', ttl: 1e308, messages: [{ recipient: '99912345600', text: 'a' }] };
+    expect(detailsOf(() => parseCascadeRequest(overview, { now }))).toEqual([{ path: 'ttl', message: bound }]);
+    expect(parseCascadeRequest([{ ...base, ttl: '2592000' }], { now })[0]?.ttl).toBe(2_592_000);
+  });
+});
+
 describe('checkCascadeVariables', () => {
   it('flags unknown variables and non-link url values, inline values first', () => {
     const cascades = parseCascadeRequest(
@@ -173,6 +221,33 @@ describe('checkCascadeVariables', () => {
     expect(checkCascadeVariables(cascades, stored)).toEqual([
       { path: '[1].chatappMessage.text', message: 'variable %short_url=bad% is not an http(s) URL' },
       { path: '[1].chatappMessage.text', message: expect.stringContaining('unknown variable %name=ghost%') },
+    ]);
+  });
+
+  it("addresses a shared text's problem at the message's own variables when asked (a broadcast)", () => {
+    const text = 'Hi %name=first% %url=site%';
+    const cascades = parseCascadeRequest(
+      [
+        { ...base, text, variables: [{ id: 'first', value: 'Ann' }] },
+        { ...base, id: 'c-2', text, variables: [{ id: 'site', value: 'https://e.com' }] },
+        {
+          ...base,
+          id: 'c-3',
+          text,
+          variables: [
+            { id: 'first', value: 'Bob' },
+            { id: 'site', value: 'no link' },
+          ],
+        },
+      ],
+      { now },
+    );
+    const stored = new Map([['site', 'also no link']]);
+    expect(checkCascadeVariables(cascades, stored, { at: 'variables' })).toEqual([
+      // A stored value is every message's: it stays at the field, where a broadcast reports it once.
+      { path: '[0].text', message: 'variable %url=site% is not an http(s) URL' },
+      { path: '[1].variables', message: 'unknown variable %name=first% in text: give it in variables or upload it to /api/items first' },
+      { path: '[2].variables[1].value', message: 'variable %url=site% is not an http(s) URL' },
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
+import { isoTimeSchema } from '../iso-time.ts';
 import { inlineVariablesSchema } from './variables.ts';
 import type { Variable } from './variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
@@ -18,9 +19,20 @@ export const MAX_CASCADE_TTL = 30 * 86400;
 const MAX_SCHEDULE_MS = 366 * 86400_000;
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const intLike = z
-  .union([z.number(), z.string().regex(/^\d+$/).transform(Number)], { error: 'must be an integer, or its digits as a string' })
-  .pipe(z.number().int());
+/** The bounds of a cascade ttl, said by every refusal of one. */
+const TTL_BOUNDS = `whole seconds from 1 to ${MAX_CASCADE_TTL} (30 days)`;
+/**
+ * Whole seconds within the ttl bounds. Every bad value is told the bounds, in one message: 1e308
+ * got zod's "expected int to be <=9007199254740991" (its safe-integer bound) besides or instead.
+ */
+const ttlSeconds = (error: string) => z.number({ error }).int({ error, abort: true }).positive({ error }).max(MAX_CASCADE_TTL, { error });
+const TTL_LIKE = `must be ${TTL_BOUNDS}, as an integer or its digits as a string`;
+/** A cascade ttl as the interface's examples carry it: an integer, or its digits as a string. */
+const ttlLike = z
+  .union([z.number(), z.string().regex(/^\d+$/, { error: TTL_LIKE }).transform(Number)], { error: TTL_LIKE })
+  .pipe(ttlSeconds(TTL_LIKE));
+/** `sheduledSent`: a time without an offset is refused, as the messaging API's `scheduledAt` is. */
+const sheduledSent = isoTimeSchema({ withoutOffset: 'refuse' });
 const stringLike = z.union([z.string(), z.number().transform(String)], { error: 'must be a string or a number' });
 /**
  * Loose objects keep members the schema does not name (vendors add fields): their whole size is
@@ -58,7 +70,7 @@ export const chatappMessageSchema = z
       })
       .optional(),
     fallbackText: z.string().max(4096).optional(),
-    ttl: z.number().int().positive().max(MAX_CASCADE_TTL).optional(),
+    ttl: ttlSeconds(`must be ${TTL_BOUNDS}`).optional(),
     // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
     survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
   })
@@ -98,8 +110,8 @@ export const cascadeItemSchema = z
       .transform((v) => v ?? 'transaction'),
     /** Spillway: the text for every channel without its own (`chatappMessage.text`, ...). */
     text: z.string().max(4096).nullish().transform(absent),
-    ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).nullish().transform(absent),
-    sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).nullish().transform(absent),
+    ttl: ttlLike.nullish().transform(absent),
+    sheduledSent: sheduledSent.nullish().transform(absent),
     wheterCheckSession: z.boolean().nullish().transform(absent),
     buttonText: z.string().trim().min(1).max(100).nullish().transform(absent),
     buttonAction: httpUrl.max(2048).nullish().transform(absent),
@@ -148,8 +160,8 @@ export type MessengerMessage = z.infer<typeof messengerMessageSchema>;
 const overviewSchema = z.object({
   fromName: z.string().trim().min(1).max(64).nullish().transform(absent),
   messageType: z.enum(CASCADE_MESSAGE_TYPES).nullish().transform(absent),
-  ttl: intLike.pipe(z.number().positive().max(MAX_CASCADE_TTL)).nullish().transform(absent),
-  sheduledSent: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).nullish().transform(absent),
+  ttl: ttlLike.nullish().transform(absent),
+  sheduledSent: sheduledSent.nullish().transform(absent),
   messages: z
     .array(z.looseObject({ recipient: stringLike.pipe(z.string().max(32)), text: z.string().max(4096).optional() }))
     .min(1)
@@ -214,9 +226,11 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
     const parsed = overviewSchema.safeParse(body);
     if (!parsed.success) throw fail(issuesToDetails(parsed.error.issues));
     const { messages, ...defaults } = parsed.data;
+    // Each item reads sheduledSent again: it gets the text, checked once above, not the time read from it.
+    const shared = { ...defaults, sheduledSent: (body as { sheduledSent?: unknown }).sheduledSent };
     items = messages.map(({ recipient, ...rest }, i) => ({
       path: `messages[${i}]`,
-      value: { ...defaults, ...rest, toPhone: recipient },
+      value: { ...shared, ...rest, toPhone: recipient },
       rename: { toPhone: 'recipient' },
     }));
   }
@@ -251,7 +265,7 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
           ? `fromName is required: the account has several alpha-names (${options.alphaNames.join(', ')})`
           : 'fromName is required (the account has no alpha-name to default to)',
       });
-    const scheduledAt = m.sheduledSent ? Date.parse(m.sheduledSent) : null;
+    const scheduledAt = m.sheduledSent ?? null;
     if (scheduledAt !== null && scheduledAt > options.now + MAX_SCHEDULE_MS) {
       errors.push({ path: `${item.path}.sheduledSent`, message: 'must be at most one year ahead' });
     }

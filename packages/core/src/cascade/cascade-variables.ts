@@ -3,8 +3,11 @@ import type { ValidatedCascade } from './cascade-request.ts';
 import { findVariables, isLinkValue } from './variables.ts';
 import type { VariableRef } from './variables.ts';
 
-/** A variable token of a cascade message, with the path of the field that holds it. */
+/** A variable token of a cascade message, with the field that holds it and that field's path. */
 export interface CascadeVariableRef extends VariableRef {
+  /** `text`, `chatappMessage.text`, ... */
+  field: string;
+  /** `[0].text`: the message's path, then the field. */
   path: string;
 }
 
@@ -16,7 +19,7 @@ export function cascadeVariableRefs(c: ValidatedCascade): CascadeVariableRef[] {
     ['chatappMessage.fallbackText', c.chatappMessage?.fallbackText],
     ['messengerMessage.text', c.messengerMessage?.text],
   ];
-  return fields.flatMap(([field, text]) => (text ? findVariables(text).map((ref) => ({ ...ref, path: `${c.path}.${field}` })) : []));
+  return fields.flatMap(([field, text]) => (text ? findVariables(text).map((ref) => ({ ...ref, field, path: `${c.path}.${field}` })) : []));
 }
 
 /** The value of variable `id` for a message: its inline variables first, then the account's stored ones. */
@@ -24,20 +27,47 @@ export function variableValue(c: ValidatedCascade, stored: ReadonlyMap<string, s
   return c.variables.find((v) => v.id === id)?.value ?? stored.get(id);
 }
 
+/** Options of {@link checkCascadeVariables}. */
+export interface CheckVariablesOptions {
+  /**
+   * Where a problem is addressed. `'field'`: at the field holding the token (`[0].text`), for
+   * messages that carry their own texts. `'variables'`: at the message's own variables, for texts
+   * shared by many messages (a broadcast's template, whose field names no one): an unknown
+   * variable at `[3].variables`, an inline value that is no link at `[3].variables[1].value`; a
+   * stored value that is no link is the same for all, so it stays at the field.
+   * @default 'field'
+   */
+  at?: 'field' | 'variables';
+}
+
+/** How an unknown variable becomes known. */
+const REMEDY = 'give it in variables or upload it to /api/items first';
+
 /**
  * Checks at submission that every variable the messages use is known (inline or stored) and that
  * `%url=%` / `%short_url=%` ones hold an http(s) URL. The engine loads the ids of
  * {@link cascadeVariableRefs} from storage first, and answers 400 with these details.
  */
-export function checkCascadeVariables(cascades: readonly ValidatedCascade[], stored: ReadonlyMap<string, string>): ErrorDetail[] {
+export function checkCascadeVariables(
+  cascades: readonly ValidatedCascade[],
+  stored: ReadonlyMap<string, string>,
+  options: CheckVariablesOptions = {},
+): ErrorDetail[] {
+  const own = options.at === 'variables';
   const errors: ErrorDetail[] = [];
   for (const c of cascades) {
     for (const ref of cascadeVariableRefs(c)) {
-      const value = variableValue(c, stored, ref.id);
+      const inline = c.variables.findIndex((v) => v.id === ref.id);
+      const value = c.variables[inline]?.value ?? stored.get(ref.id);
       if (value === undefined) {
-        errors.push({ path: ref.path, message: `unknown variable ${ref.token}: upload it to /api/items first` });
+        errors.push(
+          own
+            ? { path: `${c.path}.variables`, message: `unknown variable ${ref.token} in ${ref.field}: ${REMEDY}` }
+            : { path: ref.path, message: `unknown variable ${ref.token}: ${REMEDY}` },
+        );
       } else if (ref.kind !== 'name' && !isLinkValue(value)) {
-        errors.push({ path: ref.path, message: `variable ${ref.token} is not an http(s) URL` });
+        const path = own && inline >= 0 ? `${c.path}.variables[${inline}].value` : ref.path;
+        errors.push({ path, message: `variable ${ref.token} is not an http(s) URL` });
       }
     }
   }

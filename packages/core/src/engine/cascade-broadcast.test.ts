@@ -4,12 +4,13 @@ import { broadcastDetails, expandBroadcast } from './cascade-broadcast.ts';
 
 describe('broadcast', () => {
   it('expands the template once per recipient; a recipient keeps its own id and variables', () => {
-    const items = expandBroadcast({
+    const { items, own } = expandBroadcast({
       fromName: 'Shop',
       text: 'Hi %name=n%',
       toPhone: 'ignored',
       recipients: ['99900000000', { toPhone: 99900000001, id: 7, variables: [{ id: 'n', value: 'Ann' }] }],
     });
+    expect(own.map((members) => [...members])).toEqual([['toPhone'], ['toPhone', 'id', 'variables']]);
     expect(items).toEqual([
       { fromName: 'Shop', text: 'Hi %name=n%', toPhone: '99900000000' },
       { fromName: 'Shop', text: 'Hi %name=n%', toPhone: '99900000001', id: '7', variables: [{ id: 'n', value: 'Ann' }] },
@@ -41,13 +42,30 @@ describe('broadcast', () => {
   });
 
   it('addresses per-recipient errors by recipient and template errors once at their own path', () => {
-    const details = broadcastDetails([
-      { path: '[0].ttl', message: 'too big' },
-      { path: '[1].ttl', message: 'too big' },
-      { path: '[1].toPhone', message: 'bad' },
-      { path: '[2].variables[0].id', message: 'bad id' },
-      { path: '(body)', message: 'x' },
+    const own = [new Set(['toPhone']), new Set(['toPhone']), new Set(['toPhone', 'variables'])];
+    const details = broadcastDetails(
+      [
+        { path: '[0].ttl', message: 'too big' },
+        { path: '[1].ttl', message: 'too big' },
+        { path: '[1].toPhone', message: 'bad' },
+        { path: '[2].variables[0].id', message: 'bad id' },
+        { path: '[2].variables', message: 'unknown variable %name=n% in text' },
+        { path: '(body)', message: 'x' },
+      ],
+      own,
+    );
+    expect(details.map((d) => d.path)).toEqual([
+      'ttl',
+      'recipients[1].toPhone',
+      'recipients[2].variables[0].id',
+      'recipients[2].variables',
+      '(body)',
     ]);
-    expect(details.map((d) => d.path)).toEqual(['ttl', 'recipients[1].toPhone', 'recipients[2].variables[0].id', '(body)']);
+  });
+
+  it('addresses an error of a template member a recipient overrides at that recipient', () => {
+    const { own } = expandBroadcast({ text: 'x', recipients: ['99900000000', { toPhone: '99900000001', ttl: 0 }] });
+    const details = broadcastDetails([{ path: '[1].ttl', message: 'too small' }], own);
+    expect(details).toEqual([{ path: 'recipients[1].ttl', message: 'too small' }]);
   });
 });

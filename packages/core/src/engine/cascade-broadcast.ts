@@ -23,23 +23,39 @@ export const broadcastSchema = z.looseObject({
   recipients: z.array(broadcastRecipientSchema).min(1).max(MAX_CASCADE_MESSAGES),
 });
 
-const PER_RECIPIENT = new Set(['toPhone', 'id', 'variables']);
+/** What {@link expandBroadcast} answers. */
+export interface ExpandedBroadcast {
+  /** The array shape of a cascade request: one message per recipient. */
+  items: Record<string, unknown>[];
+  /** Per recipient, the members it gave itself (`toPhone`, `id`, `variables`, or a template member it overrides). */
+  own: ReadonlySet<string>[];
+}
 
 /** Expands a broadcast into the array shape of a cascade request. */
-export function expandBroadcast(body: unknown): unknown[] {
+export function expandBroadcast(body: unknown): ExpandedBroadcast {
   const parsed = broadcastSchema.safeParse(body);
   if (!parsed.success) throw new SpillwayError('validation_failed', 'The broadcast is invalid', issuesToDetails(parsed.error.issues));
   const { recipients, ...template } = parsed.data;
   delete (template as Record<string, unknown>)['toPhone'];
   delete (template as Record<string, unknown>)['id'];
-  return recipients.map((r) => ({ ...template, ...(typeof r === 'string' ? { toPhone: r } : r) }));
+  const members = recipients.map((r) => (typeof r === 'string' ? { toPhone: r } : r));
+  return {
+    items: members.map((m) => ({ ...template, ...m })),
+    own: members.map((m) => new Set(Object.keys(m))),
+  };
 }
+
+/** Members every recipient has, given or not: their errors are always the recipient's. */
+const PER_RECIPIENT = new Set(['toPhone', 'id', 'variables']);
 
 /**
  * Addresses the errors of the expanded request in the broadcast: `[3].toPhone` becomes
- * `recipients[3].toPhone`, and an error of a template member is reported once, at its own path.
+ * `recipients[3].toPhone` (as does any member the recipient gave itself), and an error of a
+ * template member is reported once, at its own path. The engine addresses a recipient's unknown
+ * variable at its variables (`[3].variables`, so `recipients[3].variables`), not at the template
+ * text that uses it.
  */
-export function broadcastDetails(details: ErrorDetail[]): ErrorDetail[] {
+export function broadcastDetails(details: ErrorDetail[], own: readonly ReadonlySet<string>[]): ErrorDetail[] {
   const out = new Map<string, ErrorDetail>();
   for (const d of details) {
     const m = /^\[(\d+)\]\.?(.*)$/.exec(d.path);
@@ -49,7 +65,8 @@ export function broadcastDetails(details: ErrorDetail[]): ErrorDetail[] {
     }
     const field = m[2] ?? '';
     const head = field.split(/[.[]/)[0] ?? '';
-    const path = PER_RECIPIENT.has(head) || field === '' ? `recipients[${m[1]}]${field ? `.${field}` : ''}` : field;
+    const recipient = field === '' || PER_RECIPIENT.has(head) || own[Number(m[1])]?.has(head) === true;
+    const path = recipient ? `recipients[${m[1]}]${field ? `.${field}` : ''}` : field;
     out.set(`${path}\u0000${d.message}`, { path, message: d.message });
   }
   return [...out.values()];

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import { parseCascadeRequest } from '../cascade/cascade-request.ts';
 import type { ValidatedCascade } from '../cascade/cascade-request.ts';
 import { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../cascade/cascade-variables.ts';
+import type { CheckVariablesOptions } from '../cascade/cascade-variables.ts';
 import { planCascade } from '../cascade/plan-cascade.ts';
 import { isLinkValue, parseVariableUpload, resolveVariables } from '../cascade/variables.ts';
 import { countSegments } from '../sms/segments.ts';
@@ -27,7 +28,6 @@ import type { KindHandler } from './kind-handler.ts';
 import { fromMicros } from './money.ts';
 import { createRouteLoader } from './route-loader.ts';
 import { createRouteService } from './route-service.ts';
-import type { CascadeSendInput } from './inputs.ts';
 
 /** Longest wait of the synchronous legacy endpoints for the first step to be handed over. */
 const FIRST_STEP_TIMEOUT_MS = 10_000;
@@ -71,8 +71,15 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     rateCard,
   });
 
-  /** Alpha-names must be the account's; every variable must be known (400 listing every path). */
-  async function check(accountId: number, validated: ValidatedCascade[]): Promise<Map<string, string>> {
+  /**
+   * Alpha-names must be the account's; every variable must be known (400 listing every path).
+   * `variablesAt` addresses a variable's problem (see `checkCascadeVariables`).
+   */
+  async function check(
+    accountId: number,
+    validated: ValidatedCascade[],
+    variablesAt: CheckVariablesOptions['at'],
+  ): Promise<Map<string, string>> {
     const approved = await approvedChannels(
       storage,
       accountId,
@@ -83,7 +90,7 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       .map((v) => ({ path: `${v.path}.fromName`, message: `alpha-name "${v.fromName}" is not an approved alpha-name of this account` }));
     const ids = [...new Set(validated.flatMap((v) => cascadeVariableRefs(v).map((r) => r.id)))];
     const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));
-    details.push(...checkCascadeVariables(validated, stored));
+    details.push(...checkCascadeVariables(validated, stored, { at: variablesAt }));
     if (details.length > 0) throw new SpillwayError('validation_failed', 'The cascade request is invalid', details);
     return stored;
   }
@@ -171,62 +178,71 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     return buildCascadeStatus(message, route, await storage.history(message.id), currency);
   }
 
-  const service: CascadeService = {
-    async send(accountId, body, options = {}) {
-      const now = clock.now();
-      const alphaNames = await storage.listAlphaNames(accountId);
-      // A message that names no alpha-name goes from the account's one; with several, it must name one.
-      const validated = parseCascadeRequest(body, {
-        now,
-        ...(alphaNames.length === 1 ? { defaultFromName: alphaNames[0]!.name } : { alphaNames: alphaNames.map((a) => a.name) }),
-      });
-      const stored = await check(accountId, validated);
-      const resolved = new Map<string, Route>();
-      const batch: NewMessage[] = [];
-      let required = 0;
-      for (const v of validated) {
-        let route = resolved.get(v.fromName);
-        if (!route) {
-          route = await routes.resolve(accountId, v.fromName, options.endpoint ?? 'default');
-          resolved.set(v.fromName, route);
-        }
-        // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS.
-        const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
-        const message = await build(accountId, v, own, now, options, stored);
-        required += message.steps[firstSendable(own, message.steps, options)]?.cost ?? 0;
-        batch.push(message);
+  /** Accepts a cascade request (either shape): `send`, and `broadcast` once expanded. */
+  async function accept(
+    accountId: number,
+    body: unknown,
+    options: CascadeSendOptions,
+    variablesAt: CheckVariablesOptions['at'],
+  ): Promise<CascadeAccepted[]> {
+    const now = clock.now();
+    const alphaNames = await storage.listAlphaNames(accountId);
+    // A message that names no alpha-name goes from the account's one; with several, it must name one.
+    const validated = parseCascadeRequest(body, {
+      now,
+      ...(alphaNames.length === 1 ? { defaultFromName: alphaNames[0]!.name } : { alphaNames: alphaNames.map((a) => a.name) }),
+    });
+    const stored = await check(accountId, validated, variablesAt);
+    const resolved = new Map<string, Route>();
+    const batch: NewMessage[] = [];
+    let required = 0;
+    for (const v of validated) {
+      let route = resolved.get(v.fromName);
+      if (!route) {
+        route = await routes.resolve(accountId, v.fromName, options.endpoint ?? 'default');
+        resolved.set(v.fromName, route);
       }
-      const balance = await storage.getBalance(accountId);
-      if (balance < required) {
-        throw new SpillwayError(
-          'payment_required',
-          `balance ${fromMicros(balance)} does not cover the first steps (${fromMicros(required)})`,
-        );
-      }
-      const ingest = { accountId, at: now, messages: batch, chargeDescription: 'cascade' };
-      // Its rows built now, outside the write lock (another thread's writes may hold it).
-      storage.prepareIngest?.(ingest);
-      const result = await storage.ingest(ingest);
-      if (result.status !== 'accepted') throw new SpillwayError('internal', `cascade ingest answered ${result.status}`);
-      // Messages not due yet cannot have a step handed over before then: no wait for them.
-      const due = result.ids.filter((_, i) => (batch[i]?.dueAt ?? now) <= now);
-      const done = options.waitForFirstStep && due.length > 0 ? waiter.wait(due, FIRST_STEP_TIMEOUT_MS) : null;
-      deps.notify();
-      if (done) await done;
-      return batch.map((m): CascadeAccepted => ({ messageId: m.guid as string, trackinId: m.trackinId as string }));
-    },
+      // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS.
+      const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
+      const message = await build(accountId, v, own, now, options, stored);
+      required += message.steps[firstSendable(own, message.steps, options)]?.cost ?? 0;
+      batch.push(message);
+    }
+    const balance = await storage.getBalance(accountId);
+    if (balance < required) {
+      throw new SpillwayError(
+        'payment_required',
+        `balance ${fromMicros(balance)} does not cover the first steps (${fromMicros(required)})`,
+      );
+    }
+    const ingest = { accountId, at: now, messages: batch, chargeDescription: 'cascade' };
+    // Its rows built now, outside the write lock (another thread's writes may hold it).
+    storage.prepareIngest?.(ingest);
+    const result = await storage.ingest(ingest);
+    if (result.status !== 'accepted') throw new SpillwayError('internal', `cascade ingest answered ${result.status}`);
+    // Messages not due yet cannot have a step handed over before then: no wait for them.
+    const due = result.ids.filter((_, i) => (batch[i]?.dueAt ?? now) <= now);
+    const done = options.waitForFirstStep && due.length > 0 ? waiter.wait(due, FIRST_STEP_TIMEOUT_MS) : null;
+    deps.notify();
+    if (done) await done;
+    return batch.map((m): CascadeAccepted => ({ messageId: m.guid as string, trackinId: m.trackinId as string }));
+  }
 
-    async broadcast(accountId, body, options) {
-      const items = expandBroadcast(body);
+  const service: CascadeService = {
+    send: (accountId, body, options = {}) => accept(accountId, body, options, 'field'),
+
+    async broadcast(accountId, body, options = {}) {
+      const { items, own } = expandBroadcast(body);
       try {
-        const accepted = await service.send(accountId, items as CascadeSendInput, options);
+        // The template's texts are every recipient's: a variable one lacks is addressed at its variables.
+        const accepted = await accept(accountId, items, options, 'variables');
         return {
           count: accepted.length,
-          messages: accepted.map((a, i) => ({ ...a, toPhone: String((items[i] as { toPhone: unknown }).toPhone).replace(/^\+/, '') })),
+          messages: accepted.map((a, i) => ({ ...a, toPhone: String(items[i]?.['toPhone']).replace(/^\+/, '') })),
         };
       } catch (error) {
         if (error instanceof SpillwayError && error.details)
-          throw new SpillwayError(error.code, error.message, broadcastDetails(error.details));
+          throw new SpillwayError(error.code, error.message, broadcastDetails(error.details, own));
         throw error;
       }
     },

@@ -8,13 +8,18 @@ import type { ScheduledChange } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec, StoredMessage } from '../types/message.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
+import { TTL_MESSAGE } from '../messages/message-item.ts';
 import type { MachineAdvancer } from './advance.ts';
 import { fromMicros } from './money.ts';
 import { validateSendRequest } from './validate-send.ts';
 
 const changes = {
   text: z.union([z.string(), z.number().int()]).optional(),
-  ttl: z.union([z.string(), z.number().int()]).nullable().optional(),
+  // Checked again with the message; here too a number that is no safe integer (1e308) is told the bounds.
+  ttl: z
+    .union([z.string(), z.number().int({ error: TTL_MESSAGE })], { error: TTL_MESSAGE })
+    .nullable()
+    .optional(),
   scheduledAt: z.string().nullable().optional(),
   messageData: z.record(z.string(), z.unknown()).nullable().optional(),
   fallbacks: z.array(z.unknown()).optional(),
@@ -25,13 +30,12 @@ const changes = {
  * (refunding its charge); otherwise the given fields replace those of the message, which is
  * validated again as a whole. `customerMessageId` cannot change.
  */
-export const messagePatchSchema = z.union([
-  z.object({ cancel: z.literal(true) }).strict(),
-  z
-    .object(changes)
-    .strict()
-    .refine((p) => Object.keys(p).length > 0, 'give at least one of text, ttl, scheduledAt, messageData, fallbacks, or { "cancel": true }'),
-]);
+const cancelSchema = z.object({ cancel: z.literal(true) }).strict();
+const changesSchema = z
+  .object(changes)
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, 'give at least one of text, ttl, scheduledAt, messageData, fallbacks, or { "cancel": true }');
+export const messagePatchSchema = z.union([cancelSchema, changesSchema]);
 
 export interface PatchDeps {
   storage: Storage;
@@ -47,7 +51,10 @@ const notScheduled = (message: StoredMessage, status: string = message.status) =
 /** Changes or cancels a scheduled message; the storage applies it only if it is still scheduled. */
 export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage, body: unknown): Promise<void> {
   const { storage, clock } = deps;
-  const parsed = messagePatchSchema.safeParse(body);
+  // The form is told by `cancel`: a bad change is then answered at its own path (`ttl`), not as the
+  // union's "Invalid input" of the whole body.
+  const cancels = typeof body === 'object' && body !== null && 'cancel' in body;
+  const parsed = (cancels ? cancelSchema : changesSchema).safeParse(body);
   if (!parsed.success) throw new SpillwayError('validation_failed', 'invalid message patch', issuesToDetails(parsed.error.issues));
   if (message.status !== 'scheduled') throw notScheduled(message);
   const now = clock.now();

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoTime, isoTimeSchema } from '../iso-time.ts';
 import type { MessageType } from '../types/channel.ts';
 import { normalizePhoneNumber } from './phone-number.ts';
 import {
@@ -52,18 +53,21 @@ const to = z.string().transform((raw, ctx) => {
 });
 
 const TTL_DIGITS = /^\d{1,8}$/;
+/** What every refused ttl is told, whatever was wrong with it. */
+export const TTL_MESSAGE = `ttl is whole seconds from 1 to ${MAX_TTL_SECONDS} (14 days), as an integer or a string`;
+/**
+ * The ttl of a message or fallback. `z.int` has a bound of its own, the safe integers: 1e308 was
+ * told "expected int to be <=9007199254740991" and 1.5 "Invalid input", so its errors, and the
+ * union's, say the ttl's bounds too.
+ */
 const ttl = z
-  .union([z.int(), z.string()])
+  .union([z.int({ error: TTL_MESSAGE }), z.string()], { error: TTL_MESSAGE })
   .nullish()
   .transform((v, ctx) => {
     if (v === undefined || v === null) return null;
     const n = typeof v === 'number' ? v : TTL_DIGITS.test(v) ? Number(v) : NaN;
     if (n >= 1 && n <= MAX_TTL_SECONDS) return n;
-    ctx.issues.push({
-      code: 'custom',
-      input: v,
-      message: `ttl is whole seconds from 1 to ${MAX_TTL_SECONDS} (14 days), as an integer or a string`,
-    });
+    ctx.issues.push({ code: 'custom', input: v, message: TTL_MESSAGE });
     return z.NEVER;
   });
 
@@ -73,11 +77,15 @@ const customerMessageId = z
   .nullish()
   .transform((v) => (v ? v : null));
 
-/** ISO 8601 date-time with `Z` or an offset; normalized to UTC ISO. The 30-day window needs a clock: see parseSendRequest. */
-const scheduledAt = z.iso
-  .datetime({ offset: true, error: 'scheduledAt must be an ISO 8601 date-time with Z or an offset' })
+/**
+ * ISO 8601 date-time with `Z` or an offset (seconds and the offset's colon optional; without an
+ * offset refused, as the cascade API's `sheduledSent`); normalized to UTC ISO, which a replay's
+ * content compares. The 30-day window needs a clock: see parseSendRequest.
+ */
+const scheduledAt = isoTimeSchema({ withoutOffset: 'refuse', name: 'scheduledAt' })
+  .transform(isoTime)
   .nullish()
-  .transform((v) => (v ? new Date(v).toISOString() : null));
+  .transform((v) => v ?? null);
 
 const nestedFallbacks = z.never({ error: 'A fallback cannot have fallbacks of its own' }).optional();
 const fallbackScheduledAt = z.never({ error: 'Only the message itself can be scheduled, not a fallback' }).optional();

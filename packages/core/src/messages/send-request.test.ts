@@ -177,6 +177,35 @@ describe('parseSendRequest: scheduledAt', () => {
   });
 });
 
+describe('parseSendRequest: scheduledAt and ttl as clients write them', () => {
+  it('takes scheduledAt without seconds or with an offset without its colon, normalized to UTC ISO', () => {
+    const due = NOW + 24 * 3600_000;
+    for (const scheduledAt of ['2030-01-02T00:00Z', '2030-01-02T03:00:00+0300', '2030-01-01T19:00-05']) {
+      const [m] = parse(msg({ scheduledAt }));
+      expect(m?.scheduledAt, scheduledAt).toBe(due);
+      expect(m?.item.scheduledAt).toBe('2030-01-02T00:00:00.000Z');
+    }
+  });
+
+  it('says why a time without an offset is refused', () => {
+    expect(failure({ messages: [msg({ scheduledAt: '2030-01-02T00:00' })] }).details).toEqual([
+      { path: 'messages[0].scheduledAt', message: expect.stringMatching(/^scheduledAt has no offset, .*ambiguous/) },
+    ]);
+  });
+
+  it('tells every refused ttl the 14-day bound, 1e308 included, whatever the type', () => {
+    const bound = `ttl is whole seconds from 1 to 1209600 (14 days), as an integer or a string`;
+    for (const ttl of [1e308, -1e308, 2 ** 53, 1.5, true, [], '99999999999999999999']) {
+      expect(failure({ messages: [msg({ ttl, fallbacks: [msg({ ttl })] })] }).details, String(ttl)).toEqual([
+        { path: 'messages[0].ttl', message: bound },
+        { path: 'messages[0].fallbacks[0].ttl', message: bound },
+      ]);
+    }
+    // With no usable type the shared members are checked alone: the same message.
+    expect(failure({ messages: [msg({ type: 'nope', ttl: 1e308 })] }).details).toContainEqual({ path: 'messages[0].ttl', message: bound });
+  });
+});
+
 describe('parseSendRequest: fallbacks', () => {
   it('builds one attempt per fallback, in order, with their own ttl', () => {
     const [m] = parse(

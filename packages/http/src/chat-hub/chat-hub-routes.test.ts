@@ -148,6 +148,9 @@ describe('POST /api/operator/get-token', () => {
       body: { id: ann.id, expiresAt: '2026-01-01T03:00:00+02:00' },
     });
     expect(decodeJwt((await offset.json()) as string).exp).toBe(Date.UTC(2026, 0, 1, 1) / 1000);
+    // The forms every time field of the API takes: no seconds, an offset without its colon.
+    const short = await call('POST', '/api/operator/get-token', { token: acme, body: { id: ann.id, expiresAt: '2026-01-01T03:00+0200' } });
+    expect(decodeJwt((await short.json()) as string).exp).toBe(Date.UTC(2026, 0, 1, 1) / 1000);
   });
 
   it('answers 400 to expiresAt in the past, more than 24 hours ahead, or not a date-time', async () => {

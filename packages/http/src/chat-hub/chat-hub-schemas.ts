@@ -1,12 +1,11 @@
+import { isoTimeSchema } from '@spillway/core/adapter';
 import { z } from 'zod';
 
 /** Request bodies and answers of the chat hub API (interface 2.8), shared by its routes and OpenAPI. */
 export const credentialsSchema = z.object({ login: z.string().min(1).max(256), password: z.string().min(1).max(1024) });
 export const operatorSchema = z.object({ name: z.string().trim().min(1).max(200) });
-/** ISO 8601 date-time; one without an offset is read as UTC rather than as server-local time. */
-export const dateTimeSchema = z.iso
-  .datetime({ offset: true, local: true })
-  .transform((s) => Date.parse(/(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(s) ? s : `${s}Z`));
+/** ISO 8601 date-time, read as every time field is; one without an offset is UTC rather than server-local time. */
+export const dateTimeSchema = isoTimeSchema({ withoutOffset: 'utc' });
 export const operatorTokenSchema = z.object({ id: z.number().int().positive(), expiresAt: dateTimeSchema });
 export const tokenSchema = z.object({ token: z.string().min(1).max(4096) });
 export const revokeSchema = z.object({ token: z.string().min(1).max(4096).optional() });

@@ -1,4 +1,5 @@
 import { BUILTIN_ROUTES, SpillwayError, routeSchema } from '@spillway/core';
+import { isoTimeSchema } from '@spillway/core/adapter';
 import { aggregateRouteStats } from '@spillway/core/storage';
 import type { Route, RouteStatsStorage } from '@spillway/core';
 import type { Context, Hono } from 'hono';
@@ -12,8 +13,12 @@ export const MAX_STATS_CASCADES = 10_000;
 const DAY = 86_400_000;
 
 const statsQuerySchema = z.object({
-  since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Start of the window (default: 24 hours before `until`)' }),
-  until: z.iso.datetime({ offset: true }).optional().meta({ description: 'End of the window (default: now)' }),
+  since: isoTimeSchema({ withoutOffset: 'refuse' })
+    .optional()
+    .meta({ description: 'Start of the window (default: 24 hours before `until`); ISO 8601 with an offset' }),
+  until: isoTimeSchema({ withoutOffset: 'refuse' })
+    .optional()
+    .meta({ description: 'End of the window (default: now); ISO 8601 with an offset' }),
   revision: z.coerce.number().int().positive().optional().meta({ description: 'Route revision (default: the latest)' }),
 });
 
@@ -65,8 +70,8 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
     },
     async (c) => {
       const query = parseOrThrow(statsQuerySchema, c.req.query(), 'query');
-      const until = query.until ? Date.parse(query.until) : c.var.engine.clock.now();
-      const since = query.since ? Date.parse(query.since) : until - DAY;
+      const until = query.until ?? c.var.engine.clock.now();
+      const since = query.since ?? until - DAY;
       if (since >= until)
         throw new SpillwayError('validation_failed', 'Empty window', [{ path: 'since', message: 'must be before until' }]);
       const accountId = c.var.account.id;
