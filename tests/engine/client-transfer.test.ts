@@ -108,4 +108,25 @@ describe('moving money between a parent and its sub-client', () => {
     // A millionth is fine.
     expect(await clients.transfer(parent.id, child.id, { amount: 0.000001 })).toMatchObject({ clientBalance: 0.000001 });
   });
+
+  it('moves once per idempotency key: a retry answers the first move, another transfer under the key is a conflict', async () => {
+    const { parent, child } = await family();
+    const key = crypto.randomUUID();
+    const first = await clients.transfer(parent.id, child.id, { amount: 30 }, { idempotencyKey: key });
+    expect(first).toMatchObject({ direction: 'to_client', amount: 30, balance: 70, clientBalance: 30, replayed: false });
+    // Retries, one after the other and several at once.
+    const again = await Promise.all([1, 2, 3].map(() => clients.transfer(parent.id, child.id, { amount: 30 }, { idempotencyKey: key })));
+    expect(again).toEqual([1, 2, 3].map(() => ({ ...first, replayed: true })));
+    expect([await balance(parent.id), await balance(child.id)]).toEqual([70, 30]);
+    expect(await history(child.id)).toEqual([['topup', 30_000_000, `transfer from ${parent.login}`]]);
+
+    await expect(
+      clients.transfer(parent.id, child.id, { amount: 30, direction: 'from_client' }, { idempotencyKey: key }),
+    ).rejects.toMatchObject({ code: 'conflict', status: 409, details: [{ path: 'direction' }] });
+    await expect(clients.transfer(parent.id, child.id, { amount: 1 }, { idempotencyKey: 'bad key' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'idempotencyKey' }],
+    });
+    expect([await balance(parent.id), await balance(child.id)]).toEqual([70, 30]);
+  });
 });

@@ -143,6 +143,8 @@ export type {
   SenderApplication,
   ClientLinkKind,
   ClientLink,
+  ClientTransferDirection,
+  ClientTransferRecord,
   Organization,
   StepActivity,
   BotReceiver,

@@ -162,17 +162,21 @@ function operationOf(record: RouteRecord, components: ComponentCollector, client
     const schema = record.params?.[name];
     parameters.push({ name, in: 'path', required: true, schema: schema ? jsonSchemaOf(schema, 'input') : { type: 'string' } });
   }
-  if (record.query) {
-    const json = jsonSchemaOf(record.query, 'input') as { properties?: Record<string, Json>; required?: string[] };
+  for (const [where, object] of [
+    ['query', record.query],
+    ['header', record.headers],
+  ] as const) {
+    if (!object) continue;
+    const json = jsonSchemaOf(object, 'input') as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = schema;
       parameters.push({
         name,
-        in: 'query',
+        in: where,
         required: json.required?.includes(name) ?? false,
         ...(typeof description === 'string' ? { description } : {}),
         schema: rest,
-        ...(rest['type'] === 'array' ? { style: 'form', explode: true } : {}),
+        ...(where === 'query' && rest['type'] === 'array' ? { style: 'form', explode: true } : {}),
       });
     }
   }

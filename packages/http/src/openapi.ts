@@ -50,6 +50,11 @@ export interface RouteSpec {
   params?: Record<string, z.ZodType>;
   /** Query parameters (an object schema; its properties become parameters). */
   query?: z.ZodObject;
+  /**
+   * Request headers the route reads besides authentication (an object schema; its properties,
+   * named as the header is spelled, become header parameters). Documentation only: the route parses them.
+   */
+  headers?: z.ZodObject;
   /** Request body (JSON). Documentation only: the engine validates bodies. */
   body?: z.ZodType;
   /** An example request body, shown by `/docs` (and prefilled in its try-it). */

@@ -2,40 +2,18 @@ import type pg from 'pg';
 import { SpillwayError } from '@spillway/core';
 import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, WalletTransaction } from '@spillway/core';
-import type { AccountRow, AlphaNameRow, ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
+import type { AccountRow, AlphaNameRow, ApiKeyRow, WalletTransactionRow } from '@spillway/core/storage';
 import { alphaNameList } from './alpha-name-list.ts';
 import { CREDENTIAL_REVISION_KEY, bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+import { walletMove } from './wallet-move.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
 export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
   const revision = credentialRevisionReader(pool, x);
   // Every send reads its account's alpha-names: the sends handled in one turn share one query.
   const alphaNames = alphaNameList(pool, x);
-  /**
-   * Moves the balance and records the transaction in one statement, so that it is atomic without
-   * an explicit transaction; with `requireCover` the UPDATE only matches while the balance covers
-   * the charge, which makes concurrent charges safe (the row lock serialises them).
-   */
-  const addTransaction = async (
-    tx: NewWalletTransaction,
-    at: number,
-    requireCover: boolean,
-    db: Parameters<typeof row>[0] = pool,
-  ): Promise<WalletTransaction | null> => {
-    const inserted = await row<WalletTransactionRow>(
-      db,
-      `WITH moved AS (
-         UPDATE ${x}accounts SET balance = balance + $3 WHERE id = $1 ${requireCover ? 'AND balance + $3 >= 0' : ''} RETURNING balance
-       )
-       INSERT INTO ${x}wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
-       SELECT $1, $2, $3, moved.balance, $4, $5, $6 FROM moved RETURNING *`,
-      [tx.accountId, tx.kind, tx.amount, tx.messageId, tx.description, at],
-    );
-    if (inserted) return walletTransactionFromRow(inserted);
-    if (requireCover && (await row(db, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;
-    throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
-  };
+  const addTransaction = walletMove(pool, x);
 
   return {
     async createAccount(input, at) {

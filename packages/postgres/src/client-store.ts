@@ -25,6 +25,7 @@ import type {
   WalletTransactionRow,
 } from '@spillway/core/storage';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
+import { createClientTransferStore } from './client-transfer-store.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /**
@@ -190,6 +191,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
       );
       return link;
     },
+    transferBalanceOnce: createClientTransferStore(pool, x),
     async getClientLink(childId) {
       const found = await row<ClientLinkRow>(pool, `SELECT * FROM ${x}client_links WHERE child_id = $1`, [childId]);
       return found ? clientLinkFromRow(found) : null;

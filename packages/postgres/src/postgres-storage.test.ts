@@ -41,7 +41,22 @@ describe.skipIf(!url)('postgres storage', () => {
   runChatHubStorageContract({ create, dispose });
   runCascadeStorageContract({ create, dispose });
   runInboundStorageContract({ create, dispose });
-  runClientStorageContract({ create, dispose });
+  runClientStorageContract({
+    create,
+    dispose,
+    // Another pool on the same schema: the connections of another process.
+    share: async (storage) => {
+      const pool = new pg.Pool({ connectionString: url!, max: 4 });
+      const other = createPostgresStorage({ pool, schema: (storage as PostgresStorage).schema });
+      return {
+        ...other,
+        async close() {
+          await other.close();
+          await pool.end();
+        },
+      };
+    },
+  });
   runReachabilityStorageContract({ create, dispose });
   runAlphaNameDirectoryContract({ create, dispose });
 

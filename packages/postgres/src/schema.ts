@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
+import { CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
 
@@ -320,12 +321,14 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX sender_applications_live;
   CREATE UNIQUE INDEX sender_applications_pending ON sender_applications(account_id, kind, name) WHERE status = 'pending';
   `,
+  // Transfers between a parent and its sub-client made under an idempotency key.
+  CLIENT_TRANSFERS_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The version that made the message row's JSON columns `json` (its test runs it again). */
-export const MESSAGE_JSON_COLUMNS = SCHEMA_VERSION - 1;
+export const MESSAGE_JSON_COLUMNS = MIGRATIONS.findIndex((m) => m.includes('ALTER COLUMN steps TYPE json USING')) + 1;
 
 /** First key of the two-key advisory lock that serialises migrations (the second is the schema's hash). */
 const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'

@@ -7,6 +7,7 @@ import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow 
 import { alphaNameList } from './alpha-name-list.ts';
 import { createCredentialRevision } from './credential-revision.ts';
 import { isUniqueViolation, lazy } from './sqlite-util.ts';
+import { walletMove } from './wallet-move.ts';
 
 function prepare(db: Database.Database) {
   return {
@@ -39,17 +40,6 @@ function prepare(db: Database.Database) {
     ),
 
     balance: db.prepare<[number], { balance: number }>(`SELECT balance FROM accounts WHERE id = ?`),
-    moveBalance: db.prepare<[number, number], { balance: number }>(
-      `UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance`,
-    ),
-    // The balance covers the charge exactly when it does not go below zero.
-    moveBalanceIfCovered: db.prepare<[number, number, number], { balance: number }>(
-      `UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance`,
-    ),
-    insertTransaction: db.prepare<[number, string, number, number, number | null, string, number], WalletTransactionRow>(
-      `INSERT INTO wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    ),
     // kinds is a JSON array, or NULL for every kind: one statement for both cases.
     listTransactions: db.prepare<[number, string | null, string | null, number, number], WalletTransactionRow>(
       `SELECT * FROM wallet_transactions
@@ -87,18 +77,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     return revoked;
   });
 
-  const addTransaction = (tx: NewWalletTransaction, at: number, requireCover: boolean): WalletTransaction | null => {
-    const s = st();
-    const moved = requireCover
-      ? s.moveBalanceIfCovered.get(tx.amount, tx.accountId, tx.amount)
-      : s.moveBalance.get(tx.amount, tx.accountId);
-    if (!moved) {
-      if (requireCover && s.balance.get(tx.accountId)) return null;
-      throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
-    }
-    const row = s.insertTransaction.get(tx.accountId, tx.kind, tx.amount, moved.balance, tx.messageId, tx.description, at);
-    return walletTransactionFromRow(row!);
-  };
+  const addTransaction = walletMove(db);
   const addTransactionTx = db.transaction(addTransaction);
   const transferTx = db.transaction(
     (debit: NewWalletTransaction, credit: NewWalletTransaction, at: number): [WalletTransaction, WalletTransaction] | null => {

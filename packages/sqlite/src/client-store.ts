@@ -22,6 +22,7 @@ import type {
   WalletTransactionRow,
 } from '@spillway/core/storage';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
+import { createClientTransferStore } from './client-transfer-store.ts';
 import { toSenderApplication } from './rows.ts';
 import type { SqliteSenderApplicationRow } from './rows.ts';
 import { isUniqueViolation } from './sqlite-util.ts';
@@ -277,6 +278,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
       );
       return link;
     },
+    transferBalanceOnce: createClientTransferStore(db),
     async getClientLink(childId) {
       const row = selectLink.get(childId);
       return row ? clientLinkFromRow(row) : null;

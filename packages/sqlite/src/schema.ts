@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { CASCADE_SCHEMA } from './cascade-store.ts';
 import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
+import { CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 
 /**
@@ -286,12 +287,14 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX sender_applications_live;
   CREATE UNIQUE INDEX sender_applications_pending ON sender_applications(account_id, kind, name) WHERE status = 'pending';
   `,
+  // Transfers between a parent and its sub-client made under an idempotency key.
+  CLIENT_TRANSFERS_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The version that rebuilt the per-message tables without their foreign keys (its tests migrate to the one before). */
-export const MESSAGE_FOREIGN_KEYS_DROPPED = SCHEMA_VERSION - 1;
+export const MESSAGE_FOREIGN_KEYS_DROPPED = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE messages_rebuilt')) + 1;
 
 /**
  * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas

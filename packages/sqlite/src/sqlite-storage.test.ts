@@ -8,7 +8,7 @@ import {
   runReachabilityStorageContract,
   runStorageContract,
 } from '@spillway/core/testing';
-import { createSqliteStorage } from './sqlite-storage.ts';
+import { createSqliteStorage, type SqliteStorage } from './sqlite-storage.ts';
 
 runStorageContract({
   name: 'sqlite',
@@ -72,13 +72,19 @@ describe('sqlite storage on a file', () => {
   });
 });
 
+// On a file, so that a second handle (another process's) can open the same database.
 runClientStorageContract({
   create: async () => {
-    const storage = createSqliteStorage();
+    const storage = createSqliteStorage({ filename: join(contractDir, `client-contract-${++contractFiles}.db`) });
     await storage.migrate();
     return storage;
   },
   dispose: (storage) => storage.close(),
+  share: async (storage) => {
+    const other = createSqliteStorage({ filename: (storage as SqliteStorage).db.name });
+    await other.migrate();
+    return other;
+  },
 });
 
 runReachabilityStorageContract({

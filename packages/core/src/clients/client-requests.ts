@@ -90,6 +90,18 @@ export const clientTransferSchema = z.strictObject({
     .meta({ description: '`to_client` moves the caller’s money to the sub-client; `from_client` takes the sub-client’s back' }),
 });
 
+/**
+ * The `Idempotency-Key` of a transfer: 1 to 255 visible ASCII characters (a UUID, say), chosen by
+ * the client for one transfer and sent again with each retry of it.
+ */
+export const idempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, '1 to 255 visible ASCII characters (letters, digits, punctuation; no spaces)')
+  .meta({
+    description: 'A key of the client for this one transfer, sent again with each retry of it',
+    examples: ['7f9c2e1a-5b1d-4c55-9a41-0d2f6f0b8e3a'],
+  });
+
 /** Body of the operator's revocation of an alpha-name. */
 export const alphaNameRevocationSchema = z.strictObject({
   // Any approved name: names approved by configuration or the CLI may be longer than an SMS sender id.

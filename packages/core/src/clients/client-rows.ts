@@ -10,6 +10,8 @@ import type {
   SocialConnection,
   ClientLink,
   ClientLinkKind,
+  ClientTransferDirection,
+  ClientTransferRecord,
   Organization,
   SenderApplication,
   SenderKind,
@@ -64,6 +66,32 @@ export function clientLinkFromRow(row: ClientLinkRow): ClientLink {
     parentId: row.parent_id,
     kind: row.kind as ClientLinkKind,
     referralId: row.referral_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** A `client_transfers` row. */
+export interface ClientTransferRow {
+  account_id: number;
+  idempotency_key: string;
+  client_id: number;
+  direction: string;
+  amount: number;
+  balance: number;
+  client_balance: number;
+  created_at: number;
+}
+
+/** A move between a parent and its sub-client, recorded under the parent's idempotency key, from its storage row. */
+export function clientTransferFromRow(row: ClientTransferRow): ClientTransferRecord {
+  return {
+    accountId: row.account_id,
+    idempotencyKey: row.idempotency_key,
+    clientId: row.client_id,
+    direction: row.direction as ClientTransferDirection,
+    amount: row.amount,
+    balance: row.balance,
+    clientBalance: row.client_balance,
     createdAt: row.created_at,
   };
 }

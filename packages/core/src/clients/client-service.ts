@@ -6,14 +6,9 @@ import type { ClientStorage, PageQuery } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName } from '../types/account.ts';
 import type { ClientLink, Organization } from '../types/client.ts';
-import {
-  clientTransferSchema,
-  organizationRequestSchema,
-  parseRequest,
-  provisionClientSchema,
-  referralClientSchema,
-} from './client-requests.ts';
-import type { ClientTransferRequest } from './client-requests.ts';
+import { organizationRequestSchema, parseRequest, provisionClientSchema, referralClientSchema } from './client-requests.ts';
+import { createClientTransfers } from './client-transfer.ts';
+import type { ClientTransfer, ClientTransferOptions } from './client-transfer.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
 
 /** A sub-client created by `POST /api/client/provision`; the API key is shown once. */
@@ -33,18 +28,6 @@ export interface LinkedClient {
   balance: number;
 }
 
-/** Money moved between a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`). */
-export interface ClientTransfer {
-  client: Account;
-  direction: ClientTransferRequest['direction'];
-  /** Currency units moved. */
-  amount: number;
-  /** The parent's balance after the move, currency units. */
-  balance: number;
-  /** The sub-client's balance after the move, currency units. */
-  clientBalance: number;
-}
-
 /** What {@link createClientService} needs. */
 export interface ClientServiceDeps {
   storage: Storage & ClientStorage;
@@ -61,9 +44,11 @@ export interface ClientService {
   /**
    * Moves money from the parent to its sub-client (`to_client`) or takes the sub-client's back
    * (`from_client`), both wallet rows in one transaction. 404 for an account that is not the
-   * parent's own sub-client, 402 when the paying wallet does not cover it.
+   * parent's own sub-client, 402 when the paying wallet does not cover it. With
+   * `idempotencyKey`, the key is recorded in that transaction: the same key again answers the
+   * same transfer (`replayed`) without moving money, and a `conflict` for another transfer.
    */
-  transfer(parentId: number, clientId: number, body: unknown): Promise<ClientTransfer>;
+  transfer(parentId: number, clientId: number, body: unknown, options?: ClientTransferOptions): Promise<ClientTransfer>;
   addOrganization(accountId: number, body: unknown): Promise<Organization>;
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
   /** Deletes an organization of the account; 404 for another account's or an unknown one. */
@@ -80,37 +65,7 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     }
   };
 
-  /**
-   * Moves `micros` between a parent and its sub-client in one transaction (`to_client`, or back
-   * `from_client`): the paying wallet is debited only when it covers the amount, and each wallet
-   * row names the other account. Null when it does not cover it: nothing was written.
-   */
-  const moveMoney = (
-    parent: Pick<Account, 'id' | 'login'>,
-    client: Pick<Account, 'id' | 'login'>,
-    micros: number,
-    direction: ClientTransferRequest['direction'],
-  ) => {
-    const toClient = direction === 'to_client';
-    const [payer, payee] = toClient ? [parent, client] : [client, parent];
-    return storage.transferBalance(
-      {
-        accountId: payer.id,
-        kind: 'adjustment',
-        amount: -micros,
-        messageId: null,
-        description: toClient ? `transfer to sub-client ${client.login}` : `returned to ${parent.login}`,
-      },
-      {
-        accountId: payee.id,
-        kind: 'topup',
-        amount: micros,
-        messageId: null,
-        description: toClient ? `transfer from ${parent.login}` : `returned from sub-client ${client.login}`,
-      },
-      clock.now(),
-    );
-  };
+  const { moveMoney, transfer } = createClientTransfers({ storage, accounts, clock });
 
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
   return refusingUnstorable({
@@ -189,37 +144,7 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
       return out;
     },
 
-    async transfer(parentId, clientId, body) {
-      const req = parseRequest(clientTransferSchema, body, 'transfer');
-      const link = await storage.getClientLink(clientId);
-      // Referred clients are independent accounts, and a sub-client's own sub-clients are its own.
-      if (link?.parentId !== parentId || link.kind !== 'sub') {
-        throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
-      }
-      const [parent, client] = await Promise.all([accounts.get(parentId), accounts.get(clientId)]);
-      if (!parent || !client) throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
-      if (parent.currency !== client.currency) {
-        throw new SpillwayError('conflict', `the wallets count in ${parent.currency} and ${client.currency}: nothing to convert with`);
-      }
-      const micros = toMicros(req.amount);
-      const toClient = req.direction === 'to_client';
-      const moved = await moveMoney(parent, client, micros, req.direction);
-      if (!moved) {
-        throw new SpillwayError(
-          'payment_required',
-          toClient ? 'the balance does not cover the transfer' : `the balance of sub-client ${client.login} does not cover the transfer`,
-        );
-      }
-      const [debit, credit] = moved;
-      const [parentRow, clientRow] = toClient ? [debit, credit] : [credit, debit];
-      return {
-        client,
-        direction: req.direction,
-        amount: fromMicros(micros),
-        balance: fromMicros(parentRow.balanceAfter),
-        clientBalance: fromMicros(clientRow.balanceAfter),
-      };
-    },
+    transfer,
 
     async addOrganization(accountId, body) {
       const req = parseRequest(organizationRequestSchema, body, 'organization');

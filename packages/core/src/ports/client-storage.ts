@@ -1,4 +1,5 @@
 import type { AlphaName, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
+import type { NewWalletTransaction } from './account-storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type {
   ApplicationStatus,
@@ -9,6 +10,8 @@ import type {
   SocialConnection,
   ClientLink,
   ClientLinkKind,
+  ClientTransferDirection,
+  ClientTransferRecord,
   Organization,
   SenderApplication,
   SenderKind,
@@ -32,6 +35,18 @@ export interface NewOrganization {
   address: string | null;
   email: string | null;
   phone: string | null;
+}
+
+/** A move between a parent and its sub-client to record under the parent's idempotency key. */
+export interface NewClientTransfer {
+  /** The parent: the account that asks, whose key it is. */
+  accountId: number;
+  idempotencyKey: string;
+  /** The sub-client. */
+  clientId: number;
+  direction: ClientTransferDirection;
+  /** Micro-units to move. */
+  amount: number;
 }
 
 /** One page, 1-based. */
@@ -84,6 +99,22 @@ export interface ClientStorage {
   getClientLinkByReferral(parentId: number, referralId: string): Promise<ClientLink | null>;
   /** The accounts linked to `parentId`, oldest first. */
   listClientLinks(parentId: number, kind?: ClientLinkKind): Promise<ClientLink[]>;
+
+  /**
+   * Moves money between a parent and its sub-client as `transferBalance` does (`debit`, the paying
+   * wallet's row, only when it covers it, then `credit`) and records the move under the parent's
+   * key (`transfer.accountId`, `transfer.idempotencyKey`), all in one transaction. When the key is
+   * recorded already nothing moves: the recorded move is answered with `replayed: true`, whatever
+   * its content (the caller compares it with the request). A request with a key that one in flight
+   * holds (another connection or process) waits for it, then answers its record, or moves when it
+   * moved nothing. Null when the debit is not covered: nothing is written, the key stays free.
+   */
+  transferBalanceOnce(
+    transfer: NewClientTransfer,
+    debit: NewWalletTransaction,
+    credit: NewWalletTransaction,
+    at: number,
+  ): Promise<{ transfer: ClientTransferRecord; replayed: boolean } | null>;
 
   /** Fails with `conflict` when the account has an organization with the same tax id. */
   createOrganization(input: NewOrganization, at: number): Promise<Organization>;

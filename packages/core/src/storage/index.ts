@@ -43,7 +43,14 @@ export type {
   DeliveryOutcome,
 } from '../ports/inbound-storage.ts';
 export type { RouteStatsStorage, RouteTraffic, RouteTrafficQuery } from '../ports/route-stats.ts';
-export type { ClientStorage, NewSenderApplication, NewOrganization, NewEmail, PageQuery } from '../ports/client-storage.ts';
+export type {
+  ClientStorage,
+  NewSenderApplication,
+  NewOrganization,
+  NewEmail,
+  NewClientTransfer,
+  PageQuery,
+} from '../ports/client-storage.ts';
 export { hasClientStorage } from '../ports/client-storage.ts';
 export type { WorkItem } from '../types/work.ts';
 export { wakeAtOf } from '../types/work.ts';
@@ -89,6 +96,7 @@ export type { RouteRow, ShortLinkRow, RouteBindingRow } from './cascade-rows.ts'
 export {
   senderApplicationFromRow,
   clientLinkFromRow,
+  clientTransferFromRow,
   organizationFromRow,
   stepActivitiesOf,
   botReceiverFromRow,
@@ -100,6 +108,7 @@ export {
 export type {
   SenderApplicationRow,
   ClientLinkRow,
+  ClientTransferRow,
   OrganizationRow,
   BotReceiverRow,
   PhoneDataRow,

@@ -5,6 +5,7 @@ import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec } from '../types/message.ts';
 import { describeClientRemovals } from './client-removal-contract.ts';
+import { describeClientTransfers } from './client-transfer-contract.ts';
 
 /** Options of {@link runClientStorageContract}. */
 export interface ClientStorageContractOptions {
@@ -12,6 +13,11 @@ export interface ClientStorageContractOptions {
   create: () => Promise<Storage & ClientStorage> | (Storage & ClientStorage);
   /** Called after each test with the storage `create` answered. */
   dispose?: (storage: Storage & ClientStorage) => Promise<void> | void;
+  /**
+   * A second storage on the database of `storage`, as another process opens it (closed by the
+   * suite with its `close()`); without it the tests of concurrent requests use `storage` alone.
+   */
+  share?: (storage: Storage & ClientStorage) => Promise<Storage & ClientStorage>;
 }
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -49,7 +55,7 @@ const message = (steps: StepSpec[], history: NewMessage['history'], charge = 0):
 
 /**
  * The conformance suite of the client-management part of the storage port (sender applications,
- * client links, organizations, statistics reads); every adapter's test file calls it.
+ * client links, organizations, keyed transfers, statistics reads); every adapter's test file calls it.
  * @example runClientStorageContract({ create: async () => { const s = createSqliteStorage(); await s.migrate(); return s; } })
  */
 export function runClientStorageContract(options: ClientStorageContractOptions): void {
@@ -333,5 +339,6 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
     );
 
     describeClientRemovals(withStore, accounts);
+    describeClientTransfers(withStore, accounts, options.share);
   });
 }

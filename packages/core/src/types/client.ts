@@ -47,6 +47,30 @@ export interface ClientLink {
   createdAt: number;
 }
 
+/** Which way money moves between a parent and its sub-client. */
+export type ClientTransferDirection = 'to_client' | 'from_client';
+
+/**
+ * A move of money between a parent and its sub-client made under the parent's idempotency key
+ * (`POST /api/client/clients/{clientId}/transfer` with `Idempotency-Key`), as recorded in the
+ * transaction that moved it: a retry with the same key answers it instead of moving again.
+ */
+export interface ClientTransferRecord {
+  /** The parent: the account that asked, whose key it is. */
+  accountId: number;
+  idempotencyKey: string;
+  /** The sub-client. */
+  clientId: number;
+  direction: ClientTransferDirection;
+  /** Micro-units moved. */
+  amount: number;
+  /** The parent's balance after the move, micro-units. */
+  balance: number;
+  /** The sub-client's balance after the move, micro-units. */
+  clientBalance: number;
+  createdAt: number;
+}
+
 /** An organization (legal entity) of an account. */
 export interface Organization {
   id: number;

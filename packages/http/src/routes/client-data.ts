@@ -8,6 +8,7 @@ import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import { clientStorageOf } from './client-services.ts';
+import { idParam } from './id-param.ts';
 
 /** Options of {@link registerClientDataRoutes} and the bot routes. */
 export interface ClientDataRouteOptions {
@@ -59,8 +60,6 @@ const emailView = (e: EmailRecord) => ({
   createdAt: new Date(e.createdAt).toISOString(),
   sentAt: e.sentAt === null ? null : new Date(e.sentAt).toISOString(),
 });
-
-const emailIdParam = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** Registers per-phone data (`/api/external-data/user-bonuses`) and e-mail (`/api/email/send`). */
 export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRouteOptions = {}): void {
@@ -158,7 +157,7 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
       responses: { 200: { description: 'The e-mail record', schema: emailSchema }, 404: { description: 'No such e-mail on this account' } },
     },
     async (c) => {
-      const id = parseOrThrow(emailIdParam, c.req.param('id'), 'e-mail id', 'id');
+      const id = parseOrThrow(idParam, c.req.param('id'), 'e-mail id', 'id');
       return c.json(emailView(await dataServiceOf(c.var.engine, options).getEmail(c.var.account.id, id)));
     },
   );

@@ -1,4 +1,10 @@
-import { clientTransferSchema, organizationRequestSchema, provisionClientSchema, referralClientSchema } from '@spillway/core/adapter';
+import {
+  clientTransferSchema,
+  idempotencyKeySchema,
+  organizationRequestSchema,
+  provisionClientSchema,
+  referralClientSchema,
+} from '@spillway/core/adapter';
 import type { Account, ClientLink, Organization } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -24,6 +30,8 @@ const pageQuerySchema = z.object({
 });
 
 const clientsQuerySchema = z.object({ kind: z.enum(['sub', 'referral']).optional() });
+
+const transferHeadersSchema = z.object({ 'Idempotency-Key': idempotencyKeySchema.optional() });
 
 function organizationView(o: Organization) {
   return {
@@ -148,22 +156,37 @@ export function registerClientRoutes(app: Hono<Env>): void {
         '`direction` `to_client` (default) moves `amount` from the caller’s wallet to its sub-client’s; `from_client` takes it ' +
         'back from the sub-client’s. Both wallet rows are written in one transaction (an `adjustment` on the paying wallet, a ' +
         '`topup` on the other, each naming the other account), so the wallet history of both shows the move. Only the ' +
-        'caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.',
+        'caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404. ' +
+        'Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the move, in its transaction, ' +
+        'and a request with the same key (of the same caller) and the same transfer answers that first move again, with ' +
+        '`Idempotent-Replayed: true`, without moving money; with another sub-client, amount or direction it answers 409. ' +
+        'A refused request (400, 402, 404) records nothing: its key may be sent again.',
       tags: ['client'],
       auth: 'basic-or-key',
       params: { clientId: z.int().positive() },
+      headers: transferHeadersSchema,
       body: clientTransferSchema,
       bodyExample: { amount: 25.5, direction: 'to_client' },
       responses: {
-        200: { description: 'The balances after the move', schema: clientTransferResultSchema },
+        200: { description: 'The balances after the move (the first move’s, for a replayed key)', schema: clientTransferResultSchema },
         402: { description: 'The paying wallet (the caller’s, or the sub-client’s for `from_client`) does not cover the amount' },
         404: { description: 'The account is not a sub-client of the caller' },
+        409: {
+          description:
+            'The `Idempotency-Key` was used for another transfer (`details` name what differs), or the two wallets count in different currencies',
+        },
       },
     },
     async (c) => {
       const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
+      const { 'Idempotency-Key': idempotencyKey } = parseOrThrow(
+        transferHeadersSchema,
+        { 'Idempotency-Key': c.req.header('idempotency-key') },
+        'Idempotency-Key header',
+      );
       const account = c.var.account;
-      const moved = await clientServicesOf(c.var.engine).clients.transfer(account.id, clientId, await readJson(c));
+      const moved = await clientServicesOf(c.var.engine).clients.transfer(account.id, clientId, await readJson(c), { idempotencyKey });
+      if (moved.replayed) c.header('Idempotent-Replayed', 'true');
       return c.json({
         clientId: moved.client.id,
         direction: moved.direction,

@@ -11,6 +11,7 @@ import { parseOrThrow } from '../validate.ts';
 import { registerAdminAlphaNameRoutes } from './admin-alpha-names.ts';
 import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
 import { applicationView, clientServicesOf } from './client-services.ts';
+import { idParam } from './id-param.ts';
 
 const DAY = 86_400_000;
 
@@ -24,8 +25,6 @@ const adminListQuerySchema = z.object({
   status: z.enum(['pending', 'approved', 'rejected', 'revoked']).optional(),
   kind: z.enum(['alpha_name', 'chatapp_bot', 'messenger_bot']).optional(),
 });
-
-const applicationIdParam = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** Options of {@link registerSenderRoutes}. */
 export interface SenderRouteOptions {
@@ -196,7 +195,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     },
     admin,
     async (c) => {
-      const id = parseOrThrow(applicationIdParam, c.req.param('id'), 'application id', 'id');
+      const id = parseOrThrow(idParam, c.req.param('id'), 'application id', 'id');
       return c.json(applicationView(await clientServicesOf(c.var.engine).senders.decide(id, await readJson(c))));
     },
   );

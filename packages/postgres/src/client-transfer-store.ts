@@ -1,0 +1,75 @@
+import type pg from 'pg';
+import { clientTransferFromRow } from '@spillway/core/storage';
+import type { ClientStorage } from '@spillway/core';
+import type { ClientTransferRow } from '@spillway/core/storage';
+import { row, rows, transaction } from './pg-util.ts';
+import { walletMove } from './wallet-move.ts';
+
+/**
+ * The moves between a parent and its sub-client made under an idempotency key of the parent: one
+ * row per key, written in the transaction that moves the money (appended to the storage's migrations).
+ */
+export const CLIENT_TRANSFERS_MIGRATION = `
+  CREATE TABLE client_transfers (
+    account_id      BIGINT NOT NULL REFERENCES accounts(id),
+    idempotency_key TEXT NOT NULL,
+    client_id       BIGINT NOT NULL REFERENCES accounts(id),
+    direction       TEXT NOT NULL,
+    amount          BIGINT NOT NULL,
+    balance         BIGINT NOT NULL,
+    client_balance  BIGINT NOT NULL,
+    created_at      BIGINT NOT NULL,
+    PRIMARY KEY (account_id, idempotency_key)
+  );
+`;
+
+/** Thrown inside the transaction to roll the key's row back when the debit is not covered. */
+const NOT_COVERED = Symbol('not covered');
+
+/** `ClientStorage.transferBalanceOnce` over a pg pool, in the tables of `x` (the schema prefix). */
+export function createClientTransferStore(pool: pg.Pool, x: string): ClientStorage['transferBalanceOnce'] {
+  const move = walletMove(pool, x);
+  return async (t, debit, credit, at) => {
+    try {
+      return await transaction(pool, async (client) => {
+        // The key first: a transaction holding it makes another with the same key (any process)
+        // wait here until it commits (then DO NOTHING) or rolls back (then it inserts).
+        const claimed = await rows(
+          client,
+          `INSERT INTO ${x}client_transfers (account_id, idempotency_key, client_id, direction, amount, balance, client_balance, created_at)
+           VALUES ($1, $2, $3, $4, $5, 0, 0, $6) ON CONFLICT (account_id, idempotency_key) DO NOTHING RETURNING account_id`,
+          [t.accountId, t.idempotencyKey, t.clientId, t.direction, t.amount, at],
+        );
+        if (claimed.length === 0) {
+          // A new statement of READ COMMITTED: it sees the row the other transaction committed.
+          const known = await row<ClientTransferRow>(
+            client,
+            `SELECT * FROM ${x}client_transfers WHERE account_id = $1 AND idempotency_key = $2`,
+            [t.accountId, t.idempotencyKey],
+          );
+          if (!known) throw new Error(`client transfer key of account ${t.accountId} conflicted but is not there`);
+          return { transfer: clientTransferFromRow(known), replayed: true };
+        }
+        // Both wallets locked in id order: transfers either way between the same two accounts
+        // cannot deadlock on each other's rows. NO KEY UPDATE, the lock the balance UPDATE takes:
+        // FOR UPDATE would wait on the key-share locks of the foreign keys of another transfer's row.
+        await rows(client, `SELECT id FROM ${x}accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE`, [
+          [debit.accountId, credit.accountId],
+        ]);
+        const taken = await move(debit, at, true, client);
+        if (!taken) throw NOT_COVERED;
+        const given = (await move(credit, at, false, client))!;
+        const [mine, theirs] = taken.accountId === t.accountId ? [taken, given] : [given, taken];
+        const recorded = await row<ClientTransferRow>(
+          client,
+          `UPDATE ${x}client_transfers SET balance = $3, client_balance = $4 WHERE account_id = $1 AND idempotency_key = $2 RETURNING *`,
+          [t.accountId, t.idempotencyKey, mine.balanceAfter, theirs.balanceAfter],
+        );
+        return { transfer: clientTransferFromRow(recorded!), replayed: false };
+      });
+    } catch (error) {
+      if (error === NOT_COVERED) return null;
+      throw error;
+    }
+  };
+}
