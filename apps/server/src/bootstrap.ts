@@ -65,9 +65,13 @@ export async function bootstrap(
   for (const name of names) await engine.accounts.approveAlphaName(account.id, name);
   const target = config.SPILLWAY_BOOTSTRAP_BALANCE ?? (generated ? 100 : undefined);
   if (target !== undefined) {
-    const balance = await engine.storage.getBalance(account.id);
-    const missing = toMicros(target) - balance;
-    if (missing > 0) await engine.accounts.topUp(account.id, missing / 1_000_000, 'bootstrap balance');
+    // The balance is read and topped up in one step under the database's lock: processes that
+    // bootstrap one database at once credit what is missing once, not once each.
+    await engine.storage.topUpTo(
+      { accountId: account.id, kind: 'topup', messageId: null, description: 'bootstrap balance' },
+      toMicros(target),
+      engine.clock.now(),
+    );
   }
   return { login, ...(generated ? { generated } : {}) };
 }

@@ -142,6 +142,14 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     async tryCharge(tx, at) {
       return addTransaction(tx, at, true);
     },
+    async topUpTo(tx, target, at) {
+      return transaction(pool, async (client) => {
+        // The account's row stays locked from this read to the commit: a concurrent top-up waits, then reads the new balance.
+        const found = await row<{ balance: number }>(client, `SELECT balance FROM ${x}accounts WHERE id = $1 FOR UPDATE`, [tx.accountId]);
+        if (!found) throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
+        return found.balance < target ? addTransaction({ ...tx, amount: target - found.balance }, at, false, client) : null;
+      });
+    },
     async transferBalance(debit, credit, at) {
       return transaction(pool, async (client): Promise<[WalletTransaction, WalletTransaction] | null> => {
         const taken = await addTransaction(debit, at, true, client);

@@ -79,6 +79,12 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
   const addTransaction = walletMove(db);
   const addTransactionTx = db.transaction(addTransaction);
+  // Run with BEGIN IMMEDIATE: the write lock is held from the read of the balance to the credit.
+  const topUpToTx = db.transaction((tx: Omit<NewWalletTransaction, 'amount'>, target: number, at: number): WalletTransaction | null => {
+    const found = st().balance.get(tx.accountId);
+    if (!found) throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
+    return found.balance < target ? addTransaction({ ...tx, amount: target - found.balance }, at, false) : null;
+  });
   const transferTx = db.transaction(
     (debit: NewWalletTransaction, credit: NewWalletTransaction, at: number): [WalletTransaction, WalletTransaction] | null => {
       const taken = addTransaction(debit, at, true);
@@ -179,6 +185,9 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     },
     async tryCharge(tx, at) {
       return addTransactionTx.immediate(tx, at, true);
+    },
+    async topUpTo(tx, target, at) {
+      return topUpToTx.immediate(tx, target, at);
     },
     async transferBalance(debit, credit, at) {
       return transferTx.immediate(debit, credit, at);

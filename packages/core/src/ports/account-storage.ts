@@ -70,6 +70,14 @@ export interface AccountStorage {
    */
   tryCharge(tx: NewWalletTransaction, at: number): Promise<WalletTransaction | null>;
   /**
+   * Credits the account up to `target` micro-units: when its balance is below `target`, records
+   * `tx` with the difference as its amount, in one step with the read of the balance (the account's
+   * balance locked), so that two callers at once credit it once (processes bootstrapping one
+   * database together); null, with nothing written, when the balance already reaches `target`.
+   * Fails with a `not_found` SpillwayError for an account that does not exist.
+   */
+  topUpTo(tx: Omit<NewWalletTransaction, 'amount'>, target: number, at: number): Promise<WalletTransaction | null>;
+  /**
    * Moves money between two accounts in one transaction: `debit` (a negative amount) only when the
    * balance covers it, then `credit` (the positive one), both or neither; null when the debit's
    * balance does not cover it (nothing written).

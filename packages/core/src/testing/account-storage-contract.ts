@@ -179,6 +179,25 @@ export function describeAccountStorage(storage: StorageRef): void {
       expect(await storage().getBalance(account.id)).toBe(50);
     });
 
+    it('topUpTo credits what is missing up to the target, and nothing at or above it', async () => {
+      const account = await createFundedAccount(storage(), 30);
+      const tx = { accountId: account.id, kind: 'topup', messageId: null, description: 'to 100' } as const;
+      expect(await storage().topUpTo(tx, 100, 50)).toMatchObject({ kind: 'topup', amount: 70, balanceAfter: 100, createdAt: 50 });
+      expect(await storage().topUpTo(tx, 100, 51)).toBeNull();
+      expect(await storage().topUpTo(tx, 60, 52)).toBeNull();
+      expect(await storage().getBalance(account.id)).toBe(100);
+      expect((await storage().listWalletTransactions(account.id, { page: 1, pageSize: 10 })).total).toBe(2);
+      await expect(storage().topUpTo({ ...tx, accountId: 987_654 }, 100, 53)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('topUpTo is atomic: two at once credit what is missing once', async () => {
+      const account = await createFundedAccount(storage(), 40);
+      const topUp = () => storage().topUpTo({ accountId: account.id, kind: 'topup', messageId: null, description: 'x' }, 100, 60);
+      const results = await Promise.all([topUp(), topUp(), topUp()]);
+      expect(results.filter((r) => r !== null).map((r) => r!.amount)).toEqual([60]);
+      expect(await storage().getBalance(account.id)).toBe(100);
+    });
+
     it('transferBalance moves money between two accounts both ways or not at all, and only when the debit is covered', async () => {
       const from = await createFundedAccount(storage(), 150);
       const to = await createFundedAccount(storage());

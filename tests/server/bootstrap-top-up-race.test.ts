@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEngine } from '@spillway/core';
+import type { Storage } from '@spillway/core';
+import { createNodeHasher } from '@spillway/http';
+import { createPostgresStorage } from '@spillway/postgres';
+import { bootstrap, createServer, readConfig } from '@spillway/server';
+import { createSqliteStorage } from '@spillway/sqlite';
+
+// Processes started together on one database (an API process and its workers, or two replicas)
+// each bootstrap it. The balance top-up read the balance and then added what was missing, so two
+// of them could both add it. SQLite (a file two connections open, as two processes do), and
+// PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
+const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
+const dir = mkdtempSync(join(tmpdir(), 'spillway-bootstrap-race-'));
+const schemas: string[] = [];
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  if (!databaseUrl || schemas.length === 0) return;
+  const pg = createPostgresStorage({ connectionString: databaseUrl });
+  for (const schema of schemas) await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await pg.close();
+});
+
+/** The environment of the earlier test of processes bootstrapping together (`tests/server/cli.test.ts`), on a database of its own. */
+function environment(name: string): Record<string, string> {
+  const schema = `spillway_boot_${name}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  if (databaseUrl) schemas.push(schema);
+  return {
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema }
+      : { DATABASE_URL: '', SPILLWAY_DB: join(dir, `${name}.db`) }),
+    PORT: '0',
+    SPILLWAY_LOG_LEVEL: 'silent',
+    SPILLWAY_BOOTSTRAP_LOGIN: 'ops',
+    SPILLWAY_BOOTSTRAP_PASSWORD: 'ops-password',
+    SPILLWAY_BOOTSTRAP_API_KEY: 'sk_ops_key_0123456789',
+    SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Ops',
+    SPILLWAY_BOOTSTRAP_BALANCE: '20',
+  };
+}
+
+/** A connection of its own to the test's database, as another process has. */
+function connect(env: Record<string, string>): Storage {
+  return env['DATABASE_URL']
+    ? createPostgresStorage({ connectionString: env['DATABASE_URL'], schema: env['SPILLWAY_PG_SCHEMA']! })
+    : createSqliteStorage({ filename: env['SPILLWAY_DB']! });
+}
+
+/**
+ * Two storages whose asynchronous calls go in step: the n-th call of one answers only once the
+ * n-th call of the other has answered too (or the other is done), so that neither side's next call
+ * starts before the other's call of the same rank is over. Two bootstraps making the same calls
+ * then interleave as closely as two processes can: each reads the balance before the other's next
+ * call writes it. Synchronous members are left as they are.
+ */
+function inStep(storages: [Storage, Storage]): { sides: [Storage, Storage]; done(side: 0 | 1): void } {
+  const calls = [0, 0];
+  const answered = [0, 0];
+  const finished = [false, false];
+  let waiting: Array<() => void> = [];
+  const changed = () => {
+    const woken = waiting;
+    waiting = [];
+    for (const wake of woken) wake();
+  };
+  const side = (me: 0 | 1): Storage => {
+    const other = 1 - me;
+    return new Proxy(storages[me], {
+      get(target, property, receiver) {
+        const member = Reflect.get(target, property, receiver) as unknown;
+        if (typeof member !== 'function' || property === 'close' || property === 'migrate') return member;
+        return (...args: unknown[]) => {
+          const result = (member as (...a: unknown[]) => unknown).apply(target, args);
+          if (!(result instanceof Promise)) return result;
+          const rank = ++calls[me]!;
+          return result.finally(async () => {
+            answered[me] = rank;
+            changed();
+            while (!finished[other] && answered[other]! < rank) await new Promise<void>((resolve) => waiting.push(resolve));
+          });
+        };
+      },
+    });
+  };
+  return {
+    sides: [side(0), side(1)],
+    done(s) {
+      finished[s] = true;
+      changed();
+    },
+  };
+}
+
+/** Bootstraps the database twice at once, over two connections in step; the reasons of the starts that failed. */
+async function bootstrapTogether(env: Record<string, string>): Promise<string[]> {
+  const config = readConfig(env);
+  const connections: [Storage, Storage] = [connect(env), connect(env)];
+  for (const storage of connections) await storage.migrate();
+  const step = inStep(connections);
+  try {
+    const started = await Promise.allSettled(
+      ([0, 1] as const).map(async (side) => {
+        const engine = createEngine({ storage: step.sides[side], channels: [], hasher: createNodeHasher({ N: 2 ** 12 }), worker: false });
+        try {
+          return await bootstrap(engine, config);
+        } finally {
+          step.done(side);
+        }
+      }),
+    );
+    return started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason));
+  } finally {
+    for (const storage of connections) await storage.close();
+  }
+}
+
+/** The balance of `ops` and its bootstrap top-ups, newest first, read over a connection of its own. */
+async function wallet(env: Record<string, string>): Promise<{ balance: number; topUps: number[] }> {
+  const storage = connect(env);
+  try {
+    const account = (await storage.findAccountByLogin('ops'))!.account;
+    const { items } = await storage.listWalletTransactions(account.id, { page: 1, pageSize: 50 });
+    return {
+      balance: await storage.getBalance(account.id),
+      topUps: items.filter((t) => t.description === 'bootstrap balance').map((t) => t.amount),
+    };
+  } finally {
+    await storage.close();
+  }
+}
+
+describe(`bootstraps of one database at once (${databaseUrl ? 'PostgreSQL' : 'SQLite file'})`, () => {
+  it('tops the balance up to the configured amount once, at the first start and at every later one', async () => {
+    const env = environment('topup');
+    expect(await bootstrapTogether(env)).toEqual([]);
+    expect(await wallet(env)).toEqual({ balance: 20_000_000, topUps: [20_000_000] });
+
+    // The account spends 5; the next start of both processes tops it up by 5, once.
+    const storage = connect(env);
+    const account = (await storage.findAccountByLogin('ops'))!.account;
+    await storage.addWalletTransaction(
+      { accountId: account.id, kind: 'charge', amount: -5_000_000, messageId: null, description: 'sent' },
+      1,
+    );
+    await storage.close();
+    expect(await bootstrapTogether(env)).toEqual([]);
+    expect(await wallet(env)).toEqual({ balance: 20_000_000, topUps: [5_000_000, 20_000_000] });
+
+    // Above the amount, nothing is taken away.
+    const again = connect(env);
+    await again.addWalletTransaction(
+      { accountId: account.id, kind: 'topup', amount: 7_000_000, messageId: null, description: 'bought' },
+      2,
+    );
+    await again.close();
+    expect(await bootstrapTogether(env)).toEqual([]);
+    expect(await wallet(env)).toEqual({ balance: 27_000_000, topUps: [5_000_000, 20_000_000] });
+  }, 60_000);
+
+  it('starts servers that bootstrap one fresh database at the same time, topping up once', async () => {
+    const env = environment('servers');
+    const started = await Promise.allSettled([1, 2, 3].map(() => createServer(readConfig(env), { designerDir: false, metrics: false })));
+    try {
+      expect(started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason))).toEqual([]);
+      const { engine } = (started[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof createServer>>>).value;
+      const account = await engine.accounts.authenticateKey('sk_ops_key_0123456789');
+      expect(account?.login).toBe('ops');
+      expect(await engine.accounts.listKeys(account!.id)).toHaveLength(1);
+      expect(await engine.accounts.balance(account!.id)).toEqual({ balance: 20, currency: 'EUR' });
+    } finally {
+      for (const s of started) if (s.status === 'fulfilled') await s.value.close();
+    }
+  }, 60_000);
+});
