@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SpillwayError } from '@spillway/core';
 import { createInboundService, withoutNul } from '@spillway/core/adapter';
-import type { Engine } from '@spillway/core';
+import type { Engine, OAuthState } from '@spillway/core';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
@@ -13,6 +13,7 @@ import type { SocialOptions } from './social-options.ts';
 import { verifySignedRequest } from './signed-request.ts';
 import { createTokenCipher } from './token-cipher.ts';
 import type { TokenCipher } from './token-cipher.ts';
+import { exchangeCode } from './code-exchange.ts';
 import { UpstreamError, upstreamFetch } from './upstream-fetch.ts';
 
 /** How long an authorization link stays usable. */
@@ -71,8 +72,6 @@ const webhookSchema = z.looseObject({
     )
     .default([]),
 });
-
-const tokenAnswer = z.looseObject({ access_token: z.string().min(1), expires_in: z.coerce.number().positive().optional() });
 
 function badGateway(c: Context<Env>, message: string, status: 502 | 504 = 502) {
   return c.json({ error: status === 504 ? 'gateway_timeout' : 'bad_gateway', message, status }, status);
@@ -271,49 +270,56 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
     }
   };
 
+  /**
+   * Puts a taken state back after an exchange that gave no verdict on the code, unless it expired
+   * meanwhile; false when it could not be (the user must then start again).
+   */
+  const restoreState = async (c: Context<Env>, pending: OAuthState): Promise<boolean> => {
+    if (pending.expiresAt <= c.var.engine.clock.now()) return false;
+    try {
+      await clientStorageOf(c.var.engine).createOAuthState(pending);
+      return true;
+    } catch (error) {
+      c.get('logger').warn('could not keep an OAuth state for a retry', { error: (error as Error).message });
+      return false;
+    }
+  };
+
   const exchange = async (c: Context<Env>) => {
     const q = parseOrThrow(callbackQuery, { code: c.req.query('code'), state: c.req.query('state') }, 'query');
     const tokenUrl = need(options.tokenUrl, 'SPILLWAY_SOCIAL_TOKEN_URL');
     const sealer = cipherOf();
     const engine = c.var.engine;
     const storage = clientStorageOf(engine);
+    // Taken (deleted) before the exchange, so that two redirects with one state never both exchange.
     const pending = await storage.takeOAuthState(q.state, engine.clock.now());
     if (!pending) throw new SpillwayError('bad_request', 'Unknown, used or expired state: start again at /social/authorize');
     await mustNotBeOthers(storage, pending.externalId, pending.accountId);
     const form = new URLSearchParams({ grant_type: 'authorization_code', code: q.code, client_id: options.clientId ?? '' });
     if (options.appSecret) form.set('client_secret', options.appSecret);
     if (options.redirectUri) form.set('redirect_uri', options.redirectUri);
-    let answer;
-    try {
-      answer = await upstreamFetch(
-        tokenUrl,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: form.toString(),
-        },
-        { allowPrivate, timeoutMs, maxBytes: 64 * 1024 },
+    const exchanged = await exchangeCode(tokenUrl, form, { allowPrivate, timeoutMs });
+    if (exchanged.outcome === 'refused') {
+      // A code is used once: the platform's refusal stands, so the state ends with it.
+      return badGateway(
+        c,
+        `the platform refused the code (${exchanged.message}): this authorization is used up, start again at /social/authorize`,
       );
-    } catch (error) {
-      if (error instanceof UpstreamError)
-        return badGateway(c, `token exchange failed: ${error.message}`, error.kind === 'timeout' ? 504 : 502);
-      throw error;
     }
-    let token: z.infer<typeof tokenAnswer> | undefined;
-    try {
-      const parsed = tokenAnswer.safeParse(JSON.parse(Buffer.from(answer.body).toString('utf8')));
-      if (answer.status === 200 && parsed.success) token = parsed.data;
-    } catch {
-      token = undefined;
+    if (exchanged.outcome === 'failed') {
+      // No verdict on the code: the state is put back as it was (same expiry), so that the same
+      // redirect can be retried.
+      const kept = await restoreState(c, pending);
+      const next = kept ? `retry this link until ${new Date(pending.expiresAt).toISOString()}` : 'start again at /social/authorize';
+      return badGateway(c, `token exchange failed: ${exchanged.message}; ${next}`, exchanged.timeout ? 504 : 502);
     }
-    if (!token) return badGateway(c, `the token endpoint refused the code (HTTP ${answer.status})`);
     const now = engine.clock.now();
     const saved = await storage.upsertSocialConnection({
       accountId: pending.accountId,
       alphaName: pending.alphaName,
       externalId: pending.externalId,
-      tokenCiphertext: await sealer.encrypt(token.access_token),
-      expiresAt: token.expires_in ? now + token.expires_in * 1000 : null,
+      tokenCiphertext: await sealer.encrypt(exchanged.accessToken),
+      expiresAt: exchanged.expiresIn ? now + exchanged.expiresIn * 1000 : null,
       updatedAt: now,
     });
     return c.json({
@@ -334,15 +340,21 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
         summary: 'OAuth redirect: exchange the code for a token and connect the number',
         description:
           'The platform redirects the user here with `code` and the `state` of `/social/authorize`. The code is exchanged at the ' +
-          'configured token URL (form POST with client id and secret); the token is stored encrypted (AES-256-GCM).',
+          'configured token URL (form POST with client id and secret); the token is stored encrypted (AES-256-GCM). A code is ' +
+          'used once: when the token endpoint refuses it (a 4xx such as `invalid_grant`) the state ends too, and the user starts ' +
+          'again at `/social/authorize`. A failure that says nothing of the code (no answer, a time-out, a 5xx, 408 or 429) keeps ' +
+          'the state, so that the same link can be retried until the state expires.',
         tags: ['social'],
         auth: 'none',
         query: callbackQuery,
         responses: {
           200: { description: 'The connection', schema: connectionSchema },
           400: { description: 'Unknown, used or expired state' },
-          502: { description: 'The token endpoint refused the code or could not be reached' },
-          504: { description: 'The token endpoint did not answer in time' },
+          502: {
+            description:
+              'The token endpoint refused the code (the state ends) or failed, or could not be reached (the state is kept for a retry)',
+          },
+          504: { description: 'The token endpoint did not answer in time (the state is kept for a retry)' },
         },
       },
       exchange,
