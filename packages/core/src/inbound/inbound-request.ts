@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SpillwayError } from '../errors.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
 import { normalizePhoneNumber } from '../messages/phone-number.ts';
+import { wellFormed } from '../validation/well-formed.ts';
 
 /** Longest text of an injected incoming message, characters. */
 export const MAX_INBOUND_TEXT = 4096;
@@ -18,7 +19,9 @@ export type InboundRequest = z.infer<typeof inboundRequestSchema>;
 
 /**
  * Validates an injected incoming message, listing every bad field, and normalises the phone
- * number to digits (as recipients of outgoing messages are, so the chat-app session matches).
+ * number to digits (as recipients of outgoing messages are, so the chat-app session matches) and
+ * the text to well-formed UTF-16 (a lone surrogate becomes U+FFFD, as storing it would make it on
+ * PostgreSQL), so that the answer echoes the text that is stored.
  */
 export function parseInboundRequest(body: unknown): InboundRequest {
   const parsed = inboundRequestSchema.safeParse(body);
@@ -29,5 +32,5 @@ export function parseInboundRequest(body: unknown): InboundRequest {
       { path: 'phoneNumber', message: 'not a valid phone number' },
     ]);
   }
-  return { ...parsed.data, phoneNumber };
+  return { ...parsed.data, phoneNumber, text: wellFormed(parsed.data.text) };
 }
