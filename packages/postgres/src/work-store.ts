@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  historyEntryFromRow,
   historyRowValues,
   queuedReceiptFromRow,
   receiptOfOrphan,
@@ -9,9 +10,17 @@ import {
   workText,
 } from '@spillway/core/storage';
 import type { Commit, CommitResult, WorkStorage } from '@spillway/core';
-import type { MessageRow, MessageUpdate, OrphanReceipt, QueuedReceipt, ReceiptRow, StepChargeResult } from '@spillway/core/storage';
+import type {
+  HistoryRow,
+  MessageRow,
+  MessageUpdate,
+  OrphanReceipt,
+  QueuedReceipt,
+  ReceiptRow,
+  StepChargeResult,
+} from '@spillway/core/storage';
 import { bulkInsert, HISTORY_COLUMNS } from './bulk-insert.ts';
-import { historyOf } from './message-store.ts';
+import { HISTORY_FIELDS, historyOf } from './message-store.ts';
 import { row, rows, run, transaction, type Queryable } from './pg-util.ts';
 
 /** The wake-up time of a message from its work column: the earliest `dueAt`, NULL when none. */
@@ -225,6 +234,16 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
         [now + leaseMs, owner, now, limit],
       );
       return claimed.map(queuedReceiptFromRow).sort((a, b) => a.id - b.id);
+    },
+    async histories(messageIds) {
+      if (messageIds.length === 0) return [];
+      return (
+        await rows<HistoryRow>(
+          pool,
+          `SELECT ${HISTORY_FIELDS} FROM ${x}history WHERE message_id = ANY($1::bigint[]) ORDER BY message_id, seq`,
+          [messageIds],
+        )
+      ).map(historyEntryFromRow);
     },
     async findAttempts(driver, providerMessageIds) {
       const found = new Map<string, { messageId: number; step: number }>();

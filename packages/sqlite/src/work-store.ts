@@ -129,6 +129,10 @@ function prepare(db: Database.Database) {
       )
       .raw(),
     history: db.prepare<[number], HistoryRow>(`${HISTORY_SELECT} WHERE message_id = ? ORDER BY seq`),
+    // ids as one JSON array, as the reads of messages by ids take them.
+    histories: db.prepare<[string], HistoryRow>(
+      `${HISTORY_SELECT} WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`,
+    ),
     forget: db.prepare<[string]>(
       `DELETE FROM workers WHERE id IN (SELECT value FROM json_each(?))
          AND NOT EXISTS (SELECT 1 FROM messages WHERE attempt_owner = workers.id)`,
@@ -270,6 +274,10 @@ export function createWorkStore(db: Database.Database): WorkStorage {
         .immediate(now, limit, leaseMs, owner)
         .map((row) => queuedReceiptFromRow({ ...row, event: JSON.parse(row.event) as MachineEvent }))
         .sort((a, b) => a.id - b.id);
+    },
+    async histories(messageIds) {
+      if (messageIds.length === 0) return [];
+      return st().histories.all(JSON.stringify(messageIds)).map(historyEntryFromRow);
     },
     async findAttempts(driver, providerMessageIds) {
       const found = new Map<string, { messageId: number; step: number }>();

@@ -1,21 +1,12 @@
 import type { AnyStateMachine } from 'xstate';
-import type { MachineEvent } from '../machines/events.ts';
 import type { AttemptHolder, MessageUpdate } from '../ports/work-storage.ts';
 import type { HistoryEntry, PersistedMachineState, StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
 import { historyOf } from './history.ts';
 import type { PendingEvent } from './pending-event.ts';
-
-/** Whether a state value has a leaf state called `name` (`{ processing: { s2: 'reading' } }` has `reading`). */
-export function hasStateLeaf(value: PersistedMachineState['value'], name: string): boolean {
-  if (typeof value === 'string') return value === name;
-  return Object.values(value).some(
-    (child) =>
-      (typeof child === 'string' || (typeof child === 'object' && child !== null)) &&
-      hasStateLeaf(child as PersistedMachineState['value'], name),
-  );
-}
+import { isReceiptEvent, noteReport, receiptRepeat, reportedStatus, type AttemptReports } from './receipt-repeats.ts';
+import { hasStateLeaf } from './state-leaf.ts';
 
 /** Whether the machine waits for the outcome (or the read) of an attempt a channel accepted. */
 export function awaitsOutcome(value: PersistedMachineState['value']): boolean {
@@ -32,24 +23,26 @@ export interface MessageStepInput {
   now: number;
   advancer: MachineAdvancer;
   defaultTtlSeconds: number;
-}
-
-/**
- * Whether `event` is a Delivered of the step a delivered message stands at: the provider repeating
- * the receipt that delivered it (webhooks are at-least-once). It changes nothing and is not
- * recorded again. Any other late outcome is a fact and is recorded (see `historyOf`).
- */
-function repeatsDelivery(event: MachineEvent, status: MessageUpdate['status'], state: PersistedMachineState): boolean {
-  return event.type === 'DELIVERED' && status === 'delivered' && event.step === Number(state.context['step'] ?? 0);
+  /**
+   * What each step's latest attempt has reported, read from the message's history: needed only
+   * when a receipt may repeat one (see `receiptRepeat`). Not changed here.
+   */
+  reports?: AttemptReports | undefined;
 }
 
 /**
  * Applies a message's events to its machine and answers what the round writes for it: the next
  * state, the work the machine's actions ask for (sends now, timers at their due times, timers
  * cancelled), and the history entries. Outcomes reported by channels are always recorded, even
- * late ones; the rest only when they moved the machine (see `historyOf`).
+ * late ones; the rest only when they moved the machine (see `historyOf`). A receipt that repeats
+ * what its step's attempt already reported (providers repeat receipts: webhooks are at-least-once)
+ * changes nothing and is not recorded again.
+ *
+ * Answers null when a receipt may be such a repeat and only the history tells (`receiptRepeat`)
+ * while `input.reports` is not given: the caller reads the history (`attemptReports`) and steps
+ * the message again with it.
  */
-export function stepMessage(input: MessageStepInput): MessageUpdate {
+export function stepMessage(input: MessageStepInput): MessageUpdate | null {
   const { message, now, advancer } = input;
   const { key, machine } = input.machine;
   let state = message.snapshot;
@@ -57,6 +50,8 @@ export function stepMessage(input: MessageStepInput): MessageUpdate {
   let work = input.work;
   let accepted = false;
   const history: Omit<HistoryEntry, 'messageId'>[] = [];
+  // The reports as this step goes: a receipt repeated within the round is a repeat too.
+  const reports: AttemptReports | undefined = input.reports && new Map([...input.reports].map(([s, seen]) => [s, new Set(seen)]));
   const entry = (step: number, status: HistoryEntry['status'], at: number, error: string | null, item?: PendingEvent) => {
     const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
     const h: Omit<HistoryEntry, 'messageId'> = { step, channel, status, at, error };
@@ -65,12 +60,22 @@ export function stepMessage(input: MessageStepInput): MessageUpdate {
     if (driver) h.driver = driver;
     if (item?.providerMessageId) h.providerMessageId = item.providerMessageId;
     history.push(h);
+    if (reports) noteReport(reports, step, status);
   };
 
   for (const item of input.events) {
     const next = advancer.next(key, machine, state, item.event);
+    // A send's own result (rank 0) is never a repeat: each answers a send.
+    if (item.rank === 1 && isReceiptEvent(item.event)) {
+      let repeat = receiptRepeat(item.event, state, status, next.changed);
+      if (repeat === 'unknown') {
+        if (!reports) return null;
+        repeat = reports.get(item.event.step)?.has(reportedStatus(item.event)) ? 'repeat' : 'new';
+      }
+      if (repeat === 'repeat') continue;
+    }
     const stepIndex = 'step' in item.event ? item.event.step : Number(state.context['step'] ?? 0);
-    const recorded = !next.changed && repeatsDelivery(item.event, status, state) ? null : historyOf(item.event, next.changed, item.detail);
+    const recorded = historyOf(item.event, next.changed, item.detail);
     if (recorded) entry(stepIndex, recorded.status, item.at, recorded.error, item);
     if (!next.changed) continue;
     if (item.event.type === 'ACCEPTED') accepted = true;

@@ -4,7 +4,7 @@ import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { HistoryEntry, StoredMessage } from '../types/message.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
-import { hasStateLeaf } from './message-step.ts';
+import { hasStateLeaf } from './state-leaf.ts';
 import { attemptOf } from './send-dispatch.ts';
 
 /** How often a worker tells the database it is alive. */

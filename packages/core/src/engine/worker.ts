@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { ChannelContext, ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
-import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
+import type { Commit } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { StoredMessage } from '../types/message.ts';
@@ -10,6 +10,7 @@ import type { MachineAdvancer } from './advance.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
 import { stepMessage } from './message-step.ts';
+import { attemptReportsByMessage, type AttemptReports } from './receipt-repeats.ts';
 import { oldestFirst } from '../oldest-first.ts';
 import { withoutNul } from '../validation/nul.ts';
 import { byOccurrence, receiptEvent, type PendingEvent } from './pending-event.ts';
@@ -452,10 +453,13 @@ export function createWorker(deps: WorkerDeps) {
     const commit: Commit = { at: now, owner, updates: [], providerIds: [], receipts: unknownReceipts };
     const applied = new Map<number, PendingEvent[]>();
     const stepped = new Map<number, StoredMessage>();
-    for (const { message, events: list, work } of ready) {
+    /** Messages with a receipt only their history tells from a repeat: stepped again once it is read. */
+    const unsure: typeof ready = [];
+    const stepOne = async (item: (typeof ready)[number], reports?: AttemptReports) => {
+      const { message, events: list, work } = item;
       const found = deps.kinds[message.kind].machineFor(message);
       const machine = found instanceof Promise ? await found : found;
-      const update: MessageUpdate = stepMessage({
+      const update = stepMessage({
         message,
         machine,
         events: list,
@@ -463,18 +467,46 @@ export function createWorker(deps: WorkerDeps) {
         now,
         advancer,
         defaultTtlSeconds: deps.defaultTtlSeconds,
+        reports,
       });
+      // Counted as applied at once: should the history's read fail, its events go back as a failed commit's do.
+      applied.set(message.id, list);
+      stepped.set(message.id, message);
+      if (!update) {
+        unsure.push(item);
+        return;
+      }
       // A step that leaves a send due now (a scheduled message come due, a fallback after a failed
       // step) keeps the message leased to this worker, which sends it next without claiming it.
       if (claiming && splitDue(update, now).sends.length > 0) update.lease = now + LEASE_MS;
       commit.updates.push(update);
-      applied.set(message.id, list);
-      stepped.set(message.id, message);
       for (const e of list) {
         if (e.receiptId !== undefined) commit.receipts.push({ id: e.receiptId, messageId: message.id });
         if (e.event.type === 'ACCEPTED' && e.providerMessageId && e.driver) {
           commit.providerIds.push({ driver: e.driver, providerMessageId: e.providerMessageId, messageId: message.id, step: e.event.step });
         }
+      }
+    };
+    for (const item of ready) await stepOne(item);
+    /**
+     * Nothing of the round was written (the database was locked too long, say): its sends'
+     * results and its drivers' receipts go back to wait for the next round, as they were, rather
+     * than waiting for the lease to run out. Inbox receipts stay leased in the inbox; timers and
+     * skipped sends come again from the message's work, which did not change.
+     */
+    const putBack = () => {
+      for (const [id, flying] of consumed) inFlight.set(id, flying);
+      const again = [...applied.values()].flat().filter((e) => e.ack !== undefined || (e.rank === 0 && e.driver !== undefined));
+      queue.unshift(...again, ...held);
+      lastRoundFailed = true;
+    };
+    if (unsure.length > 0) {
+      try {
+        const reports = attemptReportsByMessage(await storage.histories(unsure.map((item) => item.message.id)));
+        for (const item of unsure.splice(0)) await stepOne(item, reports.get(item.message.id) ?? new Map());
+      } catch (error) {
+        putBack();
+        throw error;
       }
     }
     await yieldToEventLoop();
@@ -484,14 +516,7 @@ export function createWorker(deps: WorkerDeps) {
     try {
       if (committing) conflicts = (await storage.commit(commit)).conflicts;
     } catch (error) {
-      // Nothing of the round was written (the database was locked too long, say): its sends'
-      // results and its drivers' receipts go back to wait for the next round, as they were, rather
-      // than waiting for the lease to run out. Inbox receipts stay leased in the inbox; timers and
-      // skipped sends come again from the message's work, which did not change.
-      for (const [id, flying] of consumed) inFlight.set(id, flying);
-      const again = [...applied.values()].flat().filter((e) => e.ack !== undefined || (e.rank === 0 && e.driver !== undefined));
-      queue.unshift(...again, ...held);
-      lastRoundFailed = true;
+      putBack();
       throw error;
     }
     const lost = new Set(conflicts);

@@ -137,6 +137,12 @@ export interface WorkStorage {
   enqueueReceipts(receipts: QueuedReceipt[], orphans?: OrphanReceipt[]): Promise<void>;
   /** Leases up to `limit` queued receipts to `owner`, oldest first. */
   claimReceipts(now: number, limit: number, leaseMs: number, owner: string): Promise<Array<QueuedReceipt & { id: number }>>;
+  /**
+   * The history of each of `messageIds` that has one, each message's entries oldest first (in no
+   * promised order between messages). A round reads it for the few receipts only their history
+   * tells from a repeat (see the engine's `receiptRepeat`).
+   */
+  histories(messageIds: readonly number[]): Promise<HistoryEntry[]>;
   /** The attempts of `driver` known by these provider ids. */
   findAttempts(driver: string, providerMessageIds: string[]): Promise<Map<string, { messageId: number; step: number }>>;
   /** Keeps receipts whose provider id is not known yet. */

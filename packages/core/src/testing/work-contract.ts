@@ -79,6 +79,38 @@ export function describeWork(storage: StorageRef): void {
       expect(found.message).toMatchObject({ customerMessageId: 'c-1', expiresAt: 9_000, kind: 'message' });
       expect(found.history).toEqual([{ messageId: ids[0], ...history[0] }]);
     });
+
+    it('reads the histories of several messages at once, each oldest first', async () => {
+      const account = await createFundedAccount(storage(), 1_000_000);
+      const sent = { step: 0, channel: 'sms' as const, status: 'Sent' as const, at: 2_000, error: null };
+      const { ids } = await ingestAccepted(storage(), account.id, [
+        newMessage({ history: [sent] }),
+        newMessage({ history: [sent] }),
+        newMessage({ history: [sent] }),
+      ]);
+      const [a, b, c] = ids as [number, number, number];
+      await storage().appendHistory([
+        { messageId: b, step: 0, channel: 'sms', status: 'Delivered', at: 2_500, error: null },
+        { messageId: a, step: 0, channel: 'sms', status: 'Failed', at: 2_600, error: 'undeliverable: absent' },
+        { messageId: b, step: 0, channel: 'sms', status: 'Read', at: 2_400, error: null },
+      ]);
+      const read = await storage().histories([b, 999_999, a]);
+      const of = (id: number) => read.filter((h) => h.messageId === id).map((h) => `${h.status}@${h.at}`);
+      expect(read).toHaveLength(5);
+      // Each message's entries in the order written, whatever their times.
+      expect(of(a)).toEqual(['Sent@2000', 'Failed@2600']);
+      expect(of(b)).toEqual(['Sent@2000', 'Delivered@2500', 'Read@2400']);
+      expect(of(c)).toEqual([]);
+      expect(read.find((h) => h.status === 'Failed')).toEqual({
+        messageId: a,
+        step: 0,
+        channel: 'sms',
+        status: 'Failed',
+        at: 2_600,
+        error: 'undeliverable: absent',
+      });
+      expect(await storage().histories([])).toEqual([]);
+    });
   });
 
   describe('claimDue', () => {
