@@ -11,8 +11,16 @@ import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
-import { answerSend, createEngineMetrics, createHttpSharedState, createSmtpTransport, createSpillway, serve } from '@spillway/http';
-import type { EngineCounts, ErrorBody, HttpLogger, HttpSharedState, SendsElsewhere, TokenService } from '@spillway/http';
+import {
+  answerSend,
+  createEngineMetrics,
+  createHttpSharedState,
+  createSmtpTransport,
+  createSpillway,
+  createWebhookMetrics,
+  serve,
+} from '@spillway/http';
+import type { EngineCounts, ErrorBody, HttpLogger, HttpSharedState, SendsElsewhere, TokenService, WebhookAttempt } from '@spillway/http';
 import type { Registry } from 'prom-client';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
@@ -65,11 +73,13 @@ export interface CreateServerOptions {
   workerId?: string;
   /** Observes every committed worker round (the workers' thread counts them for the HTTP thread's `/metrics`). */
   onCommit?: (commit: Commit) => void;
+  /** Observes every webhook delivery attempt (the workers' thread counts them for the HTTP thread's `/metrics`). */
+  onWebhookAttempt?: (attempt: WebhookAttempt) => void;
   /** The HTTP thread's {@link WriteFlag} (the workers' thread of a SQLite file): its commits wait for a running ingest, then raise it. */
   writeFlag?: SharedArrayBuffer;
   /**
    * Collect Prometheus metrics on a registry of this server's own. The workers' thread collects
-   * none (its counts go to the HTTP thread through `onCommit`). @default true
+   * none (its counts go to the HTTP thread through `onCommit` and `onWebhookAttempt`). @default true
    */
   metrics?: boolean;
   /** This server is one of the extra HTTP threads of another (`SPILLWAY_HTTP_THREADS`): what it shares with it. */
@@ -191,7 +201,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     publicUrl: () => publicUrl,
     workers,
     // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
-    webhooks: { pollMs: 250, onError: (error) => logger.error({ err: error }, 'webhook delivery error') },
+    webhooks: {
+      pollMs: 250,
+      onError: (error) => logger.error({ err: error }, 'webhook delivery error'),
+      ...(options.onWebhookAttempt ? { onAttempt: options.onWebhookAttempt } : {}),
+    },
     allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,
     chatHub: config.SPILLWAY_JWT_SECRET ? { jwtSecret: config.SPILLWAY_JWT_SECRET } : true,
     routeStats: 'db' in storage ? createSqliteRouteStats(storage.db) : createPostgresRouteStats(storage.pool, storage.schema),
@@ -236,7 +250,12 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const { engine } = spillway;
   // The workers' thread's rounds reach /metrics through this thread's registry.
   const threadMetrics = spillway.registry ? createEngineMetrics(spillway.registry) : null;
-  const recordCounts = (counts: EngineCounts) => threadMetrics?.record(counts);
+  // Its webhook deliveries too (the thread runs them): counted from zero on /metrics from the start.
+  const threadWebhookMetrics = threaded && spillway.registry ? createWebhookMetrics(spillway.registry) : null;
+  const recordCounts: ThreadCounts = {
+    engine: (counts) => threadMetrics?.record(counts),
+    webhooks: (attempts) => threadWebhookMetrics?.record(attempts),
+  };
   const tokens = spillway.tokens!;
   // Generates and persists the signing key on the first start.
   await tokens.ready();
@@ -367,13 +386,19 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   };
 }
 
+/** Records what the workers' thread counted, on this thread's registry. */
+interface ThreadCounts {
+  engine: (counts: EngineCounts) => void;
+  webhooks: (attempts: readonly WebhookAttempt[]) => void;
+}
+
 /** Starts the workers' thread and resolves once it runs. */
 async function startWorkerThread(
   config: ServerConfig,
   workerId: string,
   writeFlag: WriteFlag | null,
   logger: Logger,
-  record: (counts: EngineCounts) => void,
+  record: ThreadCounts,
 ): Promise<Worker> {
   const thread = await startThread('worker-thread', {
     config,
@@ -382,7 +407,9 @@ async function startWorkerThread(
   } satisfies WorkerThreadData);
   // The thread's rounds, counted there: this thread's registry serves /metrics.
   thread.on('message', (message: unknown) => {
-    if (typeof message === 'object' && message !== null && 'engineCounts' in message) record(message.engineCounts as EngineCounts);
+    if (typeof message !== 'object' || message === null) return;
+    if ('engineCounts' in message) record.engine(message.engineCounts as EngineCounts);
+    if ('webhookAttempts' in message) record.webhooks(message.webhookAttempts as WebhookAttempt[]);
   });
   thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
   // Ended inside a commit, it would leave every ingest waiting for the commit's end.

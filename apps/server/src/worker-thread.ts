@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config.ts';
 import { countCommit } from '@spillway/http';
-import type { EngineCounts } from '@spillway/http';
+import type { EngineCounts, WebhookAttempt } from '@spillway/http';
 import { createServer } from './create-server.ts';
 import { closeAndAnswerStopped } from './threads.ts';
 
@@ -28,10 +28,16 @@ const { config, workerId, writeFlag } = workerData as WorkerThreadData;
 // The rounds' metrics, counted here and sent to the HTTP thread, whose registry serves /metrics:
 // at most every METRICS_FLUSH_MS, and once more when the thread stops.
 let counts: EngineCounts = { events: [], finished: [] };
+let webhookAttempts: WebhookAttempt[] = [];
 const flushCounts = () => {
-  if (counts.events.length === 0 && counts.finished.length === 0) return;
-  port.postMessage({ engineCounts: counts });
-  counts = { events: [], finished: [] };
+  if (counts.events.length > 0 || counts.finished.length > 0) {
+    port.postMessage({ engineCounts: counts });
+    counts = { events: [], finished: [] };
+  }
+  if (webhookAttempts.length > 0) {
+    port.postMessage({ webhookAttempts });
+    webhookAttempts = [];
+  }
 };
 const flushTimer = setInterval(flushCounts, METRICS_FLUSH_MS);
 flushTimer.unref();
@@ -47,6 +53,7 @@ const server = await createServer(
     // Counted for the HTTP thread, not on a registry here that nothing serves.
     metrics: false,
     onCommit: (commit) => void countCommit(commit, counts),
+    onWebhookAttempt: (attempt) => void webhookAttempts.push(attempt),
     ...(writeFlag ? { writeFlag } : {}),
   },
 );

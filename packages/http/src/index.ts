@@ -35,7 +35,14 @@ export * from './chat-hub/index.ts';
 export { registerInboundRoutes } from './routes/inbound.ts';
 export type { InboundRouteDeps } from './routes/inbound.ts';
 export { createWebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
-export type { WebhookDeliveryWorker, WebhookDeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
+export type {
+  WebhookAttempt,
+  WebhookAttemptOutcome,
+  WebhookDeliveryWorker,
+  WebhookDeliveryWorkerOptions,
+} from './webhooks/delivery-worker.ts';
+export { createWebhookMetrics } from './webhooks/webhook-metrics.ts';
+export type { WebhookMetrics } from './webhooks/webhook-metrics.ts';
 export { checkCallbackUrl, guardedPost, UrlRefusedError } from './webhooks/guarded-post.ts';
 export type { CallbackUrlPolicy, GuardedPostOptions, GuardedPostResult } from './webhooks/guarded-post.ts';
 export { classifyAddress, isPublicAddress } from './webhooks/address-class.ts';

@@ -11,7 +11,7 @@ import type { RequestSeries } from './request-metrics.ts';
  * The metric of that name already on `registry` (a host's registry, a second app on it), else a
  * new one: prom-client throws "already registered" on a second registration.
  */
-function shared<T extends Metric>(registry: Registry, name: string, create: () => T): T {
+export function sharedMetric<T extends Metric>(registry: Registry, name: string, create: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? create();
 }
 
@@ -114,7 +114,7 @@ export function countCommit(commit: Commit, into: EngineCounts = { events: [], f
  * thread's, from {@link countCommit}).
  */
 export function createEngineMetrics(registry: Registry): { onCommit: (commit: Commit) => void; record: (counts: EngineCounts) => void } {
-  const events = shared(
+  const events = sharedMetric(
     registry,
     'spillway_message_events_total',
     () =>
@@ -125,7 +125,7 @@ export function createEngineMetrics(registry: Registry): { onCommit: (commit: Co
         registers: [registry],
       }),
   );
-  const finished = shared(
+  const finished = sharedMetric(
     registry,
     'spillway_messages_finished_total',
     () =>

@@ -18,6 +18,7 @@ import type { FetchHandler, RunningServer } from './node.ts';
 import { mountRoutes } from './openapi.ts';
 import { registerRouteStatsApi } from './routes/route-stats-api.ts';
 import { createWebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
+import { createWebhookMetrics } from './webhooks/webhook-metrics.ts';
 import type { WebhookDeliveryWorker, WebhookDeliveryWorkerOptions } from './webhooks/delivery-worker.ts';
 
 /** Options of {@link createSpillway}. */
@@ -143,6 +144,8 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   const engineMetrics = registry ? createEngineMetrics(registry) : null;
 
   const webhookOptions = options.webhooks ?? true;
+  const ownWebhookOptions = webhookOptions === true || webhookOptions === false ? {} : webhookOptions;
+  const webhookMetrics = registry && workers && webhookOptions !== false ? createWebhookMetrics(registry) : null;
   const webhooks =
     workers && webhookOptions !== false
       ? createWebhookDeliveryWorker({
@@ -150,7 +153,15 @@ export function createSpillway(options: SpillwayOptions): Spillway {
           clock,
           allowPrivateUrls: options.allowPrivateUrls ?? false,
           onError: (error) => logger.error('webhook delivery error', { error: String(error) }),
-          ...(webhookOptions === true ? {} : webhookOptions),
+          ...ownWebhookOptions,
+          ...(webhookMetrics
+            ? {
+                onAttempt: (attempt) => {
+                  webhookMetrics.onAttempt(attempt);
+                  ownWebhookOptions.onAttempt?.(attempt);
+                },
+              }
+            : {}),
         })
       : undefined;
 

@@ -168,3 +168,92 @@ describe('webhook check()', () => {
     expect(await check(500)).toMatchObject({ ok: false });
   });
 });
+
+describe('webhook driver and redirects', () => {
+  /** An endpoint whose paths answer `answers[path]` (a status, or a redirect), recording each call. */
+  const endpointWith = async (answers: Record<string, number | [status: number, location: string]>) => {
+    const calls: string[] = [];
+    const server = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        const signed = req.headers['webhook-signature'] ? ' signed' : '';
+        calls.push(`${req.method} ${path}${body ? ` ${(JSON.parse(body) as { idempotencyKey: string }).idempotencyKey}` : ''}${signed}`);
+        const answer = answers[path] ?? 404;
+        if (typeof answer === 'number')
+          res.writeHead(answer, { 'content-type': 'application/json' }).end(answer === 200 ? '{"id":"p-1"}' : '');
+        else res.writeHead(answer[0], { location: answer[1] }).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { base, calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  };
+  const ctx = { clock: systemClock, report: async () => {} };
+  const attempt = {
+    accountId: 3,
+    messageId: 77,
+    step: 0,
+    try: 1,
+    idempotencyKey: '77:0:1',
+    partsCount: 1,
+    channel: 'sms' as const,
+    type: 'sms' as const,
+    from: 'Shop',
+    to: '4915100000444',
+    text: 'hi',
+    ttl: 60,
+  };
+
+  it('fails a send answered with a 301, 302 or 303 instead of taking the GET that follows for an acceptance', async () => {
+    for (const status of [301, 302, 303]) {
+      const e = await endpointWith({ '/send': [status, '/moved'], '/moved': 200 });
+      try {
+        // fetch's own following sent a GET to /moved, whose 200 counted as accepted: nothing was sent.
+        expect(await createWebhookDriver({ url: `${e.base}/send`, secret }).send(attempt, ctx)).toEqual({
+          outcome: 'failed',
+          failure: 'temporary',
+          error: `the endpoint redirected with ${status} to ${e.base}/moved: sends follow only 307 and 308 redirects, which keep the POST and its body (set the driver's url to where the endpoint is)`,
+        });
+        expect(e.calls).toEqual(['POST /send 77:0:1 signed']);
+      } finally {
+        await e.close();
+      }
+    }
+  });
+
+  it('follows a 307 and a 308 with the same signed POST', async () => {
+    const e = await endpointWith({ '/send': [307, '/v2'], '/v2': [308, `/v3`], '/v3': 200 });
+    try {
+      expect(await createWebhookDriver({ url: `${e.base}/send`, secret }).send(attempt, ctx)).toEqual({
+        outcome: 'accepted',
+        providerMessageId: 'p-1',
+      });
+      expect(e.calls).toEqual(['POST /send 77:0:1 signed', 'POST /v2 77:0:1 signed', 'POST /v3 77:0:1 signed']);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('check() judges redirects as sends meet them: a 301, 302 or 303 fails, a 307 or 308 is followed', async () => {
+    const e = await endpointWith({ '/old': [301, '/send'], '/send': 405, '/temp': [307, '/send'], '/gone': [308, '/nothing'] });
+    try {
+      expect(await createWebhookDriver({ url: `${e.base}/old`, secret }).check!()).toEqual({
+        ok: false,
+        detail: `${e.base}/old redirected with 301 to ${e.base}/send: sends follow only 307 and 308 redirects, which keep the POST and its body (set the driver's url to where the endpoint is)`,
+      });
+      expect(await createWebhookDriver({ url: `${e.base}/temp`, secret }).check!()).toEqual({
+        ok: true,
+        detail: `${e.base}/send answered 405 to HEAD: up, it takes POST only`,
+      });
+      expect(await createWebhookDriver({ url: `${e.base}/gone`, secret }).check!()).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/\/nothing answered 404: nothing at this URL/),
+      });
+      expect(e.calls).toEqual(['HEAD /old', 'HEAD /temp', 'HEAD /send', 'HEAD /gone', 'HEAD /nothing']);
+    } finally {
+      await e.close();
+    }
+  });
+});

@@ -1,7 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 import type { ChannelContext, ChannelDriver, ChannelId, DriverRoute, OutboundAttempt, SendResult } from '@spillway/core';
 import { jsonError } from '../shared/callback-token.ts';
+import { fetchKeepingMethod } from './fetch-keeping-method.ts';
 import { parseWebhookReceipt, webhookCheckOutcome, webhookSendOutcome } from './webhook-status.ts';
+
+/** Why a send answered with a 301, 302 or 303 failed: it asks for a GET without the body, which sends nothing. */
+const notFollowed = (status: number, location: string) =>
+  `redirected with ${status} to ${location}: sends follow only 307 and 308 redirects, which keep the POST and its body (set the driver's url to where the endpoint is)`;
 
 /** Options of {@link createWebhookDriver}: the provider's endpoint and the secret that signs requests and receipts. */
 export interface WebhookDriverOptions {
@@ -98,7 +103,7 @@ export function createWebhookDriver(options: WebhookDriverOptions): ChannelDrive
       inflight.add(controller);
       const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       try {
-        const res = await doFetch(options.url, {
+        const { response: res, redirectedTo } = await fetchKeepingMethod(doFetch, options.url, {
           method: 'POST',
           signal: controller.signal,
           headers: {
@@ -111,6 +116,10 @@ export function createWebhookDriver(options: WebhookDriverOptions): ChannelDrive
           },
           body,
         });
+        if (redirectedTo !== undefined) {
+          await res.body?.cancel();
+          return { outcome: 'failed', failure: 'temporary', error: `the endpoint ${notFollowed(res.status, redirectedTo)}` };
+        }
         const text = await res.text();
         let parsed: unknown = null;
         try {
@@ -128,8 +137,14 @@ export function createWebhookDriver(options: WebhookDriverOptions): ChannelDrive
     },
     async check() {
       try {
-        const res = await doFetch(options.url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
-        return webhookCheckOutcome(options.url, res.status);
+        // Redirects as a send meets them: a 301, 302 or 303 fails every send.
+        const { response, url, redirectedTo } = await fetchKeepingMethod(doFetch, options.url, {
+          method: 'HEAD',
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await response.body?.cancel();
+        if (redirectedTo !== undefined) return { ok: false, detail: `${url} ${notFollowed(response.status, redirectedTo)}` };
+        return webhookCheckOutcome(url, response.status);
       } catch (error) {
         return { ok: false, detail: `${options.url} is unreachable: ${(error as Error).message}` };
       }

@@ -8,10 +8,15 @@ import { createInboundService, MAX_WEBHOOK_ATTEMPTS } from '@spillway/core/adapt
 import type { FakeClock } from '@spillway/core';
 import { createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
+import { Registry } from 'prom-client';
 import { createWebhookDeliveryWorker } from './delivery-worker.ts';
+import type { WebhookAttempt } from './delivery-worker.ts';
+import { createWebhookMetrics } from './webhook-metrics.ts';
 import { getWebhookSecret } from './webhook-secret.ts';
 
 interface Hit {
+  method: string;
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -19,7 +24,8 @@ interface Hit {
 let receiver: Server;
 let url: string;
 let hits: Hit[];
-let statuses: number[];
+/** The receiver's next answers: a status, or a redirect; 204 once they run out. */
+let statuses: Array<number | { status: number; location: string }>;
 let clock: FakeClock;
 let storage: SqliteStorage;
 let accountId: number;
@@ -31,8 +37,10 @@ beforeEach(async () => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      hits.push({ headers: req.headers, body });
-      res.writeHead(statuses.shift() ?? 204).end();
+      hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+      const answer = statuses.shift() ?? 204;
+      if (typeof answer === 'number') res.writeHead(answer).end();
+      else res.writeHead(answer.status, { location: answer.location }).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -113,6 +121,42 @@ describe('webhook delivery worker', () => {
     expect((await inbound().get(accountId, receipt.idUuid)).delivery).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
+  it('answers a 301, 302 or 303 as a failed attempt naming where it points, retried later: the body is never posted there', async () => {
+    const worker = createWebhookDeliveryWorker({ storage, clock, allowPrivateUrls: true });
+    for (const status of [301, 302, 303]) {
+      hits = [];
+      statuses = [{ status, location: '/hooks/moved' }];
+      const receipt = await inbound().receive(accountId, body);
+      await worker.drain();
+      expect(hits.map((h) => `${h.method} ${h.path}`)).toEqual(['POST /hooks/inbound']);
+      const record = await inbound().get(accountId, receipt.idUuid);
+      expect(record.delivery).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: new Date(clock.now() + 10_000).toISOString(),
+      });
+      expect(record.delivery?.lastError).toBe(
+        `HTTP ${status} from ${url}: the receiver redirected to ${new URL('/hooks/moved', url).href}; ` +
+          'webhooks follow only 307 and 308 redirects, which keep the POST and its body',
+      );
+      // The next attempt (the receiver fixed) delivers it.
+      await clock.advance(10_000);
+      await worker.drain();
+      expect((await inbound().get(accountId, receipt.idUuid)).delivery).toMatchObject({ status: 'delivered', attempts: 2 });
+    }
+  });
+
+  it('follows a 307 or 308 with the same signed POST', async () => {
+    statuses = [{ status: 307, location: '/hooks/v2' }, { status: 308, location: '/hooks/v3' }, 204];
+    const receipt = await inbound().receive(accountId, body);
+    await createWebhookDeliveryWorker({ storage, clock, allowPrivateUrls: true }).drain();
+    expect(hits.map((h) => `${h.method} ${h.path}`)).toEqual(['POST /hooks/inbound', 'POST /hooks/v2', 'POST /hooks/v3']);
+    const secret = await getWebhookSecret(storage, accountId);
+    for (const hit of hits)
+      expect(new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>)).toMatchObject({ idUuid: receipt.idUuid });
+    expect((await inbound().get(accountId, receipt.idUuid)).delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
   it('gives up after the last attempt', async () => {
     statuses = Array.from({ length: MAX_WEBHOOK_ATTEMPTS + 1 }, () => 503);
     const receipt = await inbound().receive(accountId, body);
@@ -126,6 +170,36 @@ describe('webhook delivery worker', () => {
     const record = await inbound().get(accountId, receipt.idUuid);
     expect(record.delivery).toMatchObject({ status: 'failed', attempts: MAX_WEBHOOK_ATTEMPTS, nextAttemptAt: null });
     expect(record.delivery?.lastError).toMatch(/gave up after 10 attempts: HTTP 503/);
+  });
+
+  it('reports every attempt to onAttempt, as the webhook metrics count them: failed attempts, then given up', async () => {
+    statuses = Array.from({ length: MAX_WEBHOOK_ATTEMPTS }, () => 503);
+    const registry = new Registry();
+    const metrics = createWebhookMetrics(registry);
+    const seen: WebhookAttempt[] = [];
+    const onAttempt = (attempt: WebhookAttempt) => {
+      seen.push(attempt);
+      metrics.onAttempt(attempt);
+    };
+    await inbound().receive(accountId, body);
+    const worker = createWebhookDeliveryWorker({ storage, clock, allowPrivateUrls: true, onAttempt });
+    for (let i = 0; i < MAX_WEBHOOK_ATTEMPTS; i++) {
+      await worker.drain();
+      await clock.advance(8 * 3_600_000);
+    }
+    expect(seen.map((a) => a.outcome)).toEqual([...Array.from({ length: MAX_WEBHOOK_ATTEMPTS - 1 }, () => 'failed_attempt'), 'given_up']);
+    expect(seen.every((a) => a.seconds !== undefined && a.seconds >= 0 && a.seconds < 10)).toBe(true);
+    // A URL that may not be called is given up at once.
+    await inbound().receive(accountId, body);
+    await createWebhookDeliveryWorker({ storage, clock, onAttempt }).drain();
+    expect(seen.at(-1)).toMatchObject({ outcome: 'given_up' });
+
+    const text = await registry.metrics();
+    expect(text).toContain(`spillway_webhook_deliveries_total{outcome="failed_attempt"} ${MAX_WEBHOOK_ATTEMPTS - 1}\n`);
+    expect(text).toContain('spillway_webhook_deliveries_total{outcome="given_up"} 2\n');
+    expect(text).toContain('spillway_webhook_deliveries_total{outcome="delivered"} 0\n');
+    expect(text).toContain(`spillway_webhook_delivery_duration_seconds_count{outcome="failed_attempt"} ${MAX_WEBHOOK_ATTEMPTS - 1}\n`);
+    expect(text).toContain('spillway_webhook_delivery_duration_seconds_count{outcome="given_up"} 2\n');
   });
 
   it('fails a private callback URL at once when private URLs are not allowed', async () => {

@@ -6,6 +6,18 @@ import { guardedPost, UrlRefusedError } from './guarded-post.ts';
 import { signWebhook } from './sign-webhook.ts';
 import { getWebhookSecret } from './webhook-secret.ts';
 
+/** Longest part of a receiver's `Location` kept in a delivery's error. */
+const LOCATION_MAX = 500;
+
+/**
+ * The error of an attempt answered with a 301, 302 or 303, which `guardedPost` does not follow:
+ * a failed attempt, retried at the backoff times like any other, whose error tells the client why.
+ */
+function notFollowed(status: number, url: string, location: string): string {
+  const where = location.length > LOCATION_MAX ? `${location.slice(0, LOCATION_MAX)}...` : location;
+  return `HTTP ${status} from ${url}: the receiver redirected to ${where}; webhooks follow only 307 and 308 redirects, which keep the POST and its body`;
+}
+
 /** Options of {@link createWebhookDeliveryWorker}. */
 export interface WebhookDeliveryWorkerOptions {
   storage: InboundStorage & Pick<AccountStorage, 'getSetting' | 'setSettingIfAbsent'>;
@@ -33,7 +45,31 @@ export interface WebhookDeliveryWorkerOptions {
   onError?: (error: unknown) => void;
   /** Resolver of callback hosts, for tests. @default node:dns lookup */
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /** Observes every attempt once it ended (metrics: `createWebhookMetrics`). */
+  onAttempt?: (attempt: WebhookAttempt) => void;
 }
+
+/**
+ * How a delivery attempt ended: `delivered` (a 2xx), `failed_attempt` (retried at its backoff
+ * time), or `given_up` (no attempt left, or a URL that may not be called).
+ */
+export type WebhookAttemptOutcome = 'delivered' | 'failed_attempt' | 'given_up';
+
+/** One delivery attempt as {@link WebhookDeliveryWorkerOptions.onAttempt} sees it: plain data, which a thread can post. */
+export interface WebhookAttempt {
+  outcome: WebhookAttemptOutcome;
+  /**
+   * Wall time of the call to the receiver, redirects included, seconds; absent when no call was
+   * made (the account's signing secret could not be read).
+   */
+  seconds?: number;
+}
+
+const OUTCOME_OF: Readonly<Record<DeliveryOutcome['status'], WebhookAttemptOutcome>> = {
+  delivered: 'delivered',
+  retry: 'failed_attempt',
+  failed: 'given_up',
+};
 
 /** The worker {@link createWebhookDeliveryWorker} answers. */
 export interface WebhookDeliveryWorker {
@@ -64,7 +100,8 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
   const pollMs = options.pollMs ?? 1000;
   const onError = options.onError ?? ((error: unknown) => console.error('[spillway] webhook delivery error', error));
 
-  async function attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+  /** Makes one attempt; `call.seconds` is set once the receiver was called. */
+  async function attempt(delivery: ClaimedDelivery, call: { seconds?: number }): Promise<DeliveryOutcome> {
     const body = JSON.stringify(inboundPayloadOf(delivery.inbound));
     let error: string;
     try {
@@ -74,6 +111,8 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
         'user-agent': 'Spillway-Webhooks/1',
         ...signWebhook(secret, delivery.inboundId, clock.now(), body),
       };
+      // Wall time, not the engine clock: on a fake clock every call would take no time.
+      const started = performance.now();
       const answer = await guardedPost(delivery.url, {
         body,
         headers,
@@ -82,9 +121,12 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
         timeoutMs: options.timeoutMs ?? 10_000,
         maxRedirects: options.maxRedirects ?? 3,
         ...(options.resolve ? { resolve: options.resolve } : {}),
-      });
+      }).finally(() => (call.seconds = (performance.now() - started) / 1000));
       if (answer.status >= 200 && answer.status < 300) return { status: 'delivered' };
-      error = `HTTP ${answer.status} from ${answer.url}`;
+      error =
+        answer.location === undefined
+          ? `HTTP ${answer.status} from ${answer.url}`
+          : notFollowed(answer.status, answer.url, answer.location);
     } catch (caught) {
       if (caught instanceof UrlRefusedError) return { status: 'failed', error: caught.message };
       error = caught instanceof Error ? caught.message : String(caught);
@@ -99,7 +141,13 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
   const inFlight = new Set<Promise<void>>();
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
-    const outcome = await attempt(delivery);
+    const call: { seconds?: number } = {};
+    const outcome = await attempt(delivery, call);
+    try {
+      options.onAttempt?.({ outcome: OUTCOME_OF[outcome.status], ...call });
+    } catch (error) {
+      onError(error);
+    }
     // A failed write leaves the lease to run out: the delivery is attempted again (at least once).
     await storage.completeDelivery(delivery.id, outcome, clock.now()).catch(onError);
   }

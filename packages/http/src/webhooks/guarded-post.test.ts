@@ -121,9 +121,37 @@ describe('guardedPost', () => {
     expect(hits).toHaveLength(4);
   });
 
+  it('follows a 308 as a 307: the same POST with its body', async () => {
+    handle = (_req, path) => (path === '/old' ? { status: 308, location: '/new' } : { status: 201 });
+    expect(await guardedPost(`${base}/old`, { ...post, allowPrivateUrls: true })).toEqual({ status: 201, url: `${base}/new` });
+    expect(hits.map((h) => `${h.method} ${h.path} ${h.body}`)).toEqual(['POST /old {"a":1}', 'POST /new {"a":1}']);
+  });
+
+  it('does not follow a 301, 302 or 303, which ask for a GET without the body: it answers where it points, calling nothing there', async () => {
+    for (const status of [301, 302, 303]) {
+      hits = [];
+      handle = (_req, path) => (path === '/hook' ? { status, location: '/see-other?x=1' } : { status: 200 });
+      expect(await guardedPost(`${base}/hook`, { ...post, allowPrivateUrls: true })).toEqual({
+        status,
+        url: `${base}/hook`,
+        location: `${base}/see-other?x=1`,
+      });
+      expect(hits.map((h) => `${h.method} ${h.path}`)).toEqual(['POST /hook']);
+    }
+    // Not a redirect followed: an absolute location stays as given, even a refused one.
+    handle = () => ({ status: 303, location: 'http://169.254.169.254/latest/meta-data' });
+    expect(await guardedPost(`${base}/hook`, { ...post, allowPrivateUrls: true })).toMatchObject({
+      status: 303,
+      location: 'http://169.254.169.254/latest/meta-data',
+    });
+    // A 300 or 304 is an answer like any other, without a location.
+    handle = () => ({ status: 300, location: '/choices' });
+    expect(await guardedPost(`${base}/hook`, { ...post, allowPrivateUrls: true })).toEqual({ status: 300, url: `${base}/hook` });
+  });
+
   it('checks every redirect target: a redirect to a private address is refused', async () => {
     const port = (server.address() as AddressInfo).port;
-    handle = () => ({ status: 302, location: 'http://169.254.169.254/latest/meta-data' });
+    handle = () => ({ status: 307, location: 'http://169.254.169.254/latest/meta-data' });
     const allowAddress = (address: string) => address === '127.0.0.1';
     const resolve = async () => [{ address: '127.0.0.1', family: 4 }];
     const error = await guardedPost(`http://receiver.test:${port}/`, { ...post, resolve, allowAddress }).catch((e: unknown) => e);
@@ -135,7 +163,7 @@ describe('guardedPost', () => {
   it('refuses schemes other than http and https, also on redirect', async () => {
     await expect(guardedPost('ftp://example.com/x', post)).rejects.toBeInstanceOf(UrlRefusedError);
     await expect(guardedPost('not a url', post)).rejects.toBeInstanceOf(UrlRefusedError);
-    handle = () => ({ status: 301, location: 'file:///etc/passwd' });
+    handle = () => ({ status: 308, location: 'file:///etc/passwd' });
     await expect(guardedPost(`${base}/`, { ...post, allowPrivateUrls: true })).rejects.toBeInstanceOf(UrlRefusedError);
   });
 

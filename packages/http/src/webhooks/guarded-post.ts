@@ -41,9 +41,29 @@ export interface GuardedPostOptions {
 export interface GuardedPostResult {
   status: number;
   url: string;
+  /**
+   * Where a redirect that is not followed points (a 301, 302 or 303 with a `Location`), resolved
+   * against `url`: see {@link guardedPost}.
+   */
+  location?: string;
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Redirects that keep the method and the body (RFC 9110, 15.4.8 and 15.4.9): followed. */
+const FOLLOWED_REDIRECTS: ReadonlySet<number> = new Set([307, 308]);
+/**
+ * Redirects after which a user agent sends a GET without the body: a 303 by definition ("see
+ * other"), a 301 or 302 as user agents do with a POST (RFC 9110, 15.4.2 to 15.4.4). Not followed.
+ */
+const METHOD_CHANGING_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303]);
+
+/** A redirect's `Location` resolved against the URL that answered it (as given when it does not parse). */
+function resolvedLocation(location: string, base: URL): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return location;
+  }
+}
 
 const systemResolve = (hostname: string): Promise<LookupAddress[]> =>
   new Promise((resolve, reject) => {
@@ -161,10 +181,14 @@ function postOnce(url: URL, options: GuardedPostOptions, signal: AbortSignal): P
 }
 
 /**
- * POSTs `body` to a client-supplied URL, following at most `maxRedirects` redirects by hand
- * (each target checked like the first; the same signed POST is sent again), and refusing
- * non-public addresses unless `allowPrivateUrls`. Rejects with {@link UrlRefusedError} for a
- * refused URL, another Error for network failures and timeouts; any HTTP status is an answer.
+ * POSTs `body` to a client-supplied URL, refusing non-public addresses unless `allowPrivateUrls`.
+ * Follows at most `maxRedirects` 307 and 308 redirects by hand, which keep the method and the
+ * body: each target is checked like the first, and the same signed POST is sent again. A 301, 302
+ * or 303 is not followed: it asks for a GET without the body (a 303 by definition, the others as
+ * user agents treat a POST), which would not deliver anything, and re-POSTing the body where it
+ * points is not what it asks either. It is answered as it came, with its `location`, for the
+ * caller to count as a failed call. Rejects with {@link UrlRefusedError} for a refused URL,
+ * another Error for network failures and timeouts; any HTTP status is an answer.
  */
 export async function guardedPost(rawUrl: string, options: GuardedPostOptions): Promise<GuardedPostResult> {
   const allowPrivate = options.allowPrivateUrls ?? false;
@@ -180,7 +204,11 @@ export async function guardedPost(rawUrl: string, options: GuardedPostOptions): 
         if (controller.signal.aborted) throw new Error(`no answer within ${timeoutMs} ms from ${url.href}`);
         throw error;
       });
-      if (!REDIRECTS.has(answer.status) || !answer.location) return { status: answer.status, url: url.href };
+      if (!answer.location || !FOLLOWED_REDIRECTS.has(answer.status)) {
+        const result: GuardedPostResult = { status: answer.status, url: url.href };
+        if (answer.location && METHOD_CHANGING_REDIRECTS.has(answer.status)) result.location = resolvedLocation(answer.location, url);
+        return result;
+      }
       if (redirects >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects from ${rawUrl}`);
       url = checkUrl(new URL(answer.location, url).href, allowPrivate, allow);
     }
