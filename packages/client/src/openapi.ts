@@ -448,7 +448,7 @@ export type paths = {
     put?: never;
     /**
      * Move money to a sub-client, or take unspent money back
-     * @description `direction` `to_client` (default) moves `amount` from the caller’s wallet to its sub-client’s; `from_client` takes it back from the sub-client’s. Both wallet rows are written in one transaction (an `adjustment` on the paying wallet, a `topup` on the other, each naming the other account), so the wallet history of both shows the move. Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.
+     * @description `direction` `to_client` (default) moves `amount` from the caller’s wallet to its sub-client’s; `from_client` takes it back from the sub-client’s. Both wallet rows are written in one transaction (an `adjustment` on the paying wallet, a `topup` on the other, each naming the other account), so the wallet history of both shows the move. Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404. Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the move, in its transaction, and a request with the same key (of the same caller) and the same transfer answers that first move again, with `Idempotent-Replayed: true`, without moving money; with another sub-client, amount or direction it answers 409. A refused request (400, 402, 404) records nothing: its key may be sent again.
      */
     post: operations['transferClientBalance'];
     delete?: never;
@@ -764,7 +764,7 @@ export type paths = {
     };
     /**
      * OAuth redirect: exchange the code for a token and connect the number
-     * @description The platform redirects the user here with `code` and the `state` of `/social/authorize`. The code is exchanged at the configured token URL (form POST with client id and secret); the token is stored encrypted (AES-256-GCM).
+     * @description The platform redirects the user here with `code` and the `state` of `/social/authorize`. The code is exchanged at the configured token URL (form POST with client id and secret); the token is stored encrypted (AES-256-GCM). A code is used once: when the token endpoint refuses it (a 4xx such as `invalid_grant`) the state ends too, and the user starts again at `/social/authorize`. A failure that says nothing of the code (no answer, a time-out, a 5xx, 408 or 429) keeps the state, so that the same link can be retried until the state expires.
      */
     get: operations['completeMarketplaceAuthorization'];
     put?: never;
@@ -1364,7 +1364,7 @@ export type paths = {
     };
     /**
      * OAuth redirect: exchange the code for a token and connect the number
-     * @description The platform redirects the user here with `code` and the `state` of `/social/authorize`. The code is exchanged at the configured token URL (form POST with client id and secret); the token is stored encrypted (AES-256-GCM).
+     * @description The platform redirects the user here with `code` and the `state` of `/social/authorize`. The code is exchanged at the configured token URL (form POST with client id and secret); the token is stored encrypted (AES-256-GCM). A code is used once: when the token endpoint refuses it (a 4xx such as `invalid_grant`) the state ends too, and the user starts again at `/social/authorize`. A failure that says nothing of the code (no answer, a time-out, a 5xx, 408 or 429) keeps the state, so that the same link can be retried until the state expires.
      */
     get: operations['addSocialToken'];
     put?: never;
@@ -3799,7 +3799,10 @@ export interface operations {
   transferClientBalance: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of the client for this one transfer, sent again with each retry of it */
+        'Idempotency-Key'?: string;
+      };
       path: {
         clientId: number;
       };
@@ -3817,7 +3820,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The balances after the move */
+      /** @description The balances after the move (the first move’s, for a replayed key) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3839,6 +3842,15 @@ export interface operations {
       };
       /** @description The account is not a sub-client of the caller */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The `Idempotency-Key` was used for another transfer (`details` name what differs), or the two wallets count in different currencies */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -4577,7 +4589,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The token endpoint refused the code or could not be reached */
+      /** @description The token endpoint refused the code (the state ends) or failed, or could not be reached (the state is kept for a retry) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -4587,7 +4599,7 @@ export interface operations {
         };
       };
       503: components['responses']['ServiceUnavailable'];
-      /** @description The token endpoint did not answer in time */
+      /** @description The token endpoint did not answer in time (the state is kept for a retry) */
       504: {
         headers: {
           [name: string]: unknown;
@@ -5068,9 +5080,9 @@ export interface operations {
       query?: {
         /** @description Route revision (default: the latest) */
         revision?: number;
-        /** @description Start of the window (default: 24 hours before `until`) */
+        /** @description Start of the window (default: 24 hours before `until`); ISO 8601 with an offset */
         since?: string;
-        /** @description End of the window (default: now) */
+        /** @description End of the window (default: now); ISO 8601 with an offset */
         until?: string;
       };
       header?: never;
@@ -6206,7 +6218,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The token endpoint refused the code or could not be reached */
+      /** @description The token endpoint refused the code (the state ends) or failed, or could not be reached (the state is kept for a retry) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -6216,7 +6228,7 @@ export interface operations {
         };
       };
       503: components['responses']['ServiceUnavailable'];
-      /** @description The token endpoint did not answer in time */
+      /** @description The token endpoint did not answer in time (the state is kept for a retry) */
       504: {
         headers: {
           [name: string]: unknown;
