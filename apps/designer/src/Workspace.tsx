@@ -6,6 +6,8 @@ import { useRoutes } from './api/useRoutes.ts';
 import { EditMode } from './editor/EditMode.tsx';
 import { editorMachine, hasUnsavedChanges } from './editor/editor-machine.ts';
 import { useSaveShortcut } from './editor/useSaveShortcut.ts';
+import { PanelLayout } from './layout/PanelLayout.tsx';
+import { PanelSeparator } from './layout/PanelSeparator.tsx';
 import { ModeErrorBoundary } from './ModeErrorBoundary.tsx';
 import { RouteList } from './panels/RouteList.tsx';
 import { SimulateMode } from './simulation/SimulateMode.tsx';
@@ -26,7 +28,13 @@ const graphKey = (route: {
 /** What asks before unsaved changes are dropped (opening another route, a new one, signing out). */
 export const DISCARD_QUESTION = 'Discard the unsaved changes of the open route?';
 
-/** The signed-in designer: routes on the left, the open route in the middle, panels on the right. */
+/** The id of the route list's panel, which its separator controls. */
+const ROUTES_PANEL_ID = 'routes-panel';
+
+/**
+ * The signed-in designer: routes on the left, the open route in the middle, panels on the right;
+ * the route list and the side panel as wide as the user drags them (`PanelLayout`).
+ */
 export function Workspace({ api, account, onSignOut }: { api: ApiClient; account: string; onSignOut(): void }) {
   const { routes, bindings, refresh, error } = useRoutes(api);
   const editor = useActorRef(editorMachine, { input: { api } });
@@ -74,7 +82,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
 
   return (
     <ReactFlowProvider>
-      <div className="app">
+      <PanelLayout>
         <header className="top">
           <strong>Spillway designer</strong>
           <nav className="tabs" aria-label="Mode">
@@ -97,7 +105,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
             Sign out
           </button>
         </header>
-        <aside className="left">
+        <aside className="left" id={ROUTES_PANEL_ID}>
           {error && <p className="error">{error}</p>}
           <RouteList
             routes={routes}
@@ -111,6 +119,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
             }}
           />
         </aside>
+        <PanelSeparator panel="left" controls={ROUTES_PANEL_ID} label="Resize the route list" />
         <ModeErrorBoundary
           key={`${mode}:${recoveries}`}
           onLeave={() => {
@@ -136,7 +145,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
             <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
           )}
         </ModeErrorBoundary>
-      </div>
+      </PanelLayout>
     </ReactFlowProvider>
   );
 }

@@ -6,6 +6,7 @@ import type { StepFlowNode } from '../canvas/flow-elements.ts';
 import type { OutcomeFlowEdge } from '../canvas/OutcomeEdge.tsx';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { Toolbar } from '../canvas/Toolbar.tsx';
+import { SidePanel } from '../layout/SidePanel.tsx';
 import { ConflictDialog } from '../panels/ConflictDialog.tsx';
 import { EdgePanel } from '../panels/EdgePanel.tsx';
 import { ProblemList } from '../panels/ProblemList.tsx';
@@ -91,7 +92,7 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
           onMove={(positions) => editor.send({ type: 'MOVE_STEPS', positions })}
         />
       </main>
-      <aside className="side">
+      <SidePanel>
         {error && (
           <p className="error" role="alert">
             {error}{' '}
@@ -146,7 +147,7 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
             onDelete={() => editor.send({ type: 'DELETE', steps: [], edges: [selection.index] })}
           />
         )}
-      </aside>
+      </SidePanel>
       {snapshot.matches({ conflict: 'deciding' }) && theirs && (
         <ConflictDialog
           theirs={theirs}

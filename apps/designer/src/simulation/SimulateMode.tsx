@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import type { CanvasHighlight } from '../canvas/flow-elements.ts';
 import { routeProblems } from '../editor/route-problems.ts';
+import { SidePanel } from '../layout/SidePanel.tsx';
 import { SimulationPanel } from './SimulationPanel.tsx';
 import { statusView } from './sim-world.ts';
 import { simulationMachine } from './simulation-machine.ts';
@@ -28,9 +29,9 @@ export function SimulateMode({ route }: { route: Route }) {
       <main className="canvas-area">
         <RouteCanvas route={route} viewKey="simulate" selection={null} problems={problems} readOnly highlight={highlight} />
       </main>
-      <aside className="side">
+      <SidePanel>
         <SimulationPanel route={route} snapshot={snapshot} send={send} />
-      </aside>
+      </SidePanel>
     </>
   );
 }

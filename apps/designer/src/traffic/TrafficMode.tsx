@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { ApiClient, RouteStatsView } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
+import { SidePanel } from '../layout/SidePanel.tsx';
 import { trafficNotes } from './traffic-notes.ts';
 
 const WINDOWS: [string, number][] = [
@@ -35,7 +36,7 @@ export function TrafficMode({ api, route, id, revision }: { api: ApiClient; rout
       <main className="canvas-area">
         <RouteCanvas route={route} viewKey={`traffic:${id}`} selection={null} problems={[]} readOnly highlight={highlight} />
       </main>
-      <aside className="side">
+      <SidePanel>
         <section className="panel-section" aria-label="Traffic">
           <h3>Traffic of revision {revision}</h3>
           <div className="row">
@@ -66,7 +67,7 @@ export function TrafficMode({ api, route, id, revision }: { api: ApiClient; rout
             </div>
           )}
         </section>
-      </aside>
+      </SidePanel>
     </>
   );
 }

@@ -5,6 +5,7 @@ import type { ApiClient } from '../api/api-client.ts';
 import { ApiError } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
+import { SidePanel } from '../layout/SidePanel.tsx';
 import { journeyOf } from './journey.ts';
 import { useCascadeStatus } from './useCascadeStatus.ts';
 import { WatchPanel } from './WatchPanel.tsx';
@@ -50,9 +51,9 @@ export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching
           <p className="empty">{watching ? 'Loading the cascade…' : 'Enter a trackinId or message GUID on the right.'}</p>
         )}
       </main>
-      <aside className="side">
+      <SidePanel>
         <WatchPanel api={api} watching={watching} status={status} error={error} onWatch={onWatch} />
-      </aside>
+      </SidePanel>
     </>
   );
 }

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
+import { API_KEY, startServer } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
+import { browserMissing, markRenders, openSignedIn, renderedSince } from './browser.ts';
+
+// The side panels are resized by their separators (pointer, keyboard, double-click), keep their
+// widths across reloads, and the canvas takes the rest, React Flow's view following it.
+const missing = browserMissing();
+
+let fixture: RunningFixture;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+async function box(locator: Locator) {
+  const b = await locator.boundingBox();
+  if (!b) throw new Error('element is not visible');
+  return b;
+}
+
+const left = () => page.locator('aside.left');
+const side = () => page.locator('aside.side');
+const canvas = () => page.locator('.canvas-area .react-flow');
+const routesSeparator = () => page.getByRole('separator', { name: 'Resize the route list' });
+const sideSeparator = () => page.getByRole('separator', { name: 'Resize the side panel' });
+const widthOf = async (locator: Locator) => Math.round((await box(locator)).width);
+const valueOf = async (separator: Locator) => Number(await separator.getAttribute('aria-valuenow'));
+
+/** Drags a separator by `dx` pixels, in small moves as a hand does. */
+async function dragBy(separator: Locator, dx: number) {
+  const b = await box(separator);
+  const x = b.x + b.width / 2;
+  const y = b.y + b.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx, y, { steps: 10 });
+  await page.mouse.up();
+}
+
+/** Whether every step of the open route is drawn inside the canvas. */
+async function allStepsInside() {
+  const area = await box(canvas());
+  const steps = await page.locator('.react-flow__node').all();
+  for (const step of steps) {
+    const b = await box(step);
+    if (b.x < area.x || b.y < area.y || b.x + b.width > area.x + area.width || b.y + b.height > area.y + area.height) return false;
+  }
+  return steps.length > 0;
+}
+
+describe.skipIf(missing)('designer layout in Chromium', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    buildIfStale();
+    fixture = await startServer();
+    const created = await fixture.call('/api/routes', {
+      json: {
+        name: 'Wide route',
+        start: 'a',
+        steps: [
+          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+          { id: 'b', channel: 'sms', position: { x: 900, y: 0 } },
+          { id: 'c', channel: 'flashcall', position: { x: 1800, y: 300 } },
+        ],
+        edges: [
+          { from: 'a', to: 'b', on: 'undeliverable' },
+          { from: 'b', to: 'c', on: 'undeliverable' },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.close();
+  });
+
+  it('starts at 240 px + canvas + 340 px, with a focusable separator beside each panel', async () => {
+    await page.locator('.route-item', { hasText: 'Wide route' }).click();
+    await page.locator('.react-flow__node[data-id="c"]').waitFor();
+    expect(await widthOf(left())).toBe(240);
+    expect(await widthOf(side())).toBe(340);
+    // 1440 px less both panels and the two 1 px separators.
+    expect(await widthOf(canvas())).toBe(1440 - 240 - 340 - 2);
+    for (const [separator, width] of [
+      [routesSeparator(), 240],
+      [sideSeparator(), 340],
+    ] as const) {
+      expect(await separator.getAttribute('aria-orientation')).toBe('vertical');
+      expect(await separator.getAttribute('tabindex')).toBe('0');
+      expect(await valueOf(separator)).toBe(width);
+      expect(Number(await separator.getAttribute('aria-valuemin'))).toBeLessThan(width);
+      expect(Number(await separator.getAttribute('aria-valuemax'))).toBeGreaterThan(width);
+    }
+    expect(await routesSeparator().getAttribute('aria-controls')).toBe(await left().getAttribute('id'));
+    expect(await sideSeparator().getAttribute('aria-controls')).toBe(await side().getAttribute('id'));
+  });
+
+  it('widens and narrows each panel by dragging its separator, the canvas taking the rest, React Flow following', async () => {
+    const before = await widthOf(canvas());
+    // A resize renders the grid and its separators only: not the workspace's header, nor the
+    // editor's toolbar, nor a step of the route (React skips the layout's unchanged children).
+    const untouched = 'header.top, .toolbar, .react-flow__node .step-node';
+    expect(await markRenders(page, untouched)).toBe(5);
+    await dragBy(routesSeparator(), 100);
+    expect(await renderedSince(page, untouched)).toEqual([]);
+    expect(await widthOf(left())).toBe(340);
+    expect(await valueOf(routesSeparator())).toBe(340);
+    expect(await widthOf(canvas())).toBe(before - 100);
+
+    await dragBy(sideSeparator(), -160); // to the left: the side panel grows
+    expect(await widthOf(side())).toBe(500);
+    expect(await valueOf(sideSeparator())).toBe(500);
+    expect(await widthOf(canvas())).toBe(before - 260);
+
+    // The view is kept as it was (the canvas lost 260 px on the right of the fitted route, which
+    // cuts off its right-most step), and React Flow measured its new size: zoom to fit fits the
+    // route into the narrower canvas.
+    expect(await allStepsInside()).toBe(false);
+    await page.getByRole('button', { name: 'Zoom to fit' }).click();
+    await expect.poll(allStepsInside).toBe(true);
+
+    // Limits: the route list stops at its maximum, the side panel at its minimum.
+    await dragBy(routesSeparator(), 2000);
+    const max = Number(await routesSeparator().getAttribute('aria-valuemax'));
+    expect(max).toBe(480);
+    expect(await widthOf(left())).toBe(max);
+    await dragBy(sideSeparator(), 2000);
+    const min = Number(await sideSeparator().getAttribute('aria-valuemin'));
+    expect(min).toBe(260);
+    expect(await widthOf(side())).toBe(min);
+    await dragBy(routesSeparator(), 300 - max);
+    expect(await widthOf(left())).toBe(300);
+    await dragBy(sideSeparator(), min - 420); // to 420 px
+    expect(await widthOf(side())).toBe(420);
+  });
+
+  it('keeps the chosen widths across a reload', async () => {
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Routes' }).waitFor();
+    expect(await widthOf(left())).toBe(300);
+    await page.locator('.route-item', { hasText: 'Wide route' }).click();
+    await page.locator('.react-flow__node[data-id="c"]').waitFor();
+    expect(await widthOf(side())).toBe(420);
+    expect(await widthOf(canvas())).toBe(1440 - 300 - 420 - 2);
+    // The first fit of the opened route is already made in the canvas as resized.
+    await expect.poll(allStepsInside).toBe(true);
+  });
+
+  it('moves a focused separator with the arrow keys, Shift for bigger steps, Home and End to the limits', async () => {
+    await routesSeparator().focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await widthOf(left())).toBe(310);
+    await page.keyboard.press('Shift+ArrowLeft');
+    expect(await widthOf(left())).toBe(260);
+    expect(await valueOf(routesSeparator())).toBe(260);
+    await page.keyboard.press('Home');
+    expect(await widthOf(left())).toBe(Number(await routesSeparator().getAttribute('aria-valuemin')));
+    await page.keyboard.press('End');
+    expect(await widthOf(left())).toBe(Number(await routesSeparator().getAttribute('aria-valuemax')));
+
+    // The side panel's separator moves the same way: to the left it widens the panel on its right.
+    await sideSeparator().focus();
+    const side0 = await widthOf(side());
+    await page.keyboard.press('ArrowLeft');
+    expect(await widthOf(side())).toBe(side0 + 10);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    expect(await widthOf(side())).toBe(side0 - 10);
+    expect(await valueOf(sideSeparator())).toBe(side0 - 10);
+  });
+
+  it('restores the default width on a double-click, and keeps it', async () => {
+    await routesSeparator().dblclick();
+    expect(await widthOf(left())).toBe(240);
+    await sideSeparator().dblclick();
+    expect(await widthOf(side())).toBe(340);
+    expect(await widthOf(canvas())).toBe(1440 - 240 - 340 - 2);
+    await page.reload();
+    await page.locator('.route-item', { hasText: 'Wide route' }).click();
+    await page.locator('.react-flow__node[data-id="c"]').waitFor();
+    expect(await widthOf(left())).toBe(240);
+    expect(await widthOf(side())).toBe(340);
+  });
+
+  it('leaves the canvas room on a narrow window and gives the panels back their widths on a wide one', async () => {
+    await dragBy(routesSeparator(), 1000);
+    await dragBy(sideSeparator(), -1000);
+    const wide = { left: await widthOf(left()), side: await widthOf(side()) };
+    await page.setViewportSize({ width: 1024, height: 768 });
+    // The canvas keeps its minimum; the panels give way, the route list first.
+    await expect.poll(() => widthOf(canvas())).toBeGreaterThanOrEqual(320);
+    expect((await widthOf(left())) + (await widthOf(side())) + (await widthOf(canvas())) + 2).toBe(1024);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await expect.poll(() => widthOf(left())).toBe(wide.left);
+    expect(await widthOf(side())).toBe(wide.side);
+    expect(pageErrors).toEqual([]);
+  });
+});
