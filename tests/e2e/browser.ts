@@ -34,3 +34,46 @@ export async function openSignedIn(url: string, apiKey: string, pageErrors: stri
   await page.getByRole('navigation', { name: 'Routes' }).waitFor();
   return { browser, page };
 }
+
+/**
+ * Remembers the props React DOM last committed to each element `selector` matches, so that
+ * `renderedSince` can tell which of them their component has rendered again since.
+ *
+ * Why this tells a render: React DOM keeps the props it last committed on each element (an
+ * internal `__reactProps$…` key, read by its event system, in production builds too) and replaces
+ * them only when it commits the element again, which it does whenever the owning component
+ * renders (every render makes a fresh props object; React 19's completeWork marks an update on
+ * `current.memoizedProps !== newProps`). A memoised component that bails out leaves the very same
+ * object in place. Nothing is added to the product for this: it reads what React DOM keeps anyway.
+ */
+export async function markRenders(page: Page, selector: string): Promise<number> {
+  return page.evaluate((selector) => {
+    const marks = new Map<Element, unknown>();
+    for (const el of document.querySelectorAll(selector)) {
+      const key = Object.keys(el).find((k) => k.startsWith('__reactProps$'));
+      // Loud, never a silent pass: a React DOM that keeps its props elsewhere needs this probe updated.
+      if (!key) throw new Error(`React DOM keeps no __reactProps$ on ${selector}: update markRenders for this React version`);
+      marks.set(el, (el as unknown as Record<string, unknown>)[key]);
+    }
+    (window as unknown as { __spillwayRenderMarks: Map<Element, unknown> }).__spillwayRenderMarks = marks;
+    return marks.size;
+  }, selector);
+}
+
+/**
+ * The elements (by `data-testid`) that `markRenders` marked and that were rendered again since, or
+ * replaced, or are new.
+ */
+export async function renderedSince(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const marks = (window as unknown as { __spillwayRenderMarks?: Map<Element, unknown> }).__spillwayRenderMarks;
+    if (!marks) throw new Error('markRenders first');
+    const rendered: string[] = [];
+    for (const el of document.querySelectorAll(selector)) {
+      const key = Object.keys(el).find((k) => k.startsWith('__reactProps$'));
+      const props = key ? (el as unknown as Record<string, unknown>)[key] : undefined;
+      if (!marks.has(el) || marks.get(el) !== props) rendered.push(el.getAttribute('data-testid') ?? el.outerHTML.slice(0, 80));
+    }
+    return rendered;
+  }, selector);
+}

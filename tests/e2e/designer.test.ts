@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
 import { API_KEY, LOGIN, PASSWORD, startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, launchChromium } from './browser.ts';
+import { browserMissing, launchChromium, markRenders, renderedSince } from './browser.ts';
 
 // The designer driven in real headless Chromium against the reference server, start to finish:
 // one flow, since every step builds on the route the previous one made.
@@ -64,10 +64,8 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     await fixture?.close();
   });
 
-  it('loads quickly, signs in with the API key and lists the built-in routes with the default binding', async () => {
-    const started = Date.now();
+  it('signs in with the API key and lists the built-in routes with the default binding', async () => {
     await signIn(page);
-    expect(Date.now() - started).toBeLessThan(5000);
     await expect(page.getByTestId('route-default').textContent()).resolves.toMatch(/Default cascade.*built-in.*default/);
     await page.getByTestId('route-default').click();
     await page.getByRole('button', { name: 'Duplicate to edit' }).waitFor();
@@ -212,7 +210,12 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     if (screenshots) await page.screenshot({ path: 'docs/designer-traffic.png' });
   });
 
-  it('stays smooth on a 32-step route: opens, drags a step and lays out without a stall', async () => {
+  // Speed is the benchmarks' (BENCHMARKS.md), never a timed test's: what keeps a big route smooth
+  // is asserted instead, as structure. A drag moves one step: React Flow answers each pointer move
+  // from the canvas's local nodes, so only the dragged step renders, and the route takes one edit on
+  // drop. Were every move sent through the editor (a new route per move), all 32 steps would render
+  // on every move and Undo would take back a few pixels.
+  it('stays smooth on a 32-step route: only the dragged step renders while dragged, and the drop is one edit', async () => {
     const channels = ['messenger', 'chatapp_bot', 'chatapp', 'rcs', 'sms', 'flashcall'] as const;
     const steps = Array.from({ length: 32 }, (_, i) => ({
       id: `s${i}`,
@@ -227,23 +230,26 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
     expect(res.status).toBe(201);
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.reload();
-    const opened = Date.now();
     await page.locator('.route-item', { hasText: 'Thirty-two steps' }).click();
     await page.locator('.react-flow__node').nth(31).waitFor();
-    expect(Date.now() - opened).toBeLessThan(3000);
     await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(62);
 
+    const stepNodes = '.react-flow__node .step-node';
     const node = page.locator('.react-flow__node[data-id="s5"]');
     const before = await box(node);
-    const dragged = Date.now();
+    expect(await markRenders(page, stepNodes)).toBe(32);
     await page.mouse.move(before.x + 40, before.y + 30);
     await page.mouse.down();
     for (let i = 1; i <= 30; i++) await page.mouse.move(before.x + 40 + i * 4, before.y + 30 + i * 2);
+    // Still held: the dragged step rendered (the probe sees renders), none of the other 31 did.
+    await expect.poll(async () => (await box(node)).x).toBeGreaterThan(before.x + 20);
+    expect(await renderedSince(page, stepNodes)).toEqual(['step-s5']);
     await page.mouse.up();
-    // 30 pointer moves answered in well under a frame each on average.
-    expect(Date.now() - dragged).toBeLessThan(3000);
-    const after = await box(node);
-    expect(after.x).toBeGreaterThan(before.x + 20);
+
+    // The drop is one edit: one Undo puts the step back where it was.
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(async () => (await box(node)).x).toBeCloseTo(before.x, 0);
+    expect((await box(node)).y).toBeCloseTo(before.y, 0);
     await page.getByRole('button', { name: 'Auto-layout' }).click();
     await page.getByRole('button', { name: 'Undo' }).click();
     await page.getByTestId('route-valid').waitFor();
