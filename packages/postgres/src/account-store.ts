@@ -6,7 +6,7 @@ import type { AccountRow, AlphaNameRow, ApiKeyRow, WalletTransactionRow } from '
 import { alphaNameList } from './alpha-name-list.ts';
 import { CREDENTIAL_REVISION_KEY, bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
-import { walletMove } from './wallet-move.ts';
+import { lockWallets, walletMove } from './wallet-move.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
 export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
@@ -152,6 +152,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
     async transferBalance(debit, credit, at) {
       return transaction(pool, async (client): Promise<[WalletTransaction, WalletTransaction] | null> => {
+        await lockWallets(client, x, [debit.accountId, credit.accountId]);
         const taken = await addTransaction(debit, at, true, client);
         return taken ? [taken, (await addTransaction(credit, at, false, client))!] : null;
       });

@@ -3,7 +3,7 @@ import { clientTransferFromRow } from '@spillway/core/storage';
 import type { ClientStorage } from '@spillway/core';
 import type { ClientTransferRow } from '@spillway/core/storage';
 import { row, rows, transaction } from './pg-util.ts';
-import { walletMove } from './wallet-move.ts';
+import { lockWallets, walletMove } from './wallet-move.ts';
 
 /**
  * The moves between a parent and its sub-client made under an idempotency key of the parent: one
@@ -50,12 +50,7 @@ export function createClientTransferStore(pool: pg.Pool, x: string): ClientStora
           if (!known) throw new Error(`client transfer key of account ${t.accountId} conflicted but is not there`);
           return { transfer: clientTransferFromRow(known), replayed: true };
         }
-        // Both wallets locked in id order: transfers either way between the same two accounts
-        // cannot deadlock on each other's rows. NO KEY UPDATE, the lock the balance UPDATE takes:
-        // FOR UPDATE would wait on the key-share locks of the foreign keys of another transfer's row.
-        await rows(client, `SELECT id FROM ${x}accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE`, [
-          [debit.accountId, credit.accountId],
-        ]);
+        await lockWallets(client, x, [debit.accountId, credit.accountId]);
         const taken = await move(debit, at, true, client);
         if (!taken) throw NOT_COVERED;
         const given = (await move(credit, at, false, client))!;

@@ -3,7 +3,7 @@ import { SpillwayError } from '@spillway/core';
 import { walletTransactionFromRow } from '@spillway/core/storage';
 import type { WalletTransaction } from '@spillway/core';
 import type { NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
-import { row, type Queryable } from './pg-util.ts';
+import { row, rows, type Queryable } from './pg-util.ts';
 
 /**
  * Moves an account's balance and records the wallet transaction on `db` (the pool, or the client
@@ -33,4 +33,14 @@ export function walletMove(pool: pg.Pool, x: string): WalletMove {
     if (requireCover && (await row(db, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;
     throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
   };
+}
+
+/**
+ * Locks the wallets of `accountIds` in id order, for a transaction that moves money between them:
+ * moves either way between the same two accounts then wait for each other instead of each taking
+ * one row and waiting for the other's (a deadlock). NO KEY UPDATE, the lock the balance UPDATE
+ * takes: FOR UPDATE would also wait on the key-share locks of foreign keys to the accounts.
+ */
+export async function lockWallets(db: Queryable, x: string, accountIds: number[]): Promise<void> {
+  await rows(db, `SELECT id FROM ${x}accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE`, [accountIds]);
 }

@@ -233,6 +233,21 @@ export function describeAccountStorage(storage: StorageRef): void {
       );
     });
 
+    it('transferBalance runs transfers either way between two accounts at once without a deadlock', async () => {
+      const a = await createFundedAccount(storage(), 1000);
+      const b = await createFundedAccount(storage(), 1000);
+      const move = (from: number, to: number) =>
+        storage().transferBalance(
+          { accountId: from, kind: 'adjustment', amount: -1, messageId: null, description: 'out' },
+          { accountId: to, kind: 'topup', amount: 1, messageId: null, description: 'in' },
+          43,
+        );
+      // Each takes the debited wallet's row, then the credited one's: in opposite orders, unless both are taken in one order.
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? move(a.id, b.id) : move(b.id, a.id))));
+      expect(results.every((r) => r !== null)).toBe(true);
+      expect([await storage().getBalance(a.id), await storage().getBalance(b.id)]).toEqual([1000, 1000]);
+    });
+
     it('lists transactions newest first, filtered by kind, paged, with the total', async () => {
       const account = await createFundedAccount(storage());
       const kinds = ['topup', 'charge', 'charge', 'refund', 'charge', 'adjustment'] as const;
