@@ -1,5 +1,5 @@
 import { SpillwayError } from '@spillway/core';
-import { holdsNul, nulError } from '@spillway/core/adapter';
+import { holdsNul, nulError, wellFormed } from '@spillway/core/adapter';
 import type { Context } from 'hono';
 
 // The request content types of interface section 4: application/json, application/json-patch+json,
@@ -48,10 +48,16 @@ export function declaredBodyLength(contentLength: string | null, transferEncodin
   return contentLength !== null && /^\d+$/.test(contentLength) && !transferEncoding ? Number(contentLength) : null;
 }
 
+/** The escape of a UTF-16 surrogate (`\ud800` to `\udfff`) in JSON text: a pair (an emoji) is two. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /**
  * Parses a request body's text, with the 400s of {@link readJson} for an empty or malformed one,
  * and a 400 `validation_failed` at its path for a string holding the NUL character (U+0000),
  * which JSON can carry only escaped (`\u0000`): looked for only when the text has that escape.
+ * Every string is made well-formed, a lone UTF-16 surrogate replaced by U+FFFD (`wellFormed`):
+ * no storage keeps one, and a channel cannot encode it, so that what is stored, compared on a
+ * replay and sent is the same on every storage.
  */
 export function parseJsonBody(text: string): unknown {
   if (!text.trim()) throw new SpillwayError('bad_request', 'Request body is empty; a JSON document is required');
@@ -62,5 +68,8 @@ export function parseJsonBody(text: string): unknown {
     throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
   }
   if (text.includes('\\u0000') && holdsNul(body)) throw nulError(body, '(body)');
+  // JSON carries a lone surrogate only as an escape: parsed again, each string made well-formed.
+  if (SURROGATE_ESCAPE.test(text))
+    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? wellFormed(value) : value));
   return body;
 }

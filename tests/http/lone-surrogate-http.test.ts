@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStorage } from '@spillway/postgres';
+import { startServer } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
+
+// JSON carries a lone UTF-16 surrogate only as an escape (`\ud800`), and no storage keeps it as
+// such: PostgreSQL stores U+FFFD, SQLite kept it in its JSON columns and stored its text columns
+// another way. Every string of a request body is made well-formed at the door, so both storages
+// store, replay and send the same. SQLite, and PostgreSQL with SPILLWAY_TEST_STORAGE=postgres.
+const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
+const schema = `spillway_surrogate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+
+let s: RunningFixture;
+beforeAll(async () => {
+  s = await startServer(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {});
+});
+afterAll(async () => {
+  await s?.close();
+  if (!databaseUrl) return;
+  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
+  await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await pg.close();
+});
+
+const send = (customerMessageId: string) =>
+  s.call('/bat/messagelist', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: `{"messages":[{"type":"sms","from":"Acme","to":"79991234567","text":"high \\ud800 pair \\ud83d\\ude00","customerMessageId":"${customerMessageId}"}]}`,
+  });
+
+describe(`a lone surrogate in a sent message (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
+  it('stores U+FFFD in its place, in the text and in the customerMessageId, and a retry is a replay', async () => {
+    const first = await send('order-\\udc00');
+    expect(first.status).toBe(200);
+    const { messages } = (await first.json()) as { messages: Array<{ messageId: number }> };
+    const stored = await s.server.storage.getMessage(messages[0]!.messageId);
+    expect(stored?.steps[0]?.text).toBe('high \uFFFD pair \u{1F600}');
+    expect(stored?.customerMessageId).toBe('order-\uFFFD');
+
+    const again = await send('order-\\udc00');
+    expect(again.status).toBe(200);
+    const replayed = (await again.json()) as { messages: Array<{ messageId: number }> };
+    expect(replayed.messages[0]!.messageId).toBe(messages[0]!.messageId);
+  });
+});
