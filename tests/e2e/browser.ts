@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`); no downloaded browser. */
 export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
@@ -8,6 +8,13 @@ export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
 /** Why the browser tests cannot run here, or null when they can. */
 export function browserMissing(): string | null {
   return existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install -y chromium): the designer's browser tests are skipped`;
+}
+
+/** Where `locator` is drawn on the page; throws when it is not. */
+export async function box(locator: Locator) {
+  const b = await locator.boundingBox();
+  if (!b) throw new Error('element is not visible');
+  return b;
 }
 
 export function launchChromium(): Promise<Browser> {

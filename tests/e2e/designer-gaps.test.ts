@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
 import { API_KEY, startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, openSignedIn } from './browser.ts';
+import { box, browserMissing, openSignedIn } from './browser.ts';
 
 // Gaps of the designer (undo of typing, copy and paste of a multi-selection, Ctrl+S outside Edit,
 // the mode error boundary), replayed in Chromium against the built designer.
@@ -17,12 +17,6 @@ const pageErrors: string[] = [];
 /** Accepts the page's next question (`window.confirm`): opening another draft asks before dropping unsaved changes. */
 function acceptNext() {
   page.once('dialog', (d) => void d.accept());
-}
-
-async function box(locator: Locator) {
-  const b = await locator.boundingBox();
-  if (!b) throw new Error('element is not visible');
-  return b;
 }
 
 /** Shift-drags a selection box around these steps, as a user selects several. */

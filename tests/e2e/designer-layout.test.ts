@@ -3,7 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
 import { API_KEY, startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, markRenders, openSignedIn, renderedSince } from './browser.ts';
+import { box, browserMissing, markRenders, openSignedIn, renderedSince } from './browser.ts';
 
 // The side panels are resized by their separators (pointer, keyboard, double-click), keep their
 // widths across reloads, and the canvas takes the rest, React Flow's view following it.
@@ -13,12 +13,6 @@ let fixture: RunningFixture;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
-
-async function box(locator: Locator) {
-  const b = await locator.boundingBox();
-  if (!b) throw new Error('element is not visible');
-  return b;
-}
 
 const left = () => page.locator('aside.left');
 const side = () => page.locator('aside.side');

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
 import { API_KEY, LOGIN, PASSWORD, startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, launchChromium, markRenders, renderedSince } from './browser.ts';
+import { box, browserMissing, launchChromium, markRenders, renderedSince } from './browser.ts';
 
 // The designer driven in real headless Chromium against the reference server, start to finish:
 // one flow, since every step builds on the route the previous one made.
@@ -39,12 +39,6 @@ async function drawEdge(p: Page, from: string, on: string, to: string) {
   await p.mouse.move(target.x + target.width / 2, target.y + 10, { steps: 8 });
   await p.mouse.move(target.x + target.width / 2, target.y + 4, { steps: 2 });
   await p.mouse.up();
-}
-
-async function box(locator: Locator) {
-  const b = await locator.boundingBox();
-  if (!b) throw new Error('element is not visible');
-  return b;
 }
 
 const routeName = 'Chat-app, then SMS';
