@@ -1,17 +1,17 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
 import { listen, readBody } from '../support/local-http.ts';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
+import { testDatabase } from '../support/test-database.ts';
 
 // A lone UTF-16 surrogate cannot travel as UTF-8: both storages keep it as U+FFFD. The answer of
 // POST /sandbox/inbound echoed the text as sent (the lone surrogate), not as stored, so the
 // receipt, the record (GET) and the webhook disagreed. SQLite, and PostgreSQL with
 // SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
-const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
-const schema = `spillway_inbound_surrogate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const database = testDatabase('inbound_surrogate');
+const { url: databaseUrl, schema } = database;
 
 const hooks: Array<{ text: string }> = [];
 const hookServer = createServer((req, res) => {
@@ -25,7 +25,7 @@ let s: RunningFixture;
 beforeAll(async () => {
   const hookUrl = `${await listen(hookServer)}/hook`;
   s = await startServer({
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {}),
+    ...database.env,
     SPILLWAY_ALLOW_PRIVATE_URLS: 'true',
   });
   expect((await s.call('/api/AlphaName/callback', { method: 'PUT', json: { alphaName: 'Acme', url: hookUrl } })).status).toBe(200);
@@ -33,10 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.close();
   await new Promise<void>((resolve) => hookServer.close(() => resolve()));
-  if (!databaseUrl) return;
-  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pg.close();
+  await database.drop();
 });
 
 /** The text stored for an incoming message, read from the database itself. */
@@ -50,7 +47,7 @@ const storedText = async (idUuid: string): Promise<string | undefined> => {
   return db.prepare('SELECT text FROM inbound_messages WHERE id = ?').get(idUuid)?.text;
 };
 
-describe(`POST /sandbox/inbound with a lone surrogate in the text (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`POST /sandbox/inbound with a lone surrogate in the text (${database.label})`, () => {
   it('answers the text as stored, U+FFFD in place of each lone surrogate, as the record and the webhook show it', async () => {
     // JSON carries a lone surrogate as an escape; a surrogate pair (an emoji) is kept whole.
     const body = '{"alphaName":"Acme","phoneNumber":"79991234567","text":"high \\ud800 low \\udc00 pair \\ud83d\\ude00 end"}';

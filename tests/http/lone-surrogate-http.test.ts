@@ -1,25 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresStorage } from '@spillway/postgres';
 import { startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
+import { testDatabase } from '../support/test-database.ts';
 
 // JSON carries a lone UTF-16 surrogate only as an escape (`\ud800`), and no storage keeps it as
 // such: PostgreSQL stores U+FFFD, SQLite kept it in its JSON columns and stored its text columns
 // another way. Every string of a request body is made well-formed at the door, so both storages
 // store, replay and send the same. SQLite, and PostgreSQL with SPILLWAY_TEST_STORAGE=postgres.
-const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
-const schema = `spillway_surrogate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const database = testDatabase('surrogate');
 
 let s: RunningFixture;
 beforeAll(async () => {
-  s = await startServer(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {});
+  s = await startServer(database.env);
 });
 afterAll(async () => {
   await s?.close();
-  if (!databaseUrl) return;
-  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pg.close();
+  await database.drop();
 });
 
 const send = (customerMessageId: string) =>
@@ -29,7 +25,7 @@ const send = (customerMessageId: string) =>
     body: `{"messages":[{"type":"sms","from":"Acme","to":"79991234567","text":"high \\ud800 pair \\ud83d\\ude00","customerMessageId":"${customerMessageId}"}]}`,
   });
 
-describe(`a lone surrogate in a sent message (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`a lone surrogate in a sent message (${database.label})`, () => {
   it('stores U+FFFD in its place, in the text and in the customerMessageId, and a retry is a replay', async () => {
     const first = await send('order-\\udc00');
     expect(first.status).toBe(200);

@@ -1,27 +1,23 @@
-import { createPostgresStorage } from '@spillway/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
+import { testDatabase } from '../support/test-database.ts';
 
 // A revision past the stored integer range (PostgreSQL's `integer`) was passed to the database:
 // PostgreSQL answered "out of range for type integer" and the API a 500; SQLite a 404. Runs on
 // SQLite, and on PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
-const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
-const schema = `spillway_revision_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const database = testDatabase('revision');
 
 let s: RunningFixture;
 beforeAll(async () => {
-  s = await startServer(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {});
+  s = await startServer(database.env);
 });
 afterAll(async () => {
   await s?.close();
-  if (!databaseUrl) return;
-  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pg.close();
+  await database.drop();
 });
 
-describe(`a route revision out of the stored range (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`a route revision out of the stored range (${database.label})`, () => {
   it('is a 404 like any revision the route does not have, for the route and for its stats', async () => {
     const res = await s.call('/api/routes', {
       json: { name: 'SMS only', start: 'sms', steps: [{ id: 'sms', channel: 'sms' }], edges: [] },

@@ -9,14 +9,15 @@ import type { Spillway } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { listen, readBody } from '../support/local-http.ts';
+import { testDatabase } from '../support/test-database.ts';
 
 // The code exchange of GET /social/add-token: a refusal of the code by the token endpoint ends the
 // one-time state (a code is used once), a failure with no verdict on the code (no answer, a
 // time-out, a 5xx, 429) keeps it for a retry of the same redirect within the state's lifetime.
 // The state used to be gone after any failure: the user could only start again. SQLite, and
 // PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL (the states are stored).
-const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
-const schema = `spillway_social_token_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const database = testDatabase('social_token');
+const { url: databaseUrl, schema } = database;
 
 const CLIENT_ID = 'client-1';
 const CLIENT_SECRET = 'app-secret-for-tests';
@@ -110,10 +111,7 @@ afterAll(async () => {
   for (const res of held) res.destroy();
   await spillway?.stop();
   await new Promise<void>((resolve) => tokenServer.close(() => resolve()));
-  if (!databaseUrl) return;
-  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pg.close();
+  await database.drop();
 });
 
 const json = async (res: Response) => (await res.json()) as { error?: string; message?: string; status?: number; connected?: boolean };
@@ -127,7 +125,7 @@ const authorize = async (externalId: string): Promise<string> => {
 const redirect = (code: string, state: string) =>
   fetch(`${origin}/social/add-token?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`);
 
-describe(`the code exchange of /social/add-token (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`the code exchange of /social/add-token (${database.label})`, () => {
   it('keeps the state after a failure with no verdict on the code, so that the same redirect then connects', async () => {
     for (const fault of ['reset', '500', '503', '429', 'no-token'] as const) {
       const state = await authorize(`pn-${fault}`);

@@ -2,17 +2,17 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
-import { createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
 import { listen, readBody, socialWebhook } from '../support/local-http.ts';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
+import { testDatabase } from '../support/test-database.ts';
 
 const APP_SECRET = 'app-secret-for-tests';
 // SQLite, and PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL: the retry is
 // recognised by the storage's refusal of a second record under the same id.
-const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
-const schema = `spillway_social_retry_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+const database = testDatabase('social_retry');
+const { url: databaseUrl, schema } = database;
 
 const tokenServer = createServer((req, res) => {
   void readBody(req).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"tok"}'));
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const hookUrl = `${await listen(hookServer)}/hook`;
   s = await startServer(
     {
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema } : {}),
+      ...database.env,
       SPILLWAY_ALLOW_PRIVATE_URLS: 'true',
       SPILLWAY_SOCIAL_APP_SECRET: APP_SECRET,
       SPILLWAY_SOCIAL_CLIENT_ID: 'client-1',
@@ -50,10 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.close();
   for (const server of [tokenServer, hookServer]) await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!databaseUrl) return;
-  const pg = createPostgresStorage({ connectionString: databaseUrl, schema });
-  await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pg.close();
+  await database.drop();
 });
 
 const sign = (body: string) => `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`;
@@ -79,7 +76,7 @@ const storedTexts = async (): Promise<string[]> => {
     .map((r) => r.text);
 };
 
-describe(`POST /social: a batch the platform sends again (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe(`POST /social: a batch the platform sends again (${database.label})`, () => {
   it('takes the good messages of a batch with a bad one, answers 200, and a retry stores and delivers nothing twice', async () => {
     const body = event([
       { from: '4915123456789', id: 'wamid.A', text: 'first' },
