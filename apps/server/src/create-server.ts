@@ -59,6 +59,11 @@ export interface SpillwayServer {
 }
 
 export interface CreateServerOptions {
+  /**
+   * The engine's clock. A clock other than the system's cannot be shared with other threads: the
+   * server then runs its workers and its HTTP on this thread alone (no `SPILLWAY_WORKER_THREAD`,
+   * one `SPILLWAY_HTTP_THREADS`), so that every request and round reads it.
+   */
   clock?: Clock;
   /** Create the `demo` account on a first start without bootstrap configuration. @default true */
   demoAccount?: boolean;
@@ -136,8 +141,14 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const logger = options.logger ?? pino({ level: config.SPILLWAY_LOG_LEVEL });
   // The workers run on a thread of their own unless they cannot share the database (in memory);
   // a SQLite file is then checkpointed by a third thread, so that neither commit does it.
+  // A clock of the caller's (a test's fake one) cannot cross to another thread, whose engine would
+  // keep the system's time: with one, the server runs on this thread alone.
+  const ownClock = options.clock !== undefined && options.clock !== systemClock;
   const threaded =
-    config.SPILLWAY_ROLE === 'all' && config.SPILLWAY_WORKER_THREAD && !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
+    config.SPILLWAY_ROLE === 'all' &&
+    config.SPILLWAY_WORKER_THREAD &&
+    !ownClock &&
+    !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
   const checkpointFile = threaded ? sqliteFile(config) : null;
   const storage = openStorage(config, checkpointFile !== null || options.checkpointsElsewhere === true);
   await storage.migrate();
@@ -160,7 +171,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const httpThread = options.httpThread;
   // Extra HTTP threads need a database every thread can open; they share the limits' state.
   const httpThreads =
-    httpThread || config.SPILLWAY_ROLE === 'worker' || (config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL)
+    httpThread || ownClock || config.SPILLWAY_ROLE === 'worker' || (config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL)
       ? 1
       : config.SPILLWAY_HTTP_THREADS;
   const shared = httpThread?.shared ?? (httpThreads > 1 ? createHttpSharedState() : undefined);

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createFakeClock } from '@spillway/core';
+import { startServer } from '../support/server-fixture.ts';
+import type { CreateServerOptions } from '@spillway/server';
+
+// A clock passed to createServer (a test's fake one) cannot cross to another thread: a server on
+// a database file ran its workers, and some of its connections, on threads that kept the system's
+// time. A social state made at the fake time was found expired by a request that another HTTP
+// thread served (tests/http/social-webhook-retry-http.test.ts failed so on PostgreSQL, one run in
+// four). With its own clock, the server runs on one thread.
+
+const dir = mkdtempSync(join(tmpdir(), 'spillway-own-clock-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Starts a server on a database file that would run threads, and answers how it says it runs. */
+async function howItRuns(options: { clock?: ReturnType<typeof createFakeClock> }, file: string) {
+  // The server's log, as its pino logger is called (merge object first, message second).
+  const lines: Array<{ msg: string; workers?: string; httpThreads?: number }> = [];
+  const at = (meta: object | string, msg?: string) =>
+    void lines.push(typeof meta === 'string' ? { msg: meta } : { ...meta, msg: msg ?? '' });
+  const logger = Object.fromEntries(
+    ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((level) => [level, at]),
+  ) as unknown as CreateServerOptions['logger'];
+  const f = await startServer(
+    { SPILLWAY_DB: join(dir, file), SPILLWAY_HTTP_THREADS: '2', SPILLWAY_WORKER_THREAD: 'true' },
+    { ...options, logger },
+  );
+  await f.close();
+  return lines.find((l) => l.msg === 'spillway is listening');
+}
+
+describe('a server given its own clock', () => {
+  it('runs its workers and its HTTP on the thread that has the clock', async () => {
+    expect(await howItRuns({ clock: createFakeClock(Date.UTC(2030, 0, 1, 9)) }, 'own-clock.db')).toMatchObject({
+      workers: 'in process',
+      httpThreads: 1,
+    });
+  });
+
+  it('runs threads with the system clock, as without one', async () => {
+    expect(await howItRuns({}, 'system-clock.db')).toMatchObject({ workers: 'thread', httpThreads: 2 });
+  });
+});
