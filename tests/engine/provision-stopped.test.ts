@@ -7,11 +7,13 @@ import type { ClientStorage } from '@spillway/core/storage';
 import { createNodeHasher } from '@spillway/http';
 import { testStorage } from '../support/engine-fixture.ts';
 
-// A sub-client's opening balance leaves its parent's wallet. Should the process stop at any point
-// of the provisioning (a crash, a deploy), the money must be with the parent or with the client,
-// never with neither: the parent's debit once stood alone for the half second the client's
-// password took to hash. Run on both storages (SPILLWAY_TEST_STORAGE=postgres in CI's
-// PostgreSQL suite).
+// Should the process stop at any point of the provisioning of a sub-client (a crash, a deploy),
+// either nothing of the client exists, so that the parent's retry makes it, or the client exists
+// whole: linked to its parent, with its shared alpha-names, its API key and its opening balance.
+// The account was once created, then linked, then given its names, its money and its key, each
+// in its own write: a stop after the first left an account its parent could not see, fund or
+// retry (409, the login taken). Referred clients likewise. Run on both storages
+// (SPILLWAY_TEST_STORAGE=postgres in CI's PostgreSQL suite).
 
 type Full = Storage & ClientStorage;
 let storage: Full;
@@ -24,6 +26,7 @@ afterAll(() => storage?.close());
 
 const hasher = createNodeHasher({ N: 2 ** 10 });
 const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
+const EUR = 1_000_000;
 
 /** `storage` as a process sees it that stops after `calls` calls: every later call fails, nothing of it is written. */
 function stoppingAfter(calls: number): { storage: Full; stopped: () => boolean } {
@@ -41,30 +44,82 @@ function stoppingAfter(calls: number): { storage: Full; stopped: () => boolean }
   return { storage: proxy, stopped: () => made > calls };
 }
 
+/** The client services of a process on `over` (the storage, or a stopping view of it). */
+function servicesOn(over: Full) {
+  const engine = createEngine({ storage: over, channels: [], hasher, clock, worker: false });
+  return { engine, clients: createClientService({ storage: over, accounts: engine.accounts, clock }) };
+}
+
 describe('provisioning a sub-client, stopped at any point', () => {
-  it('leaves the opening balance with the parent or with the client, never with neither', async () => {
-    const setup = createEngine({ storage, channels: [], hasher, clock, worker: false });
+  it('leaves nothing of the client, and the retry makes it, or the client whole: linked, with its names, key and money', async () => {
+    const { engine: setup, clients: retrying } = servicesOn(storage);
     const parent = await setup.accounts.create({ login: 'parent', password: 'parent-password', balance: 100 });
-    await setup.accounts.approveAlphaName(parent.id, 'Parent');
+    await setup.accounts.approveAlphaName(parent.id, 'Parent', ['sms', 'chatapp']);
     let finished = false;
     for (let calls = 0; !finished && calls < 200; calls++) {
-      const login = `child-${calls}`;
+      const body = { login: `child-${calls}`, password: 'child-password', balance: 2, alphaNames: ['Parent'] };
       const before = await storage.getBalance(parent.id);
       const { storage: stopping, stopped } = stoppingAfter(calls);
-      const engine = createEngine({ storage: stopping, channels: [], hasher, clock, worker: false });
-      const clients = createClientService({ storage: stopping, accounts: engine.accounts, clock });
+      let apiKey: string | null = null;
       try {
-        const made = await clients.provision(parent.id, { login, password: 'child-password', balance: 2, alphaNames: ['Parent'] });
-        expect(made.balance).toBe(2);
+        apiKey = (await servicesOn(stopping).clients.provision(parent.id, body)).apiKey;
         finished = !stopped();
       } catch (error) {
         expect(String(error)).toContain('the process stopped');
       }
-      const child = await storage.findAccountByLogin(login);
-      const childBalance = child ? await storage.getBalance(child.account.id) : 0;
-      expect({ calls, total: (await storage.getBalance(parent.id)) + childBalance }).toEqual({ calls, total: before });
-      // A client that got money is its parent's.
-      if (childBalance > 0) expect((await storage.getClientLink(child!.account.id))?.parentId).toBe(parent.id);
+
+      let child = await storage.findAccountByLogin(body.login);
+      if (!child) {
+        // Nothing of it: the parent's money untouched, and the login free for the retry.
+        expect({ calls, balance: await storage.getBalance(parent.id) }).toEqual({ calls, balance: before });
+        const retried = await retrying.provision(parent.id, body);
+        expect(retried).toMatchObject({ balance: 2, link: { parentId: parent.id, kind: 'sub' } });
+        apiKey = retried.apiKey;
+        child = await storage.findAccountByLogin(body.login);
+      }
+      // The client, whole.
+      const id = child!.account.id;
+      expect({ calls, link: await storage.getClientLink(id) }).toMatchObject({ calls, link: { parentId: parent.id, kind: 'sub' } });
+      expect((await storage.listClientLinks(parent.id)).map((l) => l.childId)).toContain(id);
+      expect({ calls, names: await storage.listAlphaNames(id) }).toMatchObject({
+        calls,
+        names: [{ name: 'Parent', channels: ['sms', 'chatapp'] }],
+      });
+      expect({ calls, keys: (await storage.listApiKeys(id)).map((k) => k.label) }).toEqual({ calls, keys: ['provisioned'] });
+      expect({ calls, balances: [await storage.getBalance(parent.id), await storage.getBalance(id)] }).toEqual({
+        calls,
+        balances: [before - 2 * EUR, 2 * EUR],
+      });
+      // The key answered once is the one stored.
+      if (apiKey) expect((await setup.accounts.authenticateKey(apiKey))?.id).toBe(id);
+    }
+    expect(finished).toBe(true);
+  });
+});
+
+describe('registering a referred client, stopped at any point', () => {
+  it('leaves nothing of the client, and the retry registers it, or the client linked to its referrer', async () => {
+    const { engine: setup, clients: retrying } = servicesOn(storage);
+    const referrer = await setup.accounts.create({ login: 'referrer', password: 'referrer-password' });
+    let finished = false;
+    for (let calls = 0; !finished && calls < 200; calls++) {
+      const referralId = `0b7f7a55-9d3c-4f0e-8b4a-${String(calls).padStart(12, '0')}`;
+      const body = { login: `friend-${calls}`, password: 'friend-password' };
+      const { storage: stopping, stopped } = stoppingAfter(calls);
+      try {
+        const made = await servicesOn(stopping).clients.registerReferral(referrer.id, referralId, body);
+        expect(made.created).toBe(true);
+        finished = !stopped();
+      } catch (error) {
+        expect(String(error)).toContain('the process stopped');
+      }
+      // The retry (a replay when the first registered it) answers the client, linked under the referral id.
+      const retried = await retrying.registerReferral(referrer.id, referralId, body);
+      expect({ calls, login: retried.account.login }).toEqual({ calls, login: body.login });
+      expect({ calls, link: await storage.getClientLink(retried.account.id) }).toMatchObject({
+        calls,
+        link: { parentId: referrer.id, kind: 'referral', referralId },
+      });
     }
     expect(finished).toBe(true);
   });

@@ -115,6 +115,40 @@ describe('POST /api/client/provision', () => {
       200,
     );
   });
+
+  // Requests that come in together all pass the checks made before the password's hash; the
+  // transaction that creates the client decides, and answers the others as the checks would.
+  it('answers two provisions of one login at once with one client and one 409 at login', async () => {
+    const before = await balanceOf();
+    const provision = () => s.call('/api/client/provision', { json: { login: 'acme-twin', password: 'sub-password-1', balance: 1 } });
+    const answers = await Promise.all([provision(), provision()]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await json(answers.find((r) => r.status === 409)!)).toMatchObject({
+      error: 'conflict',
+      status: 409,
+      details: [{ path: 'login', message: 'taken' }],
+    });
+    const made = await json(answers.find((r) => r.status === 200)!);
+    expect(await balanceOf(made.apiKey)).toBe(1);
+    expect(await balanceOf()).toBeCloseTo(before - 1, 6);
+    const clients = await json(await s.call('/api/client/clients'));
+    expect(clients.filter((c: any) => c.login === 'acme-twin')).toHaveLength(1);
+  });
+
+  it('refuses with 402 the one of two provisions at once that the balance no longer covers, creating nothing of it', async () => {
+    const before = await balanceOf();
+    const opening = Math.floor(before * 0.6);
+    const provision = (login: string, balance = opening) =>
+      s.call('/api/client/provision', { json: { login, password: 'sub-password-1', balance } });
+    const answers = await Promise.all([provision('acme-big-1'), provision('acme-big-2')]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
+    const refused = answers[0]!.status === 402 ? 'acme-big-1' : 'acme-big-2';
+    expect(await json(answers.find((r) => r.status === 402)!)).toMatchObject({ error: 'payment_required', status: 402 });
+    expect(await balanceOf()).toBeCloseTo(before - opening, 6);
+    // Nothing of it: not listed, and its login free for the retry within the parent's means.
+    expect((await json(await s.call('/api/client/clients'))).map((c: any) => c.login)).not.toContain(refused);
+    expect((await provision(refused, 1)).status).toBe(200);
+  });
 });
 
 describe('POST /api/client/{referralId}', () => {

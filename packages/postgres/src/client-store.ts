@@ -26,6 +26,7 @@ import type {
 } from '@spillway/core/storage';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
+import { createLinkedClientCreation } from './linked-client-creation.ts';
 import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
 
 /**
@@ -177,6 +178,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
     },
     revokeAlphaNames: createAlphaNameRevocation(pool, x),
 
+    createLinkedClient: createLinkedClientCreation(pool, x),
     async linkClient(link) {
       await conflict(
         () =>

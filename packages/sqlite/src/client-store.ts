@@ -23,6 +23,7 @@ import type {
 } from '@spillway/core/storage';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
+import { createLinkedClientCreation } from './linked-client-creation.ts';
 import { toSenderApplication } from './rows.ts';
 import type { SqliteSenderApplicationRow } from './rows.ts';
 import { isUniqueViolation } from './sqlite-util.ts';
@@ -271,6 +272,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
     },
     revokeAlphaNames: createAlphaNameRevocation(db),
 
+    createLinkedClient: createLinkedClientCreation(db),
     async linkClient(link) {
       conflict(
         () => insertLink.run(link.childId, link.parentId, link.kind, link.referralId, link.createdAt),

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { AccountService } from '../engine/engine-types.ts';
 import { fromMicros, toMicros } from '../engine/money.ts';
 import { SpillwayError } from '../errors.ts';
-import type { ClientStorage, PageQuery } from '../ports/client-storage.ts';
+import type { ClientStorage, LinkedClientRecord, NewLinkedClient, PageQuery } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName } from '../types/account.ts';
 import type { ClientLink, Organization } from '../types/client.ts';
@@ -65,7 +65,10 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     }
   };
 
-  const { moveMoney, transfer } = createClientTransfers({ storage, accounts, clock });
+  const { unassignedRows, transfer } = createClientTransfers({ storage, accounts, clock });
+
+  /** A conflict of the storage: a login or a referral id taken by a request that passed the same checks at the same time. */
+  const isConflict = (error: unknown) => error instanceof SpillwayError && error.code === 'conflict';
 
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
   return refusingUnstorable({
@@ -92,46 +95,78 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
       const micros = toMicros(req.balance ?? 0);
       const uncovered = () => new SpillwayError('payment_required', 'the balance does not cover the opening balance of the client');
       if (micros > 0 && (await storage.getBalance(parentId)) < micros) throw uncovered();
-      // The client first, linked to its parent, then its opening balance in one transaction with
-      // the parent's debit: however the process stops, the money is with one of the two, and the
-      // client is listed among the parent's.
-      const account = await accounts.create({
-        login: req.login,
-        password: req.password,
-        name: req.name ?? req.login,
-        currency: parent.currency,
+      // The slow part (the password's hash) and the key first; then the client whole in one
+      // transaction: the account, its link, its names, its key and its opening balance with the
+      // parent's debit. However the process stops, the parent finds the client whole, or nothing of
+      // it and the money still its own (the login free for the retry).
+      const prepared = await accounts.prepare(
+        { login: req.login, password: req.password, name: req.name ?? req.login, currency: parent.currency },
+        'provisioned',
+      );
+      const { key, ...apiKey } = prepared.key!;
+      const [debit, credit] = unassignedRows(parent.login, req.login, micros, 'to_client');
+      const client: NewLinkedClient = {
+        account: prepared.account,
+        link: { parentId, kind: 'sub', referralId: null, createdAt: clock.now() },
+        alphaNames: shared.map((a) => ({ name: a.name, channels: a.channels })),
+        apiKey,
+        opening: micros > 0 ? { debit: { accountId: parentId, ...debit }, credit } : null,
+      };
+      const made = await storage.createLinkedClient(client, clock.now()).catch(async (error: unknown) => {
+        // Taken meanwhile: answered as the check above answers.
+        if (isConflict(error)) await loginFree(req.login);
+        throw error;
       });
-      const link = await storage.linkClient({ childId: account.id, parentId, kind: 'sub', referralId: null, createdAt: clock.now() });
-      const alphaNames: AlphaName[] = [];
-      for (const a of shared) alphaNames.push(await accounts.approveAlphaName(account.id, a.name, a.channels));
-      if (micros > 0) {
-        const moved = await moveMoney(parent, account, micros, 'to_client');
-        // Spent meanwhile by the parent's other requests: the client stays, without the money.
-        if (!moved) throw new SpillwayError('payment_required', `${uncovered().message}: client ${req.login} was created with none`);
-      }
-      const { key } = await accounts.createKey(account.id, 'provisioned');
-      return { account, apiKey: key, balance: fromMicros(micros), alphaNames, link };
+      // Spent meanwhile by the parent's other requests: nothing was created.
+      if (!made) throw uncovered();
+      return { account: made.account, apiKey: key, balance: fromMicros(micros), alphaNames: made.alphaNames, link: made.link };
     },
 
     async registerReferral(referrerId, referralId, body) {
       const req = parseRequest(referralClientSchema, body, 'referred client');
-      const known = await storage.getClientLinkByReferral(referrerId, referralId);
-      if (known) {
+      /** The client registered under the referral id already (a replay), or null; a 409 for another login. */
+      const registered = async () => {
+        const known = await storage.getClientLinkByReferral(referrerId, referralId);
+        if (!known) return null;
         const account = await accounts.get(known.childId);
         if (account?.login === req.login) return { account, created: false };
         throw new SpillwayError('conflict', `referral ${referralId} is used by another client`);
-      }
+      };
+      const known = await registered();
+      if (known) return known;
       await loginFree(req.login);
       const referrer = await accounts.get(referrerId);
       if (!referrer) throw new SpillwayError('not_found', `account ${referrerId} does not exist`);
-      const account = await accounts.create({
+      const prepared = await accounts.prepare({
         login: req.login,
         password: req.password,
         name: req.name ?? req.login,
         currency: referrer.currency,
       });
-      await storage.linkClient({ childId: account.id, parentId: referrerId, kind: 'referral', referralId, createdAt: clock.now() });
-      return { account, created: true };
+      // The account with its link in one transaction: a stop between the two once left an account
+      // holding the login under no referral, and the retry was a 409.
+      const client: NewLinkedClient = {
+        account: prepared.account,
+        link: { parentId: referrerId, kind: 'referral', referralId, createdAt: clock.now() },
+        alphaNames: [],
+        apiKey: null,
+        opening: null,
+      };
+      let made: LinkedClientRecord | null;
+      try {
+        made = await storage.createLinkedClient(client, clock.now());
+      } catch (error) {
+        // Registered meanwhile by the same request (a replay), or the login or the referral id taken
+        // by another: answered as the checks above answer.
+        if (isConflict(error)) {
+          const again = await registered();
+          if (again) return again;
+          await loginFree(req.login);
+        }
+        throw error;
+      }
+      // Null only for an opening balance not covered: a referred client gets none.
+      return { account: made!.account, created: true };
     },
 
     async listClients(parentId, kind) {

@@ -46,25 +46,35 @@ type Party = Pick<Account, 'id' | 'login'>;
 export function createClientTransfers(deps: { storage: Storage & ClientStorage; accounts: AccountService; clock: Clock }) {
   const { storage, accounts, clock } = deps;
 
-  /** The paying wallet's row (`adjustment`) and the other's (`topup`), in that order. */
-  const walletRows = (parent: Party, client: Party, micros: number, direction: ClientTransferDirection) => {
+  /**
+   * The paying wallet's row (`adjustment`) and the other's (`topup`), in that order, each naming
+   * the other account, without their accounts (provisioning writes the client's before it exists).
+   */
+  const unassignedRows = (parentLogin: string, clientLogin: string, micros: number, direction: ClientTransferDirection) => {
     const toClient = direction === 'to_client';
-    const [payer, payee] = toClient ? [parent, client] : [client, parent];
-    const debit: NewWalletTransaction = {
-      accountId: payer.id,
+    const debit: Omit<NewWalletTransaction, 'accountId'> = {
       kind: 'adjustment',
       amount: -micros,
       messageId: null,
-      description: toClient ? `transfer to sub-client ${client.login}` : `returned to ${parent.login}`,
+      description: toClient ? `transfer to sub-client ${clientLogin}` : `returned to ${parentLogin}`,
     };
-    const credit: NewWalletTransaction = {
-      accountId: payee.id,
+    const credit: Omit<NewWalletTransaction, 'accountId'> = {
       kind: 'topup',
       amount: micros,
       messageId: null,
-      description: toClient ? `transfer from ${parent.login}` : `returned from sub-client ${client.login}`,
+      description: toClient ? `transfer from ${parentLogin}` : `returned from sub-client ${clientLogin}`,
     };
     return [debit, credit] as const;
+  };
+
+  /** The paying wallet's row (`adjustment`) and the other's (`topup`), in that order. */
+  const walletRows = (parent: Party, client: Party, micros: number, direction: ClientTransferDirection) => {
+    const [payer, payee] = direction === 'to_client' ? [parent, client] : [client, parent];
+    const [debit, credit] = unassignedRows(parent.login, client.login, micros, direction);
+    return [
+      { accountId: payer.id, ...debit },
+      { accountId: payee.id, ...credit },
+    ] as const;
   };
 
   /**
@@ -162,5 +172,5 @@ export function createClientTransfers(deps: { storage: Storage & ClientStorage; 
     };
   };
 
-  return { moveMoney, transfer };
+  return { unassignedRows, transfer };
 }

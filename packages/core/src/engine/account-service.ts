@@ -27,25 +27,33 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
     return account;
   };
 
+  /** A new API key: in clear, to answer once, and what the storage keeps of it. */
+  const newKey = async (label: string) => {
+    const key = randomKey();
+    return { key, keyHash: await hasher.hashKey(key), prefix: key.slice(0, 10), label };
+  };
+
   const service: AccountService = {
     async create(input: CreateAccountInput) {
+      const { account: row } = await service.prepare(input);
+      const account = await storage.createAccount(row, clock.now());
+      if (input.balance && input.balance > 0) await service.topUp(account.id, input.balance, 'opening balance');
+      return account;
+    },
+    async prepare(input, keyLabel) {
       if (!input.login.trim())
         throw new SpillwayError('validation_failed', 'login must not be empty', [{ path: 'login', message: 'required' }]);
       if (input.password.length < 8)
         throw new SpillwayError('validation_failed', 'password must have at least 8 characters', [
           { path: 'password', message: 'too short' },
         ]);
-      const account = await storage.createAccount(
-        {
-          login: input.login,
-          name: input.name ?? input.login,
-          passwordHash: await hasher.hashPassword(input.password),
-          currency: input.currency ?? deps.currency,
-        },
-        clock.now(),
-      );
-      if (input.balance && input.balance > 0) await service.topUp(account.id, input.balance, 'opening balance');
-      return account;
+      const account = {
+        login: input.login,
+        name: input.name ?? input.login,
+        passwordHash: await hasher.hashPassword(input.password),
+        currency: input.currency ?? deps.currency,
+      };
+      return { account, key: keyLabel === undefined ? null : await newKey(keyLabel) };
     },
     get: (accountId) => storage.getAccount(accountId),
     async getByLogin(login) {
@@ -77,12 +85,8 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
     },
     async createKey(accountId, label = 'default') {
       await mustGet(accountId);
-      const key = randomKey();
-      const apiKey = await storage.createApiKey(
-        { accountId, keyHash: await hasher.hashKey(key), prefix: key.slice(0, 10), label },
-        clock.now(),
-      );
-      return { key, apiKey };
+      const { key, ...stored } = await newKey(label);
+      return { key, apiKey: await storage.createApiKey({ accountId, ...stored }, clock.now()) };
     },
     async ensureKey(accountId, key, label = 'bootstrap') {
       const keyHash = await hasher.hashKey(key);

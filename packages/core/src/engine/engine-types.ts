@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import type { Commit } from '../ports/work-storage.ts';
+import type { NewAccount } from '../ports/account-storage.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
@@ -99,9 +100,24 @@ export interface CreateAccountInput {
   balance?: number;
 }
 
+/** A new account and an API key of it, made by {@link AccountService.prepare} and not stored yet. */
+export interface PreparedAccount {
+  /** The account's row, its password hashed. */
+  account: NewAccount;
+  /** The key: `key` in clear, to answer once, and what the storage keeps of it. Null without a key label. */
+  key: { key: string; keyHash: string; prefix: string; label: string } | null;
+}
+
 /** Accounts, credentials, alpha-names and wallets. */
 export interface AccountService {
   create(input: CreateAccountInput): Promise<Account>;
+  /**
+   * Makes what storing a new account needs, storing nothing: its password hashed (the slow part)
+   * and, with `keyLabel`, an API key drawn and hashed. For a caller that stores the account in one
+   * transaction with more (`ClientStorage.createLinkedClient`). Checks the login and password as
+   * {@link AccountService.create} does.
+   */
+  prepare(input: Omit<CreateAccountInput, 'balance'>, keyLabel?: string): Promise<PreparedAccount>;
   get(accountId: number): Promise<Account | null>;
   getByLogin(login: string): Promise<Account | null>;
   /** Creates the account if the login is new; sets the password either way. Idempotent. */

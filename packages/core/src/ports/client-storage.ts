@@ -1,5 +1,5 @@
-import type { AlphaName, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
-import type { NewWalletTransaction } from './account-storage.ts';
+import type { Account, AlphaName, ApiKey, WalletTransaction, WalletTransactionKind } from '../types/account.ts';
+import type { NewAccount, NewWalletTransaction } from './account-storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type {
   ApplicationStatus,
@@ -49,6 +49,36 @@ export interface NewClientTransfer {
   amount: number;
 }
 
+/**
+ * A client account to create with everything it starts with, in one transaction
+ * ({@link ClientStorage.createLinkedClient}): its row, its link to the parent, its alpha-names,
+ * its API key and its opening balance.
+ */
+export interface NewLinkedClient {
+  account: NewAccount;
+  /** Its link; the child is the new account. */
+  link: Omit<ClientLink, 'childId'>;
+  /** Alpha-names approved for it, on their channels. */
+  alphaNames: ReadonlyArray<{ name: string; channels: ChannelId[] }>;
+  /** Its API key, hashed (the clear key never reaches the storage); null for none. */
+  apiKey: { keyHash: string; prefix: string; label: string } | null;
+  /**
+   * Money moved to it from another wallet (its parent's): `debit`, a negative amount, only when
+   * that wallet covers it, and `credit`, the positive one, on the new account. Null for none.
+   */
+  opening: { debit: NewWalletTransaction; credit: Omit<NewWalletTransaction, 'accountId'> } | null;
+}
+
+/** What {@link ClientStorage.createLinkedClient} wrote. */
+export interface LinkedClientRecord {
+  account: Account;
+  link: ClientLink;
+  alphaNames: AlphaName[];
+  apiKey: ApiKey | null;
+  /** The debit's row and the credit's, or null without an opening balance. */
+  opening: [WalletTransaction, WalletTransaction] | null;
+}
+
 /** One page, 1-based. */
 export interface PageQuery {
   page: number;
@@ -93,6 +123,16 @@ export interface ClientStorage {
     at: number,
   ): Promise<{ alphaNames: AlphaName[]; applications: SenderApplication[] }>;
 
+  /**
+   * Creates a client account whole, in one transaction: the account, its link to the parent, its
+   * alpha-names, its API key and its opening balance, all or none, so that a process stopping at
+   * any point leaves either the client whole or nothing of it (its login free). Fails with a
+   * `conflict` SpillwayError, writing nothing, when the login is taken, as `createAccount` does,
+   * when the link's referral id is taken, as `linkClient` does, or when the key is registered, as
+   * `createApiKey` does; a login another transaction is creating waits for it. Null, writing
+   * nothing, when the wallet of `opening.debit` does not cover it. A memo of alpha-names is forgotten.
+   */
+  createLinkedClient(client: NewLinkedClient, at: number): Promise<LinkedClientRecord | null>;
   /** Links `childId` to `parentId`. Fails with `conflict` when the child is linked already or the referral id is taken. */
   linkClient(link: ClientLink): Promise<ClientLink>;
   getClientLink(childId: number): Promise<ClientLink | null>;

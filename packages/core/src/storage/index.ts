@@ -49,6 +49,8 @@ export type {
   NewOrganization,
   NewEmail,
   NewClientTransfer,
+  NewLinkedClient,
+  LinkedClientRecord,
   PageQuery,
 } from '../ports/client-storage.ts';
 export { hasClientStorage } from '../ports/client-storage.ts';

@@ -6,6 +6,7 @@ import type { Storage } from '../ports/storage.ts';
 import type { StepSpec } from '../types/message.ts';
 import { describeClientRemovals } from './client-removal-contract.ts';
 import { describeClientTransfers } from './client-transfer-contract.ts';
+import { describeLinkedClients } from './linked-client-contract.ts';
 
 /** Options of {@link runClientStorageContract}. */
 export interface ClientStorageContractOptions {
@@ -55,7 +56,8 @@ const message = (steps: StepSpec[], history: NewMessage['history'], charge = 0):
 
 /**
  * The conformance suite of the client-management part of the storage port (sender applications,
- * client links, organizations, keyed transfers, statistics reads); every adapter's test file calls it.
+ * client links, clients created whole, organizations, keyed transfers, statistics reads); every
+ * adapter's test file calls it.
  * @example runClientStorageContract({ create: async () => { const s = createSqliteStorage(); await s.migrate(); return s; } })
  */
 export function runClientStorageContract(options: ClientStorageContractOptions): void {
@@ -340,5 +342,6 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
 
     describeClientRemovals(withStore, accounts);
     describeClientTransfers(withStore, accounts, options.share);
+    describeLinkedClients(withStore, accounts, options.share);
   });
 }
