@@ -28,8 +28,8 @@ export type paths = {
     get?: never;
     put?: never;
     /**
-     * Operator: revoke an approved alpha-name of an account
-     * @description From the next request on, sends from the name are refused (400) as sends from a name never approved, by the account and by the sub-clients it shared the name with, which lose it too; messages of the messaging API accepted before keep going, while a running cascade skips its steps not yet sent. Its approved applications become `revoked` with the reason, which the account sees in `GET /api/clientsenders`; its callback URL goes with it. The account may apply for the name again.
+     * Operator: revoke an approved alpha-name of an account, or withdraw it from some channels
+     * @description From the next request on, sends from the name are refused (400) as sends from a name never approved, by the account and by the sub-clients it shared the name with, which lose it too; messages of the messaging API accepted before keep going, while a running cascade skips its steps not yet sent. Its approved applications become `revoked` with the reason, which the account sees in `GET /api/clientsenders`; its callback URL goes with it. The account may apply for the name again. With `channels`, the name is withdrawn from those channels only, on the account and the sub-clients alike, and stays approved on the others with its callback URL: sends on a withdrawn channel are refused (400) as on any channel the name lacks, and a cascade skips its steps on them. Where no channel is left, the name is revoked entirely, as above. Only the applications none of whose channels is left become `revoked`. 400 for a channel the name of the account lacks.
      */
     post: operations['revokeAlphaName'];
     delete?: never;
@@ -2385,17 +2385,27 @@ export type components = {
     };
     RevokeAlphaNameRequest: {
       alphaName: string;
+      /**
+       * @description Withdraw the name from these channels only (each one the name has): it stays approved on the others, and is revoked entirely when none is left. Omitted: every channel
+       * @example [
+       *       "sms"
+       *     ]
+       */
+      channels?: ('messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall')[];
       /** @description Why: shown to the account with the revoked application */
       reason: string;
     };
     RevokeAlphaNameResponse: {
-      /** @description The accounts that lost the name: the account, then the sub-clients it was shared with */
+      /** @description The accounts that lost the name, or some of its channels: the account, then the sub-clients it was shared with (those whose name had none of the channels withdrawn are not listed) */
       accounts: {
         accountId: number;
+        /** @description The channels withdrawn from the name of this account */
         channels: ('messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall')[];
+        /** @description The channels the name keeps on this account; empty when it is revoked entirely */
+        channelsLeft: ('messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall')[];
       }[];
       alphaName: string;
-      /** @description The approved applications of the name, now `revoked` */
+      /** @description The approved applications of the name now `revoked`: all of them, or those none of whose channels is left */
       applicationIds: number[];
       reason: string;
       /** Format: date-time */
@@ -2821,7 +2831,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description What was revoked */
+      /** @description What was revoked or withdrawn */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2830,7 +2840,15 @@ export interface operations {
           'application/json': components['schemas']['RevokeAlphaNameResponse'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description Invalid request, every bad member listed in `details`: among them a channel the alpha-name lacks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       /** @description The admin API is disabled (no admin key configured) */
       403: {

@@ -154,7 +154,7 @@ export type {
   SocialConnection,
   OAuthState,
 } from './types/client.ts';
-export type { ClientStorage } from './ports/client-storage.ts';
+export type { ClientStorage, AlphaNameWithdrawal } from './ports/client-storage.ts';
 
 // The reachability memory: channels a number was recently found not to be on.
 export type { UnreachableEntry, ReachabilityKey } from './types/reachability.ts';

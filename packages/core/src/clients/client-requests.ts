@@ -107,6 +107,12 @@ export const alphaNameRevocationSchema = z.strictObject({
   // Any approved name: names approved by configuration or the CLI may be longer than an SMS sender id.
   alphaName: z.string().min(1).max(64),
   reason: z.string().trim().min(1).max(1000).meta({ description: 'Why: shown to the account with the revoked application' }),
+  channels: channelsSchema.optional().meta({
+    description:
+      'Withdraw the name from these channels only (each one the name has): it stays approved on the others, and is revoked ' +
+      'entirely when none is left. Omitted: every channel',
+    examples: [['sms']],
+  }),
 });
 
 /** Body of `POST /api/client/{referralId}` (ReferralClientDTO). */

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { AccountService } from '../engine/engine-types.ts';
 import { SpillwayError } from '../errors.ts';
-import type { ClientStorage } from '../ports/client-storage.ts';
+import type { AlphaNameWithdrawal, ClientStorage } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { AlphaName } from '../types/account.ts';
 import type { ChannelId } from '../types/channel.ts';
@@ -33,14 +33,14 @@ export interface SenderState {
 export const MAX_STATISTICS_DAYS = 366;
 const DAY = 86_400_000;
 
-/** An alpha-name an operator revoked, from the account and the sub-clients it was shared with. */
+/** An alpha-name an operator revoked (or withdrew from some channels), from the account and the sub-clients it was shared with. */
 export interface AlphaNameRevocation {
   alphaName: string;
   reason: string;
   revokedAt: number;
-  /** The alpha-names removed: the account's first, then its sub-clients'. */
-  alphaNames: AlphaName[];
-  /** The approved applications of the name, now `revoked`. */
+  /** The alpha-names revoked or narrowed, with the channels withdrawn and left: the account's first, then its sub-clients'. */
+  alphaNames: AlphaNameWithdrawal[];
+  /** The approved applications of the name now `revoked`: all, or those none of whose channels is left. */
   applications: SenderApplication[];
 }
 
@@ -66,7 +66,10 @@ export interface SenderService {
    * Operator: revokes an approved alpha-name of the account, and of the sub-clients below it that
    * hold it (provisioning shared it with them), at once. New sends from it are refused as from a
    * name never approved; messages of the messaging API accepted before keep going, and a running
-   * cascade skips its steps not yet sent. 404 when the account has no such name.
+   * cascade skips its steps not yet sent. 404 when the account has no such name. With `channels`,
+   * withdraws the name from those channels only (400 for one the account's name lacks), on the
+   * account and the sub-clients alike: sends on them are refused as on any channel the name lacks,
+   * and the name is revoked entirely where no channel is left.
    */
   revokeAlphaName(accountId: number, body: unknown): Promise<AlphaNameRevocation>;
   /** SMS figures per alpha-name for messages created in `[from, to)`. */
@@ -151,13 +154,29 @@ export function createSenderService(deps: SenderServiceDeps): SenderService {
     async revokeAlphaName(accountId, body) {
       const req = parseRequest(alphaNameRevocationSchema, body, 'revocation');
       await mustExist(accountId);
-      if (!(await storage.getAlphaName(accountId, req.alphaName))) {
-        throw new SpillwayError('not_found', `'${req.alphaName}' is not an approved alpha-name of account ${accountId}`);
+      const held = await storage.getAlphaName(accountId, req.alphaName);
+      if (!held) throw new SpillwayError('not_found', `'${req.alphaName}' is not an approved alpha-name of account ${accountId}`);
+      const channels = req.channels && [...new Set(req.channels)];
+      const lacking = (req.channels ?? [])
+        .map((channel, i) => ({ channel, path: `channels[${i}]` }))
+        .filter((c) => !held.channels.includes(c.channel));
+      if (lacking.length > 0) {
+        throw new SpillwayError(
+          'validation_failed',
+          `'${req.alphaName}' is not approved on ${[...new Set(lacking.map((c) => c.channel))].join(', ')}`,
+          lacking.map((c) => ({ path: c.path, message: `'${req.alphaName}' is not approved on ${c.channel}` })),
+        );
       }
       const at = clock.now();
-      const revoked = await storage.revokeAlphaNames([accountId, ...(await subClientsOf(accountId))], req.alphaName, req.reason, at);
+      const revoked = await storage.revokeAlphaNames(
+        [accountId, ...(await subClientsOf(accountId))],
+        req.alphaName,
+        req.reason,
+        at,
+        channels,
+      );
       if (!revoked.alphaNames.some((a) => a.accountId === accountId)) {
-        throw new SpillwayError('not_found', `'${req.alphaName}' was revoked meanwhile`);
+        throw new SpillwayError('not_found', `'${req.alphaName}' was revoked${channels ? ' from those channels' : ''} meanwhile`);
       }
       const first = (a: AlphaName) => (a.accountId === accountId ? 0 : 1);
       return {

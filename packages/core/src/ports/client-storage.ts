@@ -18,6 +18,14 @@ import type {
   StepActivity,
 } from '../types/client.ts';
 
+/** An account's alpha-name as a revocation found it (`channels`), and the channels it took and left. */
+export interface AlphaNameWithdrawal extends AlphaName {
+  /** The channels taken from the name: all of `channels` when it is revoked entirely. */
+  withdrawn: ChannelId[];
+  /** The channels the name keeps; empty when it is revoked entirely (gone, with its callback URL). */
+  left: ChannelId[];
+}
+
 /** A sender application (alpha-name or bot) to store, pending a decision. */
 export interface NewSenderApplication {
   accountId: number;
@@ -115,13 +123,20 @@ export interface ClientStorage {
    * `reason`, `decidedAt` `at`. A memo of the account's alpha-names is forgotten. Answers the
    * alpha-names removed (by account) and the applications revoked; an account without the name
    * is left as it is.
+   *
+   * With `channels`, only those channels are withdrawn from the name of each account that has
+   * one of them (`withdrawChannels`): the name keeps its other channels and its callback URL, and
+   * is revoked entirely (as above) when none is left. Of those accounts, the approved applications
+   * none of whose channels is left become `revoked`; an account whose name has none of `channels`
+   * is left as it is, its applications too.
    */
   revokeAlphaNames(
     accountIds: readonly number[],
     name: string,
     reason: string,
     at: number,
-  ): Promise<{ alphaNames: AlphaName[]; applications: SenderApplication[] }>;
+    channels?: readonly ChannelId[],
+  ): Promise<{ alphaNames: AlphaNameWithdrawal[]; applications: SenderApplication[] }>;
 
   /**
    * Creates a client account whole, in one transaction: the account, its link to the parent, its

@@ -89,6 +89,7 @@ export { queuedReceiptFromRow, receiptOfOrphan } from './receipt-rows.ts';
 export type { ReceiptRow } from './receipt-rows.ts';
 export { accountFromRow, apiKeyFromRow, alphaNameFromRow, walletTransactionFromRow } from './account-rows.ts';
 export type { AccountRow, ApiKeyRow, AlphaNameRow, WalletTransactionRow } from './account-rows.ts';
+export { withdrawChannels } from './alpha-name-withdrawal.ts';
 export { inboundMessageFromRow, webhookDeliveryFromRow, claimedDeliveryFromRow, WEBHOOK_DELIVERY_COLUMNS } from './inbound-rows.ts';
 export type { InboundMessageRow, WebhookDeliveryRow, ClaimedDeliveryRow } from './inbound-rows.ts';
 export { chatHubOperatorFromRow, revokedTokenFromRow, signingKeyFromRow } from './chat-hub-rows.ts';

@@ -86,8 +86,8 @@ export function describeClientRemovals(
         expect((await s.listAlphaNames(parent!)).map((n) => n.name)).toEqual(['Other', 'Shop']);
         const revoked = await s.revokeAlphaNames([parent!, child!, 999_999], 'Shop', 'trademark dispute', T0 + 10);
         expect(revoked.alphaNames).toEqual([
-          { accountId: parent, name: 'Shop', channels: ['sms'], callbackUrl: 'https://example.com/hook' },
-          { accountId: child, name: 'Shop', channels: ['sms'], callbackUrl: null },
+          { accountId: parent, name: 'Shop', channels: ['sms'], callbackUrl: 'https://example.com/hook', withdrawn: ['sms'], left: [] },
+          { accountId: child, name: 'Shop', channels: ['sms'], callbackUrl: null, withdrawn: ['sms'], left: [] },
         ]);
         expect(revoked.applications.map((x) => x.id).sort((x, y) => x - y)).toEqual([first.id, more.id]);
         expect(revoked.applications.every((x) => x.status === 'revoked' && x.reason === 'trademark dispute')).toBe(true);
@@ -112,6 +112,79 @@ export function describeClientRemovals(
         expect(await s.revokeAlphaNames([parent!], 'Shop', 'again', T0 + 11)).toEqual({ alphaNames: [], applications: [] });
         await s.upsertAlphaName({ accountId: parent!, name: 'Shop', channels: ['sms'] });
         expect((await s.listAlphaNames(parent!)).map((n) => n.name)).toEqual(['Other', 'Shop']);
+      }),
+    );
+
+    it(
+      'withdraws some channels of an alpha-name: kept on the rest, revoked where none is left, with the applications left without a channel',
+      withStore(async (s) => {
+        const [parent, child, other] = await accounts(s, 3);
+        const hook = 'https://example.com/hook';
+        await s.upsertAlphaName({ accountId: parent!, name: 'Shop', channels: ['sms', 'chatapp', 'rcs'] });
+        await s.setAlphaNameCallback(parent!, 'Shop', hook);
+        await s.upsertAlphaName({ accountId: child!, name: 'Shop', channels: ['chatapp'] });
+        await s.upsertAlphaName({ accountId: other!, name: 'Shop', channels: ['rcs'] });
+        const details = { companyName: 'Shop Ltd' };
+        const approved = async (accountId: number, channels: Array<'sms' | 'chatapp' | 'rcs'>, at: number) => {
+          const app = await s.createSenderApplication({ accountId, kind: 'alpha_name', name: 'Shop', channels, details }, T0);
+          return (await s.decideSenderApplication(app.id, { status: 'approved', reason: null }, at))!;
+        };
+        const smsOnly = await approved(parent!, ['sms'], T0 + 1);
+        const mixed = await approved(parent!, ['chatapp', 'rcs'], T0 + 2);
+        const childs = await approved(child!, ['chatapp'], T0 + 3);
+        // An account whose name has none of the channels is left alone, its applications too.
+        const others = await approved(other!, ['sms'], T0 + 4);
+        const pending = await s.createSenderApplication(
+          { accountId: parent!, kind: 'alpha_name', name: 'Shop', channels: ['sms'], details },
+          T0,
+        );
+
+        // Read in this turn before the withdrawal: a memo of the list must not answer it afterwards.
+        expect((await s.listAlphaNames(parent!))[0]?.channels).toEqual(['sms', 'chatapp', 'rcs']);
+        const revoked = await s.revokeAlphaNames([parent!, child!, other!, 999_999], 'Shop', 'SMS registration lapsed', T0 + 10, [
+          'chatapp',
+          'sms',
+        ]);
+        expect(revoked.alphaNames).toEqual([
+          {
+            accountId: parent,
+            name: 'Shop',
+            channels: ['sms', 'chatapp', 'rcs'],
+            callbackUrl: hook,
+            withdrawn: ['sms', 'chatapp'],
+            left: ['rcs'],
+          },
+          { accountId: child, name: 'Shop', channels: ['chatapp'], callbackUrl: null, withdrawn: ['chatapp'], left: [] },
+        ]);
+        // The applications none of whose channels is left are revoked; one with a channel left stays approved.
+        expect(revoked.applications.map((x) => x.id).sort((x, y) => x - y)).toEqual([smsOnly.id, childs.id]);
+        expect(revoked.applications.every((x) => x.status === 'revoked' && x.reason === 'SMS registration lapsed')).toBe(true);
+        expect(revoked.applications.every((x) => x.decidedAt === T0 + 10)).toBe(true);
+        expect(await s.getSenderApplication(mixed.id)).toEqual(mixed);
+        expect(await s.getSenderApplication(others.id)).toEqual(others);
+        expect(await s.getSenderApplication(pending.id)).toMatchObject({ status: 'pending' });
+
+        // The name keeps its other channels and its callback URL; the child's had none left and is gone.
+        const kept = { accountId: parent, name: 'Shop', channels: ['rcs'], callbackUrl: hook };
+        expect(await s.listAlphaNames(parent!)).toEqual([kept]);
+        expect(await s.getAlphaName(parent!, 'Shop')).toEqual(kept);
+        expect(await s.listAlphaNames(child!)).toEqual([]);
+        expect(await s.getAlphaName(child!, 'Shop')).toBeNull();
+        expect(await s.getAlphaName(other!, 'Shop')).toMatchObject({ channels: ['rcs'] });
+        if (hasAlphaNameDirectory(s)) {
+          expect((await s.findAlphaNameOwners('Shop')).map((o) => [o.accountId, o.channels])).toEqual([
+            [parent, ['rcs']],
+            [other, ['rcs']],
+          ]);
+        }
+
+        // A channel the name no longer has: nothing happens. The last one: the name is revoked entirely.
+        expect(await s.revokeAlphaNames([parent!], 'Shop', 'again', T0 + 11, ['sms'])).toEqual({ alphaNames: [], applications: [] });
+        const last = await s.revokeAlphaNames([parent!], 'Shop', 'RCS agent closed', T0 + 12, ['rcs']);
+        expect(last.alphaNames).toEqual([{ ...kept, channels: ['rcs'], withdrawn: ['rcs'], left: [] }]);
+        expect(last.applications).toEqual([{ ...mixed, status: 'revoked', reason: 'RCS agent closed', decidedAt: T0 + 12 }]);
+        expect(await s.listAlphaNames(parent!)).toEqual([]);
+        expect(await s.getAlphaName(parent!, 'Shop')).toBeNull();
       }),
     );
   });

@@ -45,20 +45,26 @@ export function registerAdminAlphaNameRoutes(app: Hono<Env>, admin: MiddlewareHa
       method: 'post',
       path: '/admin/accounts/:accountId/alpha-names/revoke',
       operationId: 'revokeAlphaName',
-      summary: 'Operator: revoke an approved alpha-name of an account',
+      summary: 'Operator: revoke an approved alpha-name of an account, or withdraw it from some channels',
       description:
         'From the next request on, sends from the name are refused (400) as sends from a name never approved, by the account ' +
         'and by the sub-clients it shared the name with, which lose it too; messages of the messaging API accepted before ' +
         'keep going, while a running cascade skips its steps not yet sent. Its approved ' +
         'applications become `revoked` with the reason, which the account sees in `GET /api/clientsenders`; its callback URL ' +
-        'goes with it. The account may apply for the name again.',
+        'goes with it. The account may apply for the name again. ' +
+        'With `channels`, the name is withdrawn from those channels only, on the account and the sub-clients alike, and stays ' +
+        'approved on the others with its callback URL: sends on a withdrawn channel are refused (400) as on any channel the ' +
+        'name lacks, and a cascade skips its steps on them. Where no channel is left, the name is revoked entirely, as ' +
+        'above. Only the applications none of whose channels is left become `revoked`. 400 for a channel the name of the ' +
+        'account lacks.',
       tags: ['admin'],
       auth: 'admin-key',
       params: { accountId: z.int().positive() },
       body: alphaNameRevocationSchema,
       bodyExample: { alphaName: 'Acme', reason: 'Trademark complaint' },
       responses: {
-        200: { description: 'What was revoked', schema: alphaNameRevocationResultSchema },
+        200: { description: 'What was revoked or withdrawn', schema: alphaNameRevocationResultSchema },
+        400: { description: 'Invalid request, every bad member listed in `details`: among them a channel the alpha-name lacks' },
         403: { description: 'The admin API is disabled (no admin key configured)' },
         404: { description: 'No such account, or the account has no such alpha-name' },
       },
@@ -71,7 +77,7 @@ export function registerAdminAlphaNameRoutes(app: Hono<Env>, admin: MiddlewareHa
         alphaName: revoked.alphaName,
         reason: revoked.reason,
         revokedAt: new Date(revoked.revokedAt).toISOString(),
-        accounts: revoked.alphaNames.map((a) => ({ accountId: a.accountId, channels: a.channels })),
+        accounts: revoked.alphaNames.map((a) => ({ accountId: a.accountId, channels: a.withdrawn, channelsLeft: a.left })),
         applicationIds: revoked.applications.map((a) => a.id).sort((x, y) => x - y),
       });
     },

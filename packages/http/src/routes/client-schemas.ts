@@ -91,15 +91,29 @@ export const clientTransferResultSchema = z.object({
 /** An alpha-name of an account as the operator lists it. */
 export const accountAlphaNameSchema = z.object({ alphaName: z.string(), channels, callbackUrl: z.string().nullable() });
 
-/** The operator's revocation of an alpha-name. */
+/** The operator's revocation of an alpha-name, or its withdrawal from some channels. */
 export const alphaNameRevocationResultSchema = z.object({
   alphaName: z.string(),
   reason: z.string(),
   revokedAt: z.iso.datetime(),
   accounts: z
-    .array(z.object({ accountId: z.int(), channels }))
-    .meta({ description: 'The accounts that lost the name: the account, then the sub-clients it was shared with' }),
-  applicationIds: z.array(z.int()).meta({ description: 'The approved applications of the name, now `revoked`' }),
+    .array(
+      z.object({
+        accountId: z.int(),
+        channels: channels.meta({ description: 'The channels withdrawn from the name of this account' }),
+        channelsLeft: channels.meta({
+          description: 'The channels the name keeps on this account; empty when it is revoked entirely',
+        }),
+      }),
+    )
+    .meta({
+      description:
+        'The accounts that lost the name, or some of its channels: the account, then the sub-clients it was shared with ' +
+        '(those whose name had none of the channels withdrawn are not listed)',
+    }),
+  applicationIds: z
+    .array(z.int())
+    .meta({ description: 'The approved applications of the name now `revoked`: all of them, or those none of whose channels is left' }),
 });
 
 /** An organization (OrganizationDataDTO). */
