@@ -71,6 +71,17 @@ describe.skipIf(missing)('designer layout in Chromium', { timeout: 60_000 }, () 
     await fixture?.close();
   });
 
+  it('gives the canvas the side panel’s place while there is no side panel (no route open yet)', async () => {
+    const area = page.locator('main.canvas-area');
+    await area.getByRole('heading', { name: 'No route open' }).waitFor();
+    expect(await side().count()).toBe(0);
+    expect(await sideSeparator().count()).toBe(0);
+    // The whole width but the route list and its separator: no empty 340 px column on the right.
+    const b = await box(area);
+    expect(Math.round(b.width)).toBe(1440 - 240 - 1);
+    expect(Math.round(b.x + b.width)).toBe(1440);
+  });
+
   it('starts at 240 px + canvas + 340 px, with a focusable separator beside each panel', async () => {
     await page.locator('.route-item', { hasText: 'Wide route' }).click();
     await page.locator('.react-flow__node[data-id="c"]').waitFor();
@@ -190,6 +201,22 @@ describe.skipIf(missing)('designer layout in Chromium', { timeout: 60_000 }, () 
     await page.setViewportSize({ width: 1440, height: 900 });
     await expect.poll(() => widthOf(left())).toBe(wide.left);
     expect(await widthOf(side())).toBe(wide.side);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('gives the canvas the whole width when a mode fails, and the side panel its own again after', async () => {
+    // Stats the designer does not expect: the traffic view throws while rendering (as in designer-gaps).
+    await page.route('**/api/routes/*/stats**', (r) =>
+      r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ cascades: 1 }) }),
+    );
+    await page.getByRole('navigation', { name: 'Mode' }).getByRole('button', { name: 'Traffic' }).click();
+    const failed = page.locator('main.canvas-area').filter({ has: page.getByRole('alert') });
+    await failed.waitFor();
+    await page.unroute('**/api/routes/*/stats**');
+    expect(await side().count()).toBe(0);
+    expect(Math.round((await box(failed)).width)).toBe(1440 - (await widthOf(left())) - 1);
+    await failed.getByRole('button', { name: 'back to editing' }).click();
+    await expect.poll(() => widthOf(canvas())).toBe(1440 - (await widthOf(left())) - (await widthOf(side())) - 2);
     expect(pageErrors).toEqual([]);
   });
 });

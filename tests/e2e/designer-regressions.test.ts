@@ -35,7 +35,7 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
   });
 
   it('refuses an invalid simulation ttl in the form instead of blanking the app', async () => {
-    await page.getByRole('button', { name: '+ New route' }).click();
+    await page.getByRole('navigation', { name: 'Routes' }).getByRole('button', { name: '+ New route' }).click();
     await page.getByLabel('Name').fill('Unsaved draft');
     await page.getByRole('button', { name: 'Simulate' }).click();
     for (const ttl of ['-1', '1.5', '2592001']) {
@@ -86,7 +86,7 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
 
   it('shows the details of a refused test cascade, and stops watching an unknown id', async () => {
     await page.getByRole('button', { name: 'Watch' }).click();
-    await page.getByText('Send a test cascade').click();
+    await page.getByText('Send a test cascade', { exact: true }).click();
     await page.getByLabel(/^From/).fill('NotMine');
     await page.getByRole('button', { name: 'Send and watch' }).click();
     await page.locator('.error', { hasText: '[0].fromName: alpha-name "NotMine" is not' }).waitFor();
@@ -148,7 +148,7 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
     answerNext(true);
     await page.getByRole('button', { name: 'Delete route' }).click();
     await expect.poll(() => item.count()).toBe(0);
-    await page.getByText('Open a route on the left, or start a new one.').waitFor();
+    await page.getByRole('heading', { name: 'No route open' }).waitFor();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -77,7 +77,7 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
   });
 
   it('creates a route, adds and connects steps, shows a validation error on a bad edge, and saves it', async () => {
-    await page.getByRole('button', { name: '+ New route' }).click();
+    await page.getByRole('navigation', { name: 'Routes' }).getByRole('button', { name: '+ New route' }).click();
     await page.getByLabel('Name').fill(routeName);
     await page.getByRole('button', { name: '+ Chat-app business' }).click();
     // Not connected yet: the new step is unreachable, and the route cannot be saved.
@@ -183,7 +183,7 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
 
   it('sends a real cascade to a simulator test number and watches its journey reach its final step', async () => {
     await page.getByRole('button', { name: 'Watch' }).click();
-    await page.getByText('Send a test cascade').click();
+    await page.getByText('Send a test cascade', { exact: true }).click();
     await page.getByLabel(/^To/).fill('99900000001'); // undeliverable on the chat-app, delivered by SMS
     await page.getByLabel(/^From/).fill('Promo');
     await page.getByRole('button', { name: 'Send and watch' }).click();

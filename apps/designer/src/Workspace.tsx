@@ -6,6 +6,7 @@ import { useRoutes } from './api/useRoutes.ts';
 import { EditMode } from './editor/EditMode.tsx';
 import { editorMachine, hasUnsavedChanges } from './editor/editor-machine.ts';
 import { useSaveShortcut } from './editor/useSaveShortcut.ts';
+import { EmptyCanvas } from './layout/EmptyCanvas.tsx';
 import { PanelLayout } from './layout/PanelLayout.tsx';
 import { PanelSeparator } from './layout/PanelSeparator.tsx';
 import { ModeErrorBoundary } from './ModeErrorBoundary.tsx';
@@ -78,7 +79,18 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
     editor.send({ type: 'LOAD', route: r });
     setMode('edit');
   };
+  const newRoute = () => {
+    if (!mayDiscard()) return;
+    editor.send({ type: 'NEW' });
+    setMode('edit');
+  };
   const simKey = useMemo(() => (route ? graphKey(route) : ''), [route]);
+  /** Why a mode cannot be chosen now (its tab's tooltip), or undefined when it can. */
+  const unavailable = (m: Mode): string | undefined => {
+    if (m === 'simulate' && !route) return 'Open a route to simulate it';
+    if (m === 'traffic' && !origin.id) return 'Save the route to see its traffic';
+    return undefined;
+  };
 
   return (
     <ReactFlowProvider>
@@ -92,8 +104,8 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
                 type="button"
                 className={mode === m ? 'on' : ''}
                 onClick={() => setMode(m)}
-                disabled={(m === 'simulate' && !route) || (m === 'traffic' && !origin.id)}
-                title={m === 'traffic' && !origin.id ? 'Save the route to see its traffic' : undefined}
+                disabled={unavailable(m) !== undefined}
+                title={unavailable(m)}
               >
                 {MODE_NAMES[m]}
               </button>
@@ -107,17 +119,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
         </header>
         <aside className="left" id={ROUTES_PANEL_ID}>
           {error && <p className="error">{error}</p>}
-          <RouteList
-            routes={routes}
-            bindings={bindings}
-            openId={origin.id}
-            onOpen={open}
-            onNew={() => {
-              if (!mayDiscard()) return;
-              editor.send({ type: 'NEW' });
-              setMode('edit');
-            }}
-          />
+          <RouteList routes={routes} bindings={bindings} openId={origin.id} onOpen={open} onNew={newRoute} />
         </aside>
         <PanelSeparator panel="left" controls={ROUTES_PANEL_ID} label="Resize the route list" />
         <ModeErrorBoundary
@@ -137,13 +139,27 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
                 await api.bindRoute(origin.id, alphaName);
                 await refresh();
               }}
+              onNewRoute={newRoute}
             />
           )}
-          {mode === 'simulate' && route && <SimulateMode key={simKey} route={route} />}
+          {/* A mode whose route went away under it (deleted while the mode was being chosen) says so, never a blank. */}
+          {mode === 'simulate' &&
+            (route ? (
+              <SimulateMode key={simKey} route={route} />
+            ) : (
+              <EmptyCanvas title="Nothing to simulate" onNewRoute={newRoute}>
+                Open a route to simulate it: pick one on the left, or create one.
+              </EmptyCanvas>
+            ))}
           {mode === 'watch' && <WatchMode api={api} watching={watching} onWatch={setWatching} />}
-          {mode === 'traffic' && route && saved && origin.id && origin.revision && (
-            <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
-          )}
+          {mode === 'traffic' &&
+            (route && saved && origin.id && origin.revision ? (
+              <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />
+            ) : (
+              <EmptyCanvas title="No traffic to show" onNewRoute={newRoute}>
+                Traffic is counted per saved route: pick one of yours on the left, or create one.
+              </EmptyCanvas>
+            ))}
         </ModeErrorBoundary>
       </PanelLayout>
     </ReactFlowProvider>

@@ -6,6 +6,7 @@ import type { StepFlowNode } from '../canvas/flow-elements.ts';
 import type { OutcomeFlowEdge } from '../canvas/OutcomeEdge.tsx';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { Toolbar } from '../canvas/Toolbar.tsx';
+import { EmptyCanvas } from '../layout/EmptyCanvas.tsx';
 import { SidePanel } from '../layout/SidePanel.tsx';
 import { ConflictDialog } from '../panels/ConflictDialog.tsx';
 import { EdgePanel } from '../panels/EdgePanel.tsx';
@@ -21,6 +22,8 @@ export interface EditModeProps {
   editor: ActorRefFrom<typeof editorMachine>;
   bindings: readonly RouteBinding[];
   onBind(alphaName: string | null): Promise<void>;
+  /** Starts a new route, as the route list's "+ New route" does (offered while no route is open). */
+  onNewRoute(): void;
 }
 
 /** What asks before a stored route is deleted. */
@@ -30,7 +33,7 @@ const typing = (target: EventTarget | null) =>
   target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName));
 
 /** The editor: canvas with its toolbar, and the side panel of the route, the selection and the problems. */
-export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) {
+export function EditMode({ snapshot, editor, bindings, onBind, onNewRoute }: EditModeProps) {
   const { route, origin, selection, problems, past, future, theirs, error } = snapshot.context;
   const readOnly = origin.builtin;
   const { getNodes } = useReactFlow<StepFlowNode, OutcomeFlowEdge>();
@@ -60,9 +63,9 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
 
   if (!route) {
     return (
-      <main className="canvas-area empty">
-        <p>Open a route on the left, or start a new one.</p>
-      </main>
+      <EmptyCanvas title="No route open" onNewRoute={onNewRoute}>
+        Pick a route on the left, or create one. Built-in routes open read-only: duplicate one to edit it.
+      </EmptyCanvas>
     );
   }
   const step = selection?.kind === 'step' ? route.steps.find((s) => s.id === selection.id) : undefined;
@@ -89,7 +92,7 @@ export function EditMode({ snapshot, editor, bindings, onBind }: EditModeProps) 
           onSelect={(s) => editor.send({ type: 'SELECT', selection: s })}
           onConnect={(from, to, on) => editor.send({ type: 'CONNECT', from, to, on })}
           onDelete={(steps, edges) => editor.send({ type: 'DELETE', steps, edges })}
-          onMove={(positions) => editor.send({ type: 'MOVE_STEPS', positions })}
+          onMove={(positions, nudge) => editor.send({ type: 'MOVE_STEPS', positions, nudge })}
         />
       </main>
       <SidePanel>

@@ -273,6 +273,31 @@ describe('editor machine', () => {
     ]);
   });
 
+  it('undoes the arrow-key moves of the same steps in a row at once, and a drop as one move', () => {
+    const editor = start();
+    const context = () => editor.getSnapshot().context;
+    const at = () =>
+      context()
+        .route?.steps.map((s) => `${s.id}:${s.position?.x},${s.position?.y}`)
+        .join(' ');
+    editor.send({ type: 'NEW' });
+    editor.send({ type: 'ADD_STEP', channel: 'rcs', position: { x: 0, y: 200 } });
+    const nudge = (ids: string[], x: number) =>
+      editor.send({ type: 'MOVE_STEPS', positions: Object.fromEntries(ids.map((id) => [id, { x, y: 0 }])), nudge: true });
+    for (const x of [5, 10, 15]) nudge(['sms'], x);
+    expect(at()).toBe('sms:15,0 rcs:0,200');
+    nudge(['rcs', 'sms'], 20); // other steps: a new entry
+    editor.send({ type: 'MOVE_STEPS', positions: { sms: { x: 100, y: 100 } } }); // a drop: an entry of its own
+    nudge(['sms'], 105);
+    nudge(['sms'], 110);
+    const undone: unknown[] = [];
+    for (let i = 0; i < 4; i++) {
+      editor.send({ type: 'UNDO' });
+      undone.push(at());
+    }
+    expect(undone).toEqual(['sms:100,100 rcs:20,0', 'sms:20,0 rcs:20,0', 'sms:15,0 rcs:0,200', 'sms:0,0 rcs:0,200']);
+  });
+
   it('pastes a copy of several steps with the edges among them, and selects every pasted step', () => {
     const editor = start();
     editor.send({ type: 'NEW' });

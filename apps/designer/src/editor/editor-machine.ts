@@ -35,7 +35,8 @@ export interface EditorContext {
   future: Route[];
   /**
    * The field the last edit typed into (`step:sms:label`, `route:name`), or null: the next
-   * keystroke there joins that edit's undo entry, so Undo takes back a word, not a letter.
+   * keystroke there joins that edit's undo entry, so Undo takes back a word, not a letter. The
+   * arrow keys moving steps (`nudge:a,b`) join the same way.
    */
   typing: string | null;
   selection: Selection;
@@ -56,7 +57,8 @@ export type EditorEvent =
   | { type: 'CLOSE' }
   | { type: 'ADD_STEP'; channel: ChannelId; position?: { x: number; y: number } }
   | { type: 'UPDATE_STEP'; id: string; patch: Partial<RouteStep> }
-  | { type: 'MOVE_STEPS'; positions: Record<string, { x: number; y: number }> }
+  /** `nudge`: one press of an arrow key; presses in a row on the same steps are one undo entry, as typing is. */
+  | { type: 'MOVE_STEPS'; positions: Record<string, { x: number; y: number }>; nudge?: boolean }
   | { type: 'CONNECT'; from: string; to: string; on: RouteOutcome }
   | { type: 'UPDATE_EDGE'; index: number; patch: Partial<RouteEdge> }
   | { type: 'DELETE'; steps: string[]; edges: number[] }
@@ -251,13 +253,17 @@ export const editorMachine = setup({
         MOVE_STEPS: {
           guard: 'editable',
           actions: assign(({ context, event: e }) =>
-            change(context, (r) => ({
-              ...r,
-              steps: r.steps.map((s) => {
-                const p = e.positions[s.id];
-                return p ? { ...s, position: { x: Math.round(p.x), y: Math.round(p.y) } } : s;
+            change(
+              context,
+              (r) => ({
+                ...r,
+                steps: r.steps.map((s) => {
+                  const p = e.positions[s.id];
+                  return p ? { ...s, position: { x: Math.round(p.x), y: Math.round(p.y) } } : s;
+                }),
               }),
-            })),
+              e.nudge ? `nudge:${Object.keys(e.positions).sort().join(',')}` : null,
+            ),
           ),
         },
         CONNECT: {

@@ -7,7 +7,7 @@ export const SIDE_PANEL_ID = 'side-panel';
 /**
  * A mode's panel on the right, after the separator that resizes it. Each mode draws its own (the
  * panel's content is the mode's), so a mode without one (nothing open yet, a failed mode) has no
- * separator either.
+ * separator either, and the canvas takes its place (`styles.css`).
  */
 export function SidePanel({ children }: { children: ReactNode }) {
   return (

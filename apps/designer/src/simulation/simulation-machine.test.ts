@@ -113,11 +113,16 @@ describe('simulation machine', () => {
     }
   });
 
-  it('refuses to start an invalid route', () => {
-    const sim = start({ ...chatThenSms, start: 'nowhere' });
+  it('refuses to start an invalid route, counting its problems in words ("1 problem(s)" read badly)', () => {
+    const lost = (ids: string[]): Route => ({
+      ...chatThenSms,
+      steps: [...chatThenSms.steps, ...ids.map((id) => ({ id, channel: 'sms' as const }))],
+    });
+    const sim = start(lost(['lost']));
     sim.send({ type: 'START' });
     expect(sim.getSnapshot().value).toBe('ready');
-    expect(sim.getSnapshot().context.error).toMatch(/problem/);
+    expect(sim.getSnapshot().context.error).toBe('The route has a problem: fix it to simulate');
+    expect(start(lost(['lost', 'astray'])).getSnapshot().context.error).toBe('The route has 2 problems: fix them to simulate');
   });
 
   it('refuses an invalid ttl instead of throwing out of START (it blanked the designer)', () => {

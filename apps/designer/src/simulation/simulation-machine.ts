@@ -60,7 +60,8 @@ export const TICK_MS = 100;
 
 function compile(route: Route): { machine: AnyStateMachine | null; error: string | null } {
   const problems = validateRoute(route);
-  if (problems.length > 0) return { machine: null, error: `The route has ${problems.length} problem(s): fix them to simulate` };
+  if (problems.length === 1) return { machine: null, error: 'The route has a problem: fix it to simulate' };
+  if (problems.length > 1) return { machine: null, error: `The route has ${problems.length} problems: fix them to simulate` };
   // A draft is compiled without its id, so edits never hit the memoized machine of a stored revision.
   const { id: _id, revision: _rev, ...draft } = route;
   return { machine: compileRoute(draft as Route), error: null };

@@ -5,6 +5,7 @@ import type { ApiClient } from '../api/api-client.ts';
 import { ApiError } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
+import { EmptyCanvas } from '../layout/EmptyCanvas.tsx';
 import { SidePanel } from '../layout/SidePanel.tsx';
 import { journeyOf } from './journey.ts';
 import { useCascadeStatus } from './useCascadeStatus.ts';
@@ -36,6 +37,22 @@ export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching
     };
   }, [api, ref]);
   const highlight = useMemo(() => (route && status ? journeyOf(route, status) : {}), [route, status]);
+  const panel = (
+    <SidePanel>
+      <WatchPanel api={api} watching={watching} status={status} error={error} onWatch={onWatch} />
+    </SidePanel>
+  );
+  if (!watching) {
+    return (
+      <>
+        <EmptyCanvas title="No cascade watched">
+          Enter the trackinId or message GUID of a cascade on the right, or send a test cascade from there: its journey is drawn here as it
+          runs.
+        </EmptyCanvas>
+        {panel}
+      </>
+    );
+  }
   return (
     <>
       <main className="canvas-area">
@@ -45,15 +62,13 @@ export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching
           <p className="empty error" role="alert">
             {routeError}
           </p>
-        ) : watching && error && !status ? (
+        ) : error && !status ? (
           <p className="empty error">{error}</p>
         ) : (
-          <p className="empty">{watching ? 'Loading the cascade…' : 'Enter a trackinId or message GUID on the right.'}</p>
+          <p className="empty">Loading the cascade…</p>
         )}
       </main>
-      <SidePanel>
-        <WatchPanel api={api} watching={watching} status={status} error={error} onWatch={onWatch} />
-      </SidePanel>
+      {panel}
     </>
   );
 }
