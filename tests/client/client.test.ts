@@ -56,6 +56,24 @@ describe('@spillway/client', () => {
     );
   });
 
+  // Regression: pointed at a host's page rather than the API (a baseUrl without the mount prefix),
+  // a send failed with "404 undefined: undefined".
+  it("says what answered when an error is not the API's JSON", async () => {
+    const html = async () =>
+      new Response('<!DOCTYPE html><html><body><pre>Cannot POST /bat/messagelist</pre></body></html>', {
+        status: 404,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+    const spillway = createSpillwayClient({ baseUrl: 'http://shop.test', auth: { apiKey: API_KEY }, fetch: html });
+    const failed = (await spillway
+      .sendMessages({ messages: [{ type: 'sms', from: 'Acme', to: '+99912345600', text: 'x' }] })
+      .catch((error: unknown) => error)) as SpillwayApiError;
+    expect(failed).toBeInstanceOf(SpillwayApiError);
+    expect(failed.message).toBe('HTTP 404: Cannot POST /bat/messagelist');
+    expect(failed.status).toBe(404);
+    expect(failed.body).toBeUndefined();
+  });
+
   it('waits the Retry-After of a 429 and tries again', async () => {
     const clock = createFakeClock();
     const limited = await startServer({ SPILLWAY_RATE_DATA: '1/1' }, { clock });

@@ -1,4 +1,7 @@
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -256,5 +259,143 @@ describe('createSpillway: start and stop', () => {
     const res = await spillway.fetch(new Request('http://spillway.test/bat/balance', { headers: { authorization: auth } }));
     expect(res.status).toBe(200);
     expect(account.id).toBeGreaterThan(0);
+  });
+});
+
+describe('createSpillway: before start() and after stop()', () => {
+  // Regression: before start() /health answered 200, every caller 401 "Invalid credentials" (no
+  // tables yet), and on a migrated database a send was accepted and then waited for a worker that
+  // was never started.
+  it('answers 503 until start() has finished, on fetch and on its own server, then serves', async () => {
+    const spillway = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [createSimulator({ latencyMs: 10 })],
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      basePath: '/spillway',
+    });
+    running.push(spillway);
+    const handler = toNodeHandler(spillway);
+    const host = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((done) => host.listen(0, '127.0.0.1', done));
+    try {
+      const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+      const send = () =>
+        fetch(`${origin}/spillway/bat/messagelist`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] }),
+        });
+      for (const res of [
+        await fetch(`${origin}/spillway/health`),
+        await send(),
+        await spillway.fetch(new Request('http://x/spillway/health')),
+      ]) {
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(await res.json()).toMatchObject({ error: 'unavailable', message: expect.stringContaining('call `await spillway.start()`') });
+      }
+      await spillway.start();
+      const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
+      await spillway.engine.accounts.approveAlphaName(account.id, 'Shop');
+      expect((await fetch(`${origin}/spillway/health`)).status).toBe(200);
+      expect((await send()).status).toBe(200);
+    } finally {
+      await new Promise<void>((done) => host.close(() => done()));
+    }
+  });
+
+  it('refuses start() and listen() after stop(): a stopped Spillway answered 503 for ever, silently', async () => {
+    const spillway = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [createSimulator()],
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+    });
+    await spillway.start();
+    await spillway.stop();
+    await expect(spillway.start()).rejects.toThrow(/start\(\) after stop\(\): a stopped Spillway does not start again/);
+    await expect(spillway.listen({ port: 0 })).rejects.toThrow(/after stop\(\)/);
+  });
+});
+
+describe('createSpillway: wrong options', () => {
+  const storage = () => createSqliteStorage();
+  const channels = () => [createSimulator()];
+  // Regression: each failed away from the cause, with "Cannot destructure property 'storage'",
+  // "options.channels is not iterable", "storage.migrate is not a function" (at start()),
+  // "registry.getSingleMetric is not a function", an error naming SPILLWAY_JWT_SECRET, or not at all.
+  it('names the option and what it must be', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [undefined, /createSpillway: expected options \{ storage, channels, \.\.\. \}, got undefined/],
+      [{ channels: channels() }, /createSpillway: storage must be a storage adapter \(createSqliteStorage/],
+      [{ storage: './shop.db', channels: channels() }, /storage must be a storage adapter .*got a string \("\.\/shop\.db"\)/],
+      [{ storage: storage() }, /createSpillway: channels must be an array of channel drivers .*got undefined/],
+      [{ storage: storage(), channels: createSimulator() }, /channels must be an array of channel drivers .*got an object/],
+      [
+        { storage: storage(), channels: [createSimulator] },
+        /channels\[0\] must be a channel driver .*createSimulator\(\) rather than createSimulator/,
+      ],
+      [{ storage: storage(), channels: channels(), metrics: { registry: {} } }, /metrics\.registry must be a prom-client Registry/],
+      [
+        { storage: storage(), channels: channels(), chatHub: { jwtSecret: 'short' } },
+        /chatHub\.jwtSecret must be a string of at least 32 characters, got 5 characters/,
+      ],
+      [{ storage: storage(), channels: channels(), publicUrl: 'shop.example' }, /publicUrl must be an http\(s\) URL .*got "shop\.example"/],
+      [{ storage: storage(), channels: channels(), sandbox: 'no' }, /sandbox must be true or false, got a string \("no"\)/],
+      [{ storage: storage(), channels: channels(), logger: 'pino' }, /logger must have info, warn and error/],
+      [
+        { storage: storage(), channels: channels(), basePath: 'https://shop.example/spillway' },
+        /basePath must be a path such as '\/spillway' \(the path only/,
+      ],
+    ];
+    for (const [options, message] of cases) {
+      expect(() => createSpillway(options as SpillwayOptions), String(message)).toThrow(TypeError);
+      expect(() => createSpillway(options as SpillwayOptions), String(message)).toThrow(message);
+    }
+  });
+});
+
+type Pino = (options: object, stream: Writable) => NonNullable<SpillwayOptions['logger']>;
+
+describe('the adapters: wrong targets', () => {
+  // Regression: `toNodeHandler(undefined)` threw "Cannot read properties of undefined (reading 'basePath')".
+  it('name the adapter and what it takes', () => {
+    const spillway = createSpillway({ storage: createSqliteStorage(), channels: [createSimulator()] });
+    running.push(spillway);
+    expect(() => toNodeHandler(undefined as unknown as Spillway)).toThrow(
+      new TypeError('toNodeHandler: expected a Spillway (createSpillway(...)) or { fetch, basePath }, got undefined'),
+    );
+    expect(() => toNodeHandler(spillway.fetch as unknown as Spillway)).toThrow(
+      /got a function \(pass the Spillway itself, not its fetch\)/,
+    );
+  });
+});
+
+describe('createSpillway: a host pino logger', () => {
+  // Regression: pino (and `fastify.log`) takes the fields first; called message first it printed
+  // "unhandled error in request" and dropped the error and its stack.
+  it('logs the fields, the error included', async () => {
+    const pino = createRequire(resolve(import.meta.dirname, '../../apps/server/package.json'))('pino') as Pino;
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const { call } = await embed({
+      logger: pino({}, sink),
+      http: {
+        extraRoutes: [
+          (root) =>
+            root.get('/explode', () => {
+              throw new Error('the warehouse is on fire');
+            }),
+        ],
+      },
+    });
+    expect((await call('/explode')).status).toBe(500);
+    const logged = lines.find((l) => l['msg'] === 'unhandled error in request');
+    expect(JSON.stringify(logged)).toContain('the warehouse is on fire');
   });
 });

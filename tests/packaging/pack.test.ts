@@ -152,6 +152,62 @@ console.log(JSON.stringify({
     });
   });
 
+  it("embed with createSpillway as the README shows: under a basePath beside the host's routes, 503 before start() and after stop()", () => {
+    writeFileSync(
+      join(app, 'embed.mjs'),
+      `import { createServer } from 'node:http';
+import { createSimulator } from '@spillway/channels';
+import { createSpillway, toNodeHandler } from '@spillway/http';
+import { createSqliteStorage } from '@spillway/sqlite';
+import { createSpillwayClient } from '@spillway/client';
+
+const spillway = createSpillway({
+  storage: createSqliteStorage({ filename: 'embed.db' }),
+  channels: [createSimulator({ latencyMs: 5 })],
+  basePath: '/spillway',
+  sandbox: false,
+});
+const handler = toNodeHandler(spillway);
+const host = createServer((req, res) => void handler(req, res, () => res.writeHead(200).end('the shop')));
+await new Promise((resolve) => host.listen(0, '127.0.0.1', resolve));
+const origin = 'http://127.0.0.1:' + host.address().port;
+const before = (await fetch(origin + '/spillway/health')).status;
+await spillway.start();
+const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
+await spillway.engine.accounts.approveAlphaName(account.id, 'Shop');
+const { key } = await spillway.engine.accounts.createKey(account.id);
+const client = createSpillwayClient({ baseUrl: origin + '/spillway', auth: { apiKey: key } });
+const sent = await client.sendMessages({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'Shipped' }] });
+let status;
+for (let i = 0; i < 200 && status !== 'delivered'; i++) {
+  await new Promise((r) => setTimeout(r, 25));
+  status = (await client.GET('/bat/message/{messageId}', { params: { path: { messageId: sent.messages[0].messageId } } })).data?.deliverystatus;
+}
+const shop = await (await fetch(origin + '/orders')).text();
+const sandbox = (await fetch(origin + '/spillway/sandbox/inbound', { method: 'POST' })).status;
+let wrong = '';
+try {
+  createSpillway({ storage: 'shop.db', channels: [createSimulator()] });
+} catch (error) {
+  wrong = error.message;
+}
+await spillway.stop();
+const after = (await fetch(origin + '/spillway/health')).status;
+host.close();
+console.log(JSON.stringify({ before, status, shop, sandbox, after, wrong }));
+`,
+    );
+    const out = JSON.parse(run(process.execPath, ['embed.mjs'], app).trim().split('\n').pop()!) as Record<string, unknown>;
+    expect(out).toEqual({
+      before: 503,
+      status: 'delivered',
+      shop: 'the shop',
+      sandbox: 404,
+      after: 503,
+      wrong: expect.stringMatching(/^createSpillway: storage must be a storage adapter/),
+    });
+  });
+
   it("compile in the user's TypeScript app (strict, NodeNext), and a misspelt body does not", () => {
     writeFileSync(
       join(app, 'tsconfig.json'),

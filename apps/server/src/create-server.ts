@@ -51,6 +51,11 @@ export interface SpillwayServer {
   /** Chat hub and client token issuing, verification, key rotation. */
   tokens: TokenService;
   storage: Storage;
+  /**
+   * Answers a request as the server does, without a listener: the storage is migrated and the
+   * signing keys loaded when `createServer` resolves, so it serves before `listen()` (the OpenAPI
+   * writer, tests), though no worker runs until then.
+   */
   fetch: (request: Request) => Response | Promise<Response>;
   /** Listens on `config.PORT` (0 picks a free port) and answers the bound port. */
   listen(): Promise<{ port: number; url: string }>;
@@ -124,6 +129,39 @@ function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): Sqlit
   });
 }
 
+/**
+ * The storage of a configuration, opened and migrated; a failure names the variable to look at
+ * (it said "unable to open database file", "file is not a database" or "connect ECONNREFUSED").
+ */
+async function openMigrated(config: ServerConfig, checkpointsElsewhere: boolean): Promise<SqliteStorage | PostgresStorage> {
+  let storage: SqliteStorage | PostgresStorage | undefined;
+  try {
+    storage = openStorage(config, checkpointsElsewhere);
+    await storage.migrate();
+    return storage;
+  } catch (error) {
+    await storage?.close().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!config.DATABASE_URL?.startsWith('postgres')) {
+      throw new Error(`SPILLWAY_DB: cannot use the SQLite file "${config.SPILLWAY_DB}": ${reason}`, { cause: error });
+    }
+    // The URL without its credentials.
+    const url = URL.canParse(config.DATABASE_URL) ? new URL(config.DATABASE_URL) : null;
+    const where = url ? `${url.host}${url.pathname}` : 'the configured server';
+    throw new Error(`DATABASE_URL: cannot use PostgreSQL at ${where} (schema ${config.SPILLWAY_PG_SCHEMA}): ${reason}`, { cause: error });
+  }
+}
+
+/** Listens, or fails naming the variables of the address (it said only "listen EADDRINUSE ..."). */
+async function listenOrName<T>(listen: () => Promise<T>, port: number, host: string, variables: string): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`${variables}: cannot listen on ${host}:${port}: ${reason}`, { cause: error });
+  }
+}
+
 /** A login's account id, remembered once found (logins never change). */
 function accountIdOf(storage: Storage): (login: string) => Promise<number | undefined> {
   const found = new Map<string, number>();
@@ -150,8 +188,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     !ownClock &&
     !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
   const checkpointFile = threaded ? sqliteFile(config) : null;
-  const storage = openStorage(config, checkpointFile !== null || options.checkpointsElsewhere === true);
-  await storage.migrate();
+  const storage = await openMigrated(config, checkpointFile !== null || options.checkpointsElsewhere === true);
   // The HTTP thread's ingests and the workers' thread's commits say when they hold the write lock.
   const writeFlag = options.writeFlag ? openWriteFlag(options.writeFlag) : checkpointFile !== null ? createWriteFlag() : null;
   if (options.writeFlag) writeFlag?.markCommits(storage);
@@ -301,18 +338,32 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     tokens,
     storage,
     logger,
-    fetch: spillway.fetch,
+    // spillway.fetch answers 503 until start(), which listen() calls: the app itself is ready now.
+    fetch: (request) => spillway.app.fetch(request),
     async listen() {
       // Starts the workers of this process, if it runs them.
       await spillway.start();
       if (config.SPILLWAY_ROLE === 'worker') {
         if (config.SPILLWAY_METRICS_PORT !== undefined && spillway.registry && !metricsListener) {
-          metricsListener = await listenForMetrics(spillway.registry, config.SPILLWAY_METRICS_PORT, config.HOST);
+          const port = config.SPILLWAY_METRICS_PORT;
+          metricsListener = await listenOrName(
+            () => listenForMetrics(spillway.registry!, port, config.HOST),
+            port,
+            config.HOST,
+            'SPILLWAY_METRICS_PORT, HOST',
+          );
           logger.info({ role: 'worker', metrics: metricsListener.url }, 'spillway worker metrics are served');
         }
         keepAlive ??= setInterval(() => undefined, 2 ** 30);
         logger.info({ role: 'worker' }, 'spillway workers are running');
         return { port: metricsListener?.port ?? 0, url: metricsListener?.url ?? '' };
+      }
+      // Only a workers-only process serves metrics on a port of its own: said, not silently ignored.
+      if (config.SPILLWAY_METRICS_PORT !== undefined && !httpThread) {
+        logger.warn(
+          { SPILLWAY_METRICS_PORT: config.SPILLWAY_METRICS_PORT, role: config.SPILLWAY_ROLE },
+          'SPILLWAY_METRICS_PORT is for SPILLWAY_ROLE=worker only: this process serves /metrics on its API port',
+        );
       }
       const origin = (port: number) => `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
       // The workers' thread starts before the port opens (a server that answers is a server that
@@ -321,11 +372,17 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known)
         thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, writeFlag, logger, recordCounts);
-      const running = await serve({
-        fetch: spillway.fetch,
-        direct: spillway.direct,
-        ...(httpThread ? { handle: httpThread.listener } : { port: config.PORT, hostname: config.HOST }),
-      });
+      const running = await listenOrName(
+        () =>
+          serve({
+            fetch: spillway.fetch,
+            direct: spillway.direct,
+            ...(httpThread ? { handle: httpThread.listener } : { port: config.PORT, hostname: config.HOST }),
+          }),
+        config.PORT,
+        config.HOST,
+        'PORT, HOST',
+      );
       listening = running;
       const url = origin(running.port);
       if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;

@@ -97,6 +97,28 @@ describe('Spillway embedded in express with createSpillway', () => {
     }
   });
 
+  // Regression: under `app.use('/spillway', ...)` without the same basePath every request was a
+  // JSON 404 "No route for GET /spillway/bat/balance", which sent a reader looking for a missing route.
+  it('names the basePath to give when express mounts Spillway at a path its basePath does not start with', async () => {
+    const app = express();
+    const spillway = { fetch: shop.spillway.fetch, basePath: '' };
+    app.use('/spillway', toNodeHandler(spillway));
+    app.use('/api', toNodeHandler({ fetch: shop.spillway.fetch, basePath: '/spillway' }));
+    const mounted = await listen(app);
+    try {
+      for (const [path, wanted] of [
+        ['/spillway/bat/balance', '/spillway'],
+        ['/api/bat/balance', '/api/spillway'],
+      ] as const) {
+        const r = await fetch(`${mounted.base}${path}`, { headers: { authorization: auth } });
+        expect(r.status, path).toBe(500);
+        expect(await r.json()).toMatchObject({ error: 'internal', message: expect.stringContaining(`basePath: '${wanted}'`) });
+      }
+    } finally {
+      await new Promise((resolve) => mounted.server.close(resolve));
+    }
+  });
+
   it('answers a clear JSON error when a body parser read the body before Spillway', async () => {
     const app = express();
     app.use(express.json());

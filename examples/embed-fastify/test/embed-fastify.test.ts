@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toFastifyPlugin } from '@spillway/http';
 import { createShopApp } from '../src/app.ts';
 
 let shop: Awaited<ReturnType<typeof createShopApp>>;
@@ -99,5 +101,42 @@ describe('Spillway embedded in Fastify', () => {
     const balance = await fetch(`${base}/spillway/bat/balance`, { headers: { authorization: auth } });
     expect(balance.status).toBe(200);
     expect((await fetch(`${base}/spillway/bat/balance`)).status).toBe(401);
+  });
+});
+
+describe('toFastifyPlugin under a Fastify prefix', () => {
+  // Regression: `fastify.register(plugin, { prefix })`, Fastify's own way to mount a plugin, served
+  // nothing: with the same basePath the routes landed on /spillway/spillway/*, without one every
+  // request under the prefix was a JSON 404 "No route for GET /spillway/bat/balance".
+  it('serves the API at the prefix when basePath is the prefix, even nested', async () => {
+    for (const nested of [false, true]) {
+      const app = Fastify();
+      if (nested) await app.register(async (api) => void (await api.register(toFastifyPlugin(shop.spillway), { prefix: '/spillway' })));
+      else await app.register(toFastifyPlugin(shop.spillway), { prefix: '/spillway' });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+        const balance = await fetch(`${origin}/spillway/bat/balance`, { headers: { authorization: auth } });
+        expect(balance.status).toBe(200);
+        expect(await balance.json()).toMatchObject({ currency: 'EUR' });
+        const sent = await fetch(`${origin}/spillway/bat/messagelist`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ messages: [{ from: 'MyShop', to: '99900000000', type: 'sms', text: 'hi' }] }),
+        });
+        expect(sent.status).toBe(200);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
+  it('refuses a registration whose prefix the basePath does not start with, naming the basePath to give', async () => {
+    const app = Fastify();
+    const rootSpillway = { fetch: shop.spillway.fetch, basePath: '' };
+    await expect(app.register(toFastifyPlugin(rootSpillway), { prefix: '/spillway' }).ready()).rejects.toThrow(
+      /registered with prefix '\/spillway' but Spillway's basePath is "": create it with basePath: '\/spillway'/,
+    );
+    await app.close();
   });
 });

@@ -1,4 +1,8 @@
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toKoaMiddleware } from '@spillway/http';
 import { createShopApp } from '../src/app.ts';
 
 let shop: Awaited<ReturnType<typeof createShopApp>>;
@@ -62,5 +66,26 @@ describe('Spillway embedded in Koa', () => {
     const outside = await fetch(`${base}/bat/balance`, { headers: { authorization: auth } });
     expect(outside.status).toBe(404);
     expect(await outside.text()).toBe('Not Found');
+  });
+
+  // Regression: after `@koa/bodyparser` a send was answered 400 "Request body is empty", where the
+  // express adapter names the cause; the README promises the clear 500 for every adapter.
+  it('answers a clear JSON 500 when a body parser read the body before Spillway', async () => {
+    const app = new Koa();
+    app.use(bodyParser());
+    app.use(toKoaMiddleware(shop.spillway));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/spillway/bat/messagelist`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ messages: [{ from: 'MyShop', to: '99900000000', type: 'sms', text: 'hi' }] }),
+      });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toMatchObject({ error: 'internal', message: expect.stringContaining('mount Spillway first') });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -36,12 +36,26 @@ export interface SendOptions {
 
 /** An answer other than 2xx: its status and the API's JSON error body. */
 export class SpillwayApiError extends Error {
+  /** The API's JSON error body; undefined when the answer was not one (a proxy's page, a host's 404). */
+  readonly body: ErrorBody | undefined;
   constructor(
     readonly status: number,
-    readonly body: ErrorBody | undefined,
+    body: ErrorBody | string | undefined,
   ) {
-    super(body ? `${status} ${body.error}: ${body.message}` : `HTTP ${status}`);
+    const json = typeof body === 'object' && body !== null && typeof body.error === 'string' ? body : undefined;
+    // An answer that is not the API's (a wrong baseUrl reaching the host's HTML 404) used to read
+    // "404 undefined: undefined": its text says where the request went.
+    const text =
+      typeof body === 'string'
+        ? body
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim()
+            .slice(0, 200)
+        : '';
+    super(json ? `${status} ${json.error}: ${json.message}` : text ? `HTTP ${status}: ${text}` : `HTTP ${status}`);
     this.name = 'SpillwayApiError';
+    this.body = json;
   }
 }
 
@@ -103,7 +117,7 @@ export function createSpillwayClient(options: SpillwayClientOptions): SpillwayCl
         await sleep(baseDelayMs * 2 ** attempt);
         continue;
       }
-      throw new SpillwayApiError(result.response.status, result.error as ErrorBody | undefined);
+      throw new SpillwayApiError(result.response.status, result.error as ErrorBody | string | undefined);
     }
   }
 

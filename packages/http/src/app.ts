@@ -18,6 +18,7 @@ import type { Env, HttpLogger } from './env.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 import { createErrorHandler, methodNotAllowedResponse, notFoundHandler } from './error-handler.ts';
 import { normalizeBasePath } from './base-path.ts';
+import { adaptLogger } from './host-logger.ts';
 import { SpillwayError } from '@spillway/core';
 import { createHttpMetrics } from './metrics.ts';
 import type { OpenApiInfo } from './openapi.ts';
@@ -48,7 +49,7 @@ export interface HttpOptions {
    * @default 16 MiB
    */
   maxBodyBytes?: number;
-  /** @default console */
+  /** `console`, or a pino or bunyan logger (called fields first, see `SpillwayOptions.logger`). @default console */
   logger?: HttpLogger;
   /**
    * Token service of the chat hub and client tokens: with it, every route that takes Basic or an
@@ -147,7 +148,7 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
  */
 export function createHttpApp(options: HttpOptions): Hono<Env> {
   const { engine } = options;
-  const logger = options.logger ?? console;
+  const logger = adaptLogger(options.logger ?? console);
   const basePath = normalizeBasePath(options.basePath);
   const rateLimiter = createRateLimiter({
     clock: engine.clock,

@@ -12,6 +12,19 @@ describe('normalizeBasePath', () => {
   it('refuses a prefix with a query or fragment', () => {
     expect(() => normalizeBasePath('/spillway?x=1')).toThrow(TypeError);
   });
+
+  // Regression: these were taken as they came ('/http://shop.test/api', '//api//v1', '/my api'),
+  // and a prefix no request path can match left the whole API answering 404; a number threw
+  // "(basePath ?? "").trim is not a function".
+  it('refuses what no request path matches, naming the option and the value', () => {
+    for (const bad of ['http://shop.test/api', '//api//v1', '/api/./v1', '/../api', '/my api', '/späť', '/a#b']) {
+      expect(() => normalizeBasePath(bad), bad).toThrow(TypeError);
+      expect(() => normalizeBasePath(bad), bad).toThrow(`basePath must be a path such as '/spillway'`);
+    }
+    expect(() => normalizeBasePath('https://shop.test/spillway')).toThrow(/the path only: the origin is the host's/);
+    expect(() => normalizeBasePath(5 as unknown as string)).toThrow(/basePath must be a path such as '\/spillway', got number 5/);
+    expect(normalizeBasePath(" /api/v1.2/~team's:one/ ")).toBe("/api/v1.2/~team's:one");
+  });
 });
 
 describe('pathBelow', () => {

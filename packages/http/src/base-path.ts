@@ -1,17 +1,30 @@
 import type { DirectRoutes } from './direct-routes.ts';
 import type { FetchHandler } from './node.ts';
 
+/** One segment of a prefix: the characters a URL path keeps as they are (so that it matches the path asked). */
+const SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,;=:@]+$/;
+
 /**
  * A mount prefix in one form: `''` for the root, else `/a/b` (leading slash, no trailing one).
+ * Anything that is not such a path (a URL, an empty, `.` or `..` segment, a query, spaces or
+ * characters a URL would escape) is refused: no request would ever be routed under it.
  *
  * @example
  * normalizeBasePath('spillway/') // '/spillway'
  */
 export function normalizeBasePath(basePath: string | undefined): string {
+  if (basePath !== undefined && typeof basePath !== 'string') {
+    throw new TypeError(`basePath must be a path such as '/spillway', got ${typeof basePath} ${String(basePath)}`);
+  }
   const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
   if (!trimmed) return '';
-  if (/[?#]/.test(trimmed)) throw new TypeError(`basePath must be a path, got ${JSON.stringify(basePath)}`);
-  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  const path = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  const segments = path.slice(1).split('/');
+  if (path.includes('://') || segments.some((s) => s === '.' || s === '..' || !SEGMENT.test(s))) {
+    const hint = path.includes('://') ? " (the path only: the origin is the host's)" : '';
+    throw new TypeError(`basePath must be a path such as '/spillway'${hint}, got ${JSON.stringify(basePath)}`);
+  }
+  return path;
 }
 
 /** The path below `basePath` (`/` at the prefix itself), or null when `pathname` is outside it. */

@@ -11,6 +11,8 @@ import { createTokenService } from './chat-hub/token-service.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
 import type { Env, HttpLogger } from './env.ts';
+import { adaptLogger } from './host-logger.ts';
+import { checkOptions } from './spillway-options.ts';
 import { createEngineMetrics } from './metrics.ts';
 import { createNodeHasher } from './node-hasher.ts';
 import { serve } from './node.ts';
@@ -68,7 +70,11 @@ export interface SpillwayOptions {
   clock?: Clock;
   /** @default createNodeHasher() */
   hasher?: PasswordHasher;
-  /** @default console */
+  /**
+   * Where Spillway logs: anything with `info`, `warn` and `error(message, meta)` (`console`,
+   * winston); a pino logger (Fastify's `fastify.log`) or a bunyan one, which take the fields
+   * first, is recognised and called so. @default console
+   */
   logger?: HttpLogger;
   /** Further engine options (rate card, ttl, batch size, accounts' own drivers in `accountChannels`, ...). */
   engine?: Omit<EngineOptions, 'storage' | 'channels' | 'hasher' | 'clock' | 'worker'>;
@@ -133,8 +139,9 @@ export interface Spillway {
  * process.on('SIGTERM', () => void spillway.stop());
  */
 export function createSpillway(options: SpillwayOptions): Spillway {
+  checkOptions(options);
   const { storage } = options;
-  const logger = options.logger ?? console;
+  const logger = adaptLogger(options.logger ?? console);
   const clock = options.clock ?? systemClock;
   const basePath = normalizeBasePath(options.basePath);
   const workers = options.workers ?? true;
@@ -216,13 +223,19 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     ],
   });
 
-  /** The answer of every request once `stop()` was called. */
-  const stoppedAnswer = () =>
-    new Response(JSON.stringify({ error: 'unavailable', message: 'Spillway is stopped: it takes no more requests', status: 503 }), {
+  /** The answer of every request before `start()` has finished, and once `stop()` was called. */
+  const unavailable = (message: string) =>
+    new Response(JSON.stringify({ error: 'unavailable', message, status: 503 }), {
       status: 503,
       headers: { 'content-type': 'application/json', 'retry-after': '1' },
     });
+  const stoppedAnswer = () => unavailable('Spillway is stopped: it takes no more requests');
+  const notStartedAnswer = () =>
+    unavailable(
+      'Spillway is not started: call `await spillway.start()` before it takes requests (it migrates the database and starts the workers)',
+    );
   let starting: Promise<void> | null = null;
+  let started = false;
   let stopping: Promise<void> | null = null;
   let server: RunningServer | null = null;
 
@@ -231,6 +244,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     await tokens?.ready();
     engine.start();
     webhooks?.start();
+    started = true;
   }
 
   async function stop(graceMs?: number): Promise<void> {
@@ -245,7 +259,9 @@ export function createSpillway(options: SpillwayOptions): Spillway {
 
   // Once stop() is called the engine and its database are closing: every request, on a host's
   // server too (`toNodeHandler`, the framework adapters), answers 503 rather than a 500 from a
-  // closed database, or a /health of 200 that keeps a load balancer sending traffic.
+  // closed database, or a /health of 200 that keeps a load balancer sending traffic. Before
+  // start() has finished, likewise: the tables may not exist yet (every caller was answered 401)
+  // and no worker runs (a send was accepted and then waited for a worker that never came).
   const mounted = withBasePath(app.fetch, basePath);
   const direct = directBelow(directRoutesOf(app)!, basePath);
   const spillway: Spillway = {
@@ -253,13 +269,16 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     storage,
     app,
     basePath,
-    fetch: (request, ...rest) => (stopping ? stoppedAnswer() : mounted(request, ...rest)),
+    fetch: (request, ...rest) => (stopping ? stoppedAnswer() : started ? mounted(request, ...rest) : notStartedAnswer()),
     // The app answers the 503: the direct routes step aside.
-    direct: (req, res, next, path) => (stopping ? next() : direct(req, res, next, path)),
+    direct: (req, res, next, path) => (stopping || !started ? next() : direct(req, res, next, path)),
     tokens,
     webhooks,
     registry,
-    start: () => (starting ??= start()),
+    start: () =>
+      stopping
+        ? Promise.reject(new Error('createSpillway: start() after stop(): a stopped Spillway does not start again, create a new one'))
+        : (starting ??= start()),
     async listen(listenOptions = {}) {
       await spillway.start();
       if (server) throw new Error('createSpillway: listen() was already called');

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalizeBasePath, pathBelow } from '../base-path.ts';
+import { pathBelow } from '../base-path.ts';
 import { createNodeListener } from '../node.ts';
+import { answeredBodyAlreadyRead, basePathOf } from './node-handler.ts';
 import type { Mountable } from './node-handler.ts';
 
 /** The part of a Koa context the middleware uses (typed here so that Koa stays the host's dependency). */
@@ -15,14 +16,14 @@ export interface KoaContextLike {
 /**
  * A Koa middleware serving the API under the handler's `basePath` and passing everything else to
  * `next`. It answers on the raw response (`ctx.respond = false`) with the body unread: put it
- * before any body parser (`@koa/bodyparser`).
+ * before any body parser (`@koa/bodyparser`); after one, it answers a JSON 500 saying so.
  *
  * @example
  * const spillway = createSpillway({ storage, channels, basePath: '/spillway' });
  * koa.use(toKoaMiddleware(spillway));
  */
 export function toKoaMiddleware(target: Mountable): (ctx: KoaContextLike, next: () => Promise<unknown>) => Promise<void> {
-  const basePath = normalizeBasePath(target.basePath);
+  const basePath = basePathOf(target, 'toKoaMiddleware');
   const listener = createNodeListener(target.fetch);
   return async (ctx, next) => {
     if (pathBelow(ctx.originalUrl.split('?')[0] ?? '/', basePath) === null) {
@@ -30,6 +31,8 @@ export function toKoaMiddleware(target: Mountable): (ctx: KoaContextLike, next: 
       return;
     }
     ctx.respond = false;
+    // A body parser before this middleware (`@koa/bodyparser`) left the stream empty.
+    if (answeredBodyAlreadyRead(ctx.req, ctx.res)) return;
     ctx.req.url = ctx.originalUrl;
     await listener(ctx.req, ctx.res);
   };
