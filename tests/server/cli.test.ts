@@ -160,7 +160,7 @@ describe('bootstrap', () => {
     // Any other URL was silently ignored: the server ran on the SQLite file instead.
     expect(() => readConfig({ DATABASE_URL: 'mysql://root@db/spillway' })).toThrow(/DATABASE_URL: .*postgres/);
     expect(readConfig({ DATABASE_URL: 'postgresql://u@db/x' }).DATABASE_URL).toBe('postgresql://u@db/x');
-    expect(readConfig({ DATABASE_URL: '' }).DATABASE_URL).toBe('');
+    expect(readConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 });
 

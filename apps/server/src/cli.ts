@@ -62,6 +62,34 @@ const USAGE = `spillway <command>
 
 Configuration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
 
+/** Each command and its subcommands (none: the command stands alone). */
+const COMMANDS: Record<string, readonly string[]> = {
+  serve: [],
+  accounts: ['create', 'topup', 'rate-limit'],
+  keys: ['create', 'list', 'revoke'],
+  alphanames: ['approve', 'list'],
+  applications: ['list', 'approve', 'reject'],
+  tokens: ['keys', 'rotate', 'retire'],
+  drivers: ['check'],
+  reachability: ['show', 'clear'],
+};
+
+/**
+ * Refuses a command line that names no command, half of one or more than one, before anything
+ * runs: `serve extra` started the server, `accounts` alone said `unknown command "accounts "`.
+ */
+function checkCommand(positionals: readonly string[]): void {
+  const [command = '', sub, ...extra] = positionals;
+  const subs = COMMANDS[command];
+  if (!subs) throw new Error(`unknown command "${command}"; commands: ${Object.keys(COMMANDS).join(', ')}\n\n${USAGE}`);
+  if (subs.length === 0 && sub !== undefined) throw new Error(`unexpected argument "${sub}" after "${command}"\n\n${USAGE}`);
+  if (subs.length > 0 && sub === undefined) throw new Error(`"${command}" needs a subcommand: ${subs.join(', ')}\n\n${USAGE}`);
+  if (sub !== undefined && subs.length > 0 && !subs.includes(sub)) {
+    throw new Error(`unknown command "${command} ${sub}"; "${command}" takes: ${subs.join(', ')}\n\n${USAGE}`);
+  }
+  if (extra.length > 0) throw new Error(`unexpected argument "${extra[0]}" after "${command} ${sub}"\n\n${USAGE}`);
+}
+
 /**
  * An amount in currency units (plain decimal digits: `Number` also read "", "0x10" and "1e3"), or a
  * clear error naming the flag. A top-up must move money; an opening balance may be 0.
@@ -102,6 +130,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
+  checkCommand(positionals);
   if (values.role !== undefined && !['all', 'api', 'worker'].includes(values.role))
     throw new Error(`--role is all, api or worker, got "${values.role}"`);
   const config = readConfig(values.role ? { ...process.env, SPILLWAY_ROLE: values.role } : process.env);
@@ -199,9 +228,12 @@ async function main(argv: string[]): Promise<void> {
         print(await engine.accounts.listKeys((await accountOf()).id));
         break;
       case 'alphanames approve': {
-        const channels = values.channels?.split(',').map((c) => c.trim()) as ChannelId[] | undefined;
-        const unknown = channels?.filter((c) => !(CHANNELS as readonly string[]).includes(c)) ?? [];
-        if (unknown.length) throw new Error(`unknown channel(s): ${unknown.join(', ')}; known: ${CHANNELS.join(', ')}`);
+        const names = values.channels?.split(',').map((c) => c.trim());
+        if (names?.every((c) => c === '')) throw new Error(`--channels names at least one channel: ${CHANNELS.join(', ')}`);
+        const unknown = names?.filter((c) => !(CHANNELS as readonly string[]).includes(c)) ?? [];
+        const channels = names as ChannelId[] | undefined;
+        if (unknown.length)
+          throw new Error(`unknown channel(s): ${unknown.map((c) => JSON.stringify(c)).join(', ')}; known: ${CHANNELS.join(', ')}`);
         print(await engine.accounts.approveAlphaName((await accountOf()).id, need(values.name, 'name'), channels));
         break;
       }
