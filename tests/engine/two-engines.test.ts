@@ -44,6 +44,20 @@ async function sharedDatabase(): Promise<[Storage, Storage]> {
 }
 
 describe('two engines on one database', () => {
+  // Two apps starting on one database at once each ensure their account: both found no account,
+  // both created it, and the second died on "login shop is taken".
+  it('ensure one account at once: both answer the one account', async () => {
+    const [storageA, storageB] = await sharedDatabase();
+    const a = createEngine({ storage: storageA, channels: [createSimulator()], hasher: createNodeHasher({ N: 2 ** 12 }) });
+    const b = createEngine({ storage: storageB, channels: [createSimulator()], hasher: createNodeHasher({ N: 2 ** 12 }) });
+    const ensured = await Promise.all([
+      a.accounts.ensure({ login: 'shop', password: 'shop-password' }),
+      b.accounts.ensure({ login: 'shop', password: 'shop-password' }),
+    ]);
+    expect(ensured[0].id).toBe(ensured[1].id);
+    expect(await a.accounts.authenticatePassword('shop', 'shop-password')).toMatchObject({ id: ensured[0].id });
+  });
+
   it('share the work: every message is sent by exactly one of them and ends delivered', async () => {
     const [storageA, storageB] = await sharedDatabase();
     const simA = createSimulator({ latencyMs: 5 });

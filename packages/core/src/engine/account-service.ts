@@ -61,7 +61,18 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
     },
     async ensure(input) {
       const found = await storage.findAccountByLogin(input.login);
-      if (!found) return service.create(input);
+      if (!found) {
+        try {
+          return await service.create(input);
+        } catch (error) {
+          // Created meanwhile by another process ensuring it too (two apps starting on one database):
+          // it is there now, and is ensured as found.
+          const created =
+            error instanceof SpillwayError && error.code === 'conflict' ? await storage.findAccountByLogin(input.login) : null;
+          if (!created) throw error;
+          return created.account;
+        }
+      }
       if (!(await hasher.verifyPassword(input.password, found.passwordHash))) {
         await storage.setPasswordHash(found.account.id, await hasher.hashPassword(input.password));
       }
