@@ -43,12 +43,15 @@ export async function bootstrap(
   }
   if (!password) throw new Error('SPILLWAY_BOOTSTRAP_PASSWORD is required with SPILLWAY_BOOTSTRAP_LOGIN');
   // Processes started together on one database (an API process and its workers) bootstrap it at
-  // once: the one that loses the race to create a row finds it on its second try.
-  const ensure = { login, password };
-  const account = await engine.accounts.ensure(ensure).catch(async (error: unknown) => {
-    if (!lostRace(error)) throw error;
-    return generated ? null : engine.accounts.ensure(ensure);
-  });
+  // once. `ensure` answers each the one account. The demo account is created, not ensured: the
+  // process that loses the race to create it has credentials that were never set, and logs none.
+  const credentials = { login, password };
+  const account = generated
+    ? await engine.accounts.create(credentials).catch((error: unknown) => {
+        if (!lostRace(error)) throw error;
+        return null;
+      })
+    : await engine.accounts.ensure(credentials);
   // Another process created the demo account: its credentials are the ones logged.
   if (!account) return null;
   if (key) {
