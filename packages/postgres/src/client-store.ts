@@ -27,7 +27,7 @@ import type {
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
-import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+import { conflictOnUnique, row, rows, run, transaction } from './pg-util.ts';
 
 /**
  * Migrations of the client-management tables, appended to the storage's migrations in order.
@@ -131,18 +131,9 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
 
 /** The client-management part of the PostgreSQL storage, in the tables of `x` (the schema prefix). */
 export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
-  const conflict = async <T>(fn: () => Promise<T>, message: string): Promise<T> => {
-    try {
-      return await fn();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
-      throw error;
-    }
-  };
-
   return {
     async createSenderApplication(input, at) {
-      const created = await conflict(
+      const created = await conflictOnUnique(
         () =>
           row<SenderApplicationRow>(
             pool,
@@ -180,7 +171,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
 
     createLinkedClient: createLinkedClientCreation(pool, x),
     async linkClient(link) {
-      await conflict(
+      await conflictOnUnique(
         () =>
           rows(pool, `INSERT INTO ${x}client_links (child_id, parent_id, kind, referral_id, created_at) VALUES ($1, $2, $3, $4, $5)`, [
             link.childId,
@@ -215,7 +206,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
     },
 
     async createOrganization(input, at) {
-      const created = await conflict(
+      const created = await conflictOnUnique(
         () =>
           row<OrganizationRow>(
             pool,

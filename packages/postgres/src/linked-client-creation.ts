@@ -1,10 +1,9 @@
 import type pg from 'pg';
-import { SpillwayError } from '@spillway/core';
 import { accountFromRow, alphaNameFromRow, apiKeyFromRow } from '@spillway/core/storage';
 import type { ClientStorage, WalletTransaction } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, LinkedClientRecord } from '@spillway/core/storage';
 import { alphaNameList } from './alpha-name-list.ts';
-import { isUniqueViolation, row, run, transaction } from './pg-util.ts';
+import { conflictOnUnique, row, run, transaction } from './pg-util.ts';
 import { walletMove } from './wallet-move.ts';
 
 /** Thrown inside the transaction to roll the client back when the opening balance is not covered. */
@@ -15,15 +14,6 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
   const move = walletMove(pool, x);
   const list = alphaNameList(pool, x);
 
-  const unique = async <T>(fn: () => Promise<T>, message: string): Promise<T> => {
-    try {
-      return await fn();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
-      throw error;
-    }
-  };
-
   return async (c, at) => {
     try {
       return await transaction(pool, async (client): Promise<LinkedClientRecord> => {
@@ -31,7 +21,7 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
         // wait for it: taken when it commits, free when it rolls back.
         const { login, name, passwordHash, currency } = c.account;
         const account = accountFromRow(
-          (await unique(
+          (await conflictOnUnique(
             () =>
               row<AccountRow>(
                 client,
@@ -42,7 +32,7 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
           ))!,
         );
         const link = { ...c.link, childId: account.id };
-        await unique(
+        await conflictOnUnique(
           () =>
             run(client, `INSERT INTO ${x}client_links (child_id, parent_id, kind, referral_id, created_at) VALUES ($1, $2, $3, $4, $5)`, [
               link.childId,
@@ -66,7 +56,7 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
         const key = c.apiKey;
         const apiKey = key
           ? apiKeyFromRow(
-              (await unique(
+              (await conflictOnUnique(
                 () =>
                   row<ApiKeyRow>(
                     client,

@@ -85,6 +85,16 @@ export function isUniqueViolation(error: unknown): boolean {
   return sqlState(error) === '23505';
 }
 
+/** Runs `fn`, turning a unique_violation into a `conflict` saying `message`. */
+export async function conflictOnUnique<T>(fn: () => Promise<T>, message: string): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
+    throw error;
+  }
+}
+
 /**
  * The quoted schema prefix of every table name (`"public".`). Tables are always qualified, so
  * that an injected pool's search_path does not matter and several schemas can share one pool.

@@ -26,7 +26,7 @@ import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
 import { toSenderApplication } from './rows.ts';
 import type { SqliteSenderApplicationRow } from './rows.ts';
-import { isUniqueViolation } from './sqlite-util.ts';
+import { conflictOnUnique } from './sqlite-util.ts';
 
 /**
  * Migrations of the client-management tables, appended to the storage's migrations in order.
@@ -241,18 +241,9 @@ export function createClientStore(db: Database.Database): ClientStorage {
   const selectConnectionByExternal = db.prepare<[string], SocialConnectionRow>('SELECT * FROM social_connections WHERE external_id = ?');
   const deleteConnection = db.prepare<[number, string]>('DELETE FROM social_connections WHERE account_id = ? AND alpha_name = ?');
 
-  const conflict = <T>(fn: () => T, message: string): T => {
-    try {
-      return fn();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
-      throw error;
-    }
-  };
-
   return {
     async createSenderApplication(input, at) {
-      const row = conflict(
+      const row = conflictOnUnique(
         () =>
           insertApplication.get(input.accountId, input.kind, input.name, JSON.stringify(input.channels), JSON.stringify(input.details), at),
         `'${input.name}' already has a pending application`,
@@ -274,7 +265,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
 
     createLinkedClient: createLinkedClientCreation(db),
     async linkClient(link) {
-      conflict(
+      conflictOnUnique(
         () => insertLink.run(link.childId, link.parentId, link.kind, link.referralId, link.createdAt),
         'the client is linked already, or the referral id is taken',
       );
@@ -299,7 +290,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
     },
 
     async createOrganization(input, at) {
-      const row = conflict(
+      const row = conflictOnUnique(
         () => insertOrganization.get(input.accountId, input.name, input.taxId, input.address, input.email, input.phone, at),
         `an organization with tax id '${input.taxId}' exists already`,
       );

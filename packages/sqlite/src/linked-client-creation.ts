@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
-import { SpillwayError } from '@spillway/core';
 import { apiKeyFromRow } from '@spillway/core/storage';
 import type { ClientStorage, WalletTransaction } from '@spillway/core';
 import type { ApiKeyRow, LinkedClientRecord, NewLinkedClient } from '@spillway/core/storage';
 import { alphaNameList } from './alpha-name-list.ts';
 import { toAccount, toAlphaName } from './rows.ts';
 import type { SqliteAccountRow, SqliteAlphaNameRow } from './rows.ts';
-import { isUniqueViolation, lazy } from './sqlite-util.ts';
+import { conflictOnUnique, lazy } from './sqlite-util.ts';
 import { walletMove } from './wallet-move.ts';
 
 /** Thrown inside the transaction to roll the client back when the opening balance is not covered. */
@@ -32,29 +31,20 @@ export function createLinkedClientCreation(db: Database.Database): ClientStorage
   const move = walletMove(db);
   const list = alphaNameList(db);
 
-  const unique = <T>(fn: () => T, message: string): T => {
-    try {
-      return fn();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
-      throw error;
-    }
-  };
-
   // IMMEDIATE: the write lock is held from the login's insert to the debit of the opening balance.
   const createTx = db.transaction((c: NewLinkedClient, at: number): LinkedClientRecord => {
     const s = st();
     const { login, name, passwordHash, currency } = c.account;
-    const account = toAccount(unique(() => s.account.get(login, name, passwordHash, currency, at)!, `login ${login} is taken`));
+    const account = toAccount(conflictOnUnique(() => s.account.get(login, name, passwordHash, currency, at)!, `login ${login} is taken`));
     const link = { ...c.link, childId: account.id };
-    unique(
+    conflictOnUnique(
       () => s.link.run(link.childId, link.parentId, link.kind, link.referralId, link.createdAt),
       'the client is linked already, or the referral id is taken',
     );
     const alphaNames = c.alphaNames.map((a) => toAlphaName(s.alphaName.get(account.id, a.name, JSON.stringify(a.channels))!));
     const apiKey = c.apiKey
       ? apiKeyFromRow(
-          unique(
+          conflictOnUnique(
             () => s.key.get(account.id, c.apiKey!.keyHash, c.apiKey!.prefix, c.apiKey!.label, at)!,
             'this API key is already registered',
           ),

@@ -1,3 +1,4 @@
+import { SpillwayError } from '@spillway/core';
 /** Computes a value on first call and answers the same value afterwards. */
 export function lazy<T>(make: () => T): () => T {
   let value: T | undefined;
@@ -24,4 +25,14 @@ export function isBusy(error: unknown): boolean {
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Runs `fn`, turning a UNIQUE or PRIMARY KEY violation into a `conflict` saying `message`. */
+export function conflictOnUnique<T>(fn: () => T, message: string): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new SpillwayError('conflict', message);
+    throw error;
+  }
 }
