@@ -1,3 +1,5 @@
+import { redirectKind, resolveLocation } from '@spillway/core/adapter';
+
 /** What {@link fetchKeepingMethod} answers: the last answer, from `url`. */
 export interface KeptMethodAnswer {
   response: Response;
@@ -27,20 +29,14 @@ export async function fetchKeepingMethod(
   for (let redirects = 0; ; redirects++) {
     const response = await doFetch(target, { ...init, redirect: 'manual' });
     const location = response.headers.get('location');
-    if (location === null || !(response.status === 307 || response.status === 308) || redirects >= maxRedirects) {
-      const moved = location !== null && (response.status === 301 || response.status === 302 || response.status === 303);
-      return moved ? { response, url: target, redirectedTo: resolved(location, target) } : { response, url: target };
+    const kind = redirectKind(response.status);
+    if (location === null || kind !== 'follow' || redirects >= maxRedirects) {
+      return location !== null && kind === 'refuse'
+        ? { response, url: target, redirectedTo: resolveLocation(location, target) }
+        : { response, url: target };
     }
     // The redirect's own body is not read: release its connection.
     await response.body?.cancel();
-    target = resolved(location, target);
-  }
-}
-
-function resolved(location: string, base: string): string {
-  try {
-    return new URL(location, base).href;
-  } catch {
-    return location;
+    target = resolveLocation(location, target);
   }
 }

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Clock } from '@spillway/core';
+import { redirectKind, resolveLocation } from '@spillway/core/adapter';
 import { classifyAddress } from './address-class.ts';
 import type { AddressClass } from './address-class.ts';
 
@@ -46,23 +47,6 @@ export interface GuardedPostResult {
    * against `url`: see {@link guardedPost}.
    */
   location?: string;
-}
-
-/** Redirects that keep the method and the body (RFC 9110, 15.4.8 and 15.4.9): followed. */
-const FOLLOWED_REDIRECTS: ReadonlySet<number> = new Set([307, 308]);
-/**
- * Redirects after which a user agent sends a GET without the body: a 303 by definition ("see
- * other"), a 301 or 302 as user agents do with a POST (RFC 9110, 15.4.2 to 15.4.4). Not followed.
- */
-const METHOD_CHANGING_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303]);
-
-/** A redirect's `Location` resolved against the URL that answered it (as given when it does not parse). */
-function resolvedLocation(location: string, base: URL): string {
-  try {
-    return new URL(location, base).href;
-  } catch {
-    return location;
-  }
 }
 
 const systemResolve = (hostname: string): Promise<LookupAddress[]> =>
@@ -204,13 +188,14 @@ export async function guardedPost(rawUrl: string, options: GuardedPostOptions): 
         if (controller.signal.aborted) throw new Error(`no answer within ${timeoutMs} ms from ${url.href}`);
         throw error;
       });
-      if (!answer.location || !FOLLOWED_REDIRECTS.has(answer.status)) {
+      const kind = redirectKind(answer.status);
+      if (!answer.location || kind !== 'follow') {
         const result: GuardedPostResult = { status: answer.status, url: url.href };
-        if (answer.location && METHOD_CHANGING_REDIRECTS.has(answer.status)) result.location = resolvedLocation(answer.location, url);
+        if (answer.location && kind === 'refuse') result.location = resolveLocation(answer.location, url);
         return result;
       }
       if (redirects >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects from ${rawUrl}`);
-      url = checkUrl(new URL(answer.location, url).href, allowPrivate, allow);
+      url = checkUrl(resolveLocation(answer.location, url), allowPrivate, allow);
     }
   } finally {
     options.clock.clearTimeout(timer);
