@@ -1,5 +1,5 @@
 import { SpillwayError } from '@spillway/core';
-import { holdsNul, nulError, wellFormed } from '@spillway/core/adapter';
+import { holdsNul, nulError, wellFormedDeep } from '@spillway/core/adapter';
 import type { Context } from 'hono';
 
 // The request content types of interface section 4: application/json, application/json-patch+json,
@@ -68,8 +68,7 @@ export function parseJsonBody(text: string): unknown {
     throw new SpillwayError('bad_request', `Malformed JSON: ${(error as Error).message}`);
   }
   if (text.includes('\\u0000') && holdsNul(body)) throw nulError(body, '(body)');
-  // JSON carries a lone surrogate only as an escape: parsed again, each string made well-formed.
-  if (SURROGATE_ESCAPE.test(text))
-    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? wellFormed(value) : value));
+  // JSON carries a lone surrogate only as an escape: only then are its strings walked.
+  if (SURROGATE_ESCAPE.test(text)) body = wellFormedDeep(body);
   return body;
 }

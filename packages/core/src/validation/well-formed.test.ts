@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wellFormed } from './well-formed.ts';
+import { wellFormed, wellFormedDeep } from './well-formed.ts';
 
 describe('wellFormed', () => {
   it('replaces each lone surrogate with U+FFFD and keeps surrogate pairs', () => {
@@ -13,5 +13,13 @@ describe('wellFormed', () => {
   it('keeps the length in UTF-16 units, so a length check made before still holds', () => {
     const text = 'x\ud800'.repeat(100);
     expect(wellFormed(text)).toHaveLength(text.length);
+  });
+});
+
+describe('wellFormedDeep', () => {
+  it('makes every string of parsed JSON well-formed, at any depth, in arrays too', () => {
+    const parsed = JSON.parse('{"a":"x\\ud800","b":[{"c":"\\udc00"},"ok \\ud83d\\ude00"],"n":1,"z":null}') as unknown;
+    expect(wellFormedDeep(parsed)).toEqual({ a: 'x\uFFFD', b: [{ c: '\uFFFD' }, 'ok \u{1F600}'], n: 1, z: null });
+    expect(wellFormedDeep('\ud800')).toBe('\uFFFD');
   });
 });

@@ -10,3 +10,28 @@ const LONE_SURROGATE = /\p{Surrogate}/gu;
 export function wellFormed(text: string): string {
   return text.replace(LONE_SURROGATE, '\uFFFD');
 }
+
+/** Whether `text` holds a lone surrogate (a pair is well-formed). */
+const holdsLoneSurrogate = (text: string): boolean => /\p{Surrogate}/u.test(text);
+
+/**
+ * Makes every string value in parsed JSON `value` well-formed ({@link wellFormed}), in place, and
+ * answers it (a string `value` itself is answered made well-formed). Walked with a stack of its
+ * own, as a request can nest deep; a string is rewritten only when it holds a lone surrogate.
+ */
+export function wellFormedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return holdsLoneSurrogate(value) ? wellFormed(value) : value;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const members = node as Record<string, unknown>;
+    for (const key of Object.keys(members)) {
+      const child = members[key];
+      if (typeof child === 'string') {
+        if (holdsLoneSurrogate(child)) members[key] = wellFormed(child);
+      } else if (typeof child === 'object' && child !== null) stack.push(child);
+    }
+  }
+  return value;
+}
