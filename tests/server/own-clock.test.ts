@@ -44,3 +44,15 @@ describe('a server given its own clock', () => {
     expect(await howItRuns({}, 'system-clock.db')).toMatchObject({ workers: 'thread', httpThreads: 2 });
   });
 });
+
+describe("the server's own fetch", () => {
+  // It answers before listen() (the OpenAPI writer calls it so), through the app: the app skipped
+  // the stopped server's 503 too, and a request after close() reached a closed database (a 500).
+  it('answers before listen() and 503 after close()', async () => {
+    const f = await startServer();
+    expect((await f.server.fetch(new Request('http://spillway.local/health'))).status).toBe(200);
+    await f.close();
+    const after = await f.server.fetch(new Request('http://spillway.local/health'));
+    expect(after.status).toBe(503);
+  });
+});

@@ -330,6 +330,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   let keepAlive: ReturnType<typeof setInterval> | null = null;
   /** A workers-only process's `/metrics` and `/health` (SPILLWAY_METRICS_PORT). */
   let metricsListener: MetricsListener | null = null;
+  let closing = false;
 
   return {
     engine,
@@ -338,8 +339,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     tokens,
     storage,
     logger,
-    // spillway.fetch answers 503 until start(), which listen() calls: the app itself is ready now.
-    fetch: (request) => spillway.app.fetch(request),
+    // spillway.fetch answers 503 until start(), which listen() calls: the app itself is ready now,
+    // and spillway.fetch again once close() began (its 503 of a stopped server).
+    fetch: (request) => (closing ? spillway.fetch(request) : spillway.app.fetch(request)),
     async listen() {
       // Starts the workers of this process, if it runs them.
       await spillway.start();
@@ -437,6 +439,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
      * is still awaited at once.
      */
     async close() {
+      closing = true;
       try {
         // Every HTTP thread stops listening and answers what it holds.
         await Promise.all([listening?.close(), httpThreadsRunning?.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000)]);
