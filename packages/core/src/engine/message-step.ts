@@ -25,7 +25,8 @@ export interface MessageStepInput {
   defaultTtlSeconds: number;
   /**
    * What each step's latest attempt has reported, read from the message's history: needed only
-   * when a receipt may repeat one (see `receiptRepeat`). Not changed here.
+   * when a receipt may repeat one (see `receiptRepeat`). The step takes it over: it notes the
+   * round's own reports in it, so that a receipt repeated within the round is a repeat too.
    */
   reports?: AttemptReports | undefined;
 }
@@ -51,7 +52,7 @@ export function stepMessage(input: MessageStepInput): MessageUpdate | null {
   let accepted = false;
   const history: Omit<HistoryEntry, 'messageId'>[] = [];
   // The reports as this step goes: a receipt repeated within the round is a repeat too.
-  const reports: AttemptReports | undefined = input.reports && new Map([...input.reports].map(([s, seen]) => [s, new Set(seen)]));
+  const reports = input.reports;
   const entry = (step: number, status: HistoryEntry['status'], at: number, error: string | null, item?: PendingEvent) => {
     const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
     const h: Omit<HistoryEntry, 'messageId'> = { step, channel, status, at, error };
