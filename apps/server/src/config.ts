@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseRateCard, SpillwayError } from '@spillway/core';
 import type { RateLimit } from '@spillway/core';
+import { MIN_JWT_SECRET_LENGTH } from '@spillway/http';
 
 const rate = (fallback: string) =>
   z
@@ -187,7 +188,7 @@ export const configSchema = z.object({
       }
     })
     .optional(),
-  SPILLWAY_JWT_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  SPILLWAY_JWT_SECRET: z.string().min(MIN_JWT_SECRET_LENGTH, `at least ${MIN_JWT_SECRET_LENGTH} characters`).optional(),
   /** Channel drivers (`spillway.config.json` or a module): see README, Sending for real. Default: the simulator everywhere. */
   SPILLWAY_CONFIG: z.string().optional(),
   /** Standard Webhooks secret (`whsec_` + base64) that an upstream gateway signs `POST /gateway-callback` with. */

@@ -1,3 +1,4 @@
+import { MIN_JWT_SECRET_LENGTH } from './chat-hub/token-service.ts';
 import type { ChannelDriver } from '@spillway/core';
 import type { SpillwayOptions } from './spillway.ts';
 
@@ -54,9 +55,9 @@ export function checkOptions(options: SpillwayOptions | undefined): void {
   }
   const { chatHub } = o;
   if (typeof chatHub === 'object' && chatHub !== null && chatHub.jwtSecret !== undefined) {
-    if (typeof chatHub.jwtSecret !== 'string' || chatHub.jwtSecret.length < 32) {
+    if (typeof chatHub.jwtSecret !== 'string' || chatHub.jwtSecret.length < MIN_JWT_SECRET_LENGTH) {
       fail(
-        `chatHub.jwtSecret must be a string of at least 32 characters, got ${typeof chatHub.jwtSecret === 'string' ? `${chatHub.jwtSecret.length} characters` : describe(chatHub.jwtSecret)}`,
+        `chatHub.jwtSecret must be a string of at least ${MIN_JWT_SECRET_LENGTH} characters, got ${typeof chatHub.jwtSecret === 'string' ? `${chatHub.jwtSecret.length} characters` : describe(chatHub.jwtSecret)}`,
       );
     }
   }

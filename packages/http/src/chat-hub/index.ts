@@ -1,5 +1,5 @@
 // The chat hub API, its tokens, and the client-management API token.
-export { createTokenService, TOKEN_ISSUER, TOKEN_AUDIENCE } from './token-service.ts';
+export { createTokenService, MIN_JWT_SECRET_LENGTH, TOKEN_ISSUER, TOKEN_AUDIENCE } from './token-service.ts';
 export type {
   TokenService,
   TokenServiceOptions,

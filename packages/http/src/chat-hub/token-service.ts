@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { UnknownKeyError, createSigningKeyRing } from './signing-key-ring.ts';
 import type { SigningKeyInfo } from './signing-key-ring.ts';
 
+/** The shortest signing secret taken (`SPILLWAY_JWT_SECRET`, `chatHub.jwtSecret`): 256 bits of ASCII at best. */
+export const MIN_JWT_SECRET_LENGTH = 32;
+
 export type { SigningKeyInfo } from './signing-key-ring.ts';
 
 /** Who a token speaks for: a company (account), one of its operators, or a client-API caller. */
@@ -109,8 +112,8 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
   const tolerance = options.clockToleranceSeconds ?? 30;
   const clientTtl = options.clientTokenTtlSeconds ?? 3600;
   const keyCacheMs = options.keyCacheMs ?? 60_000;
-  if (options.secret !== undefined && options.secret.length < 32) {
-    throw new SpillwayError('bad_request', 'SPILLWAY_JWT_SECRET must be at least 32 characters long');
+  if (options.secret !== undefined && options.secret.length < MIN_JWT_SECRET_LENGTH) {
+    throw new SpillwayError('bad_request', `SPILLWAY_JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters long`);
   }
 
   // A storage that also keeps accounts has the credential revision a key's retirement bumps.
