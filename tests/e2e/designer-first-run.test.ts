@@ -161,11 +161,21 @@ describe.skipIf(missing)('a first run of the designer in Chromium', { timeout: 6
     const failed = canvasArea().locator('.error');
     await failed.waitFor();
     // The canvas's grey used to win over the error's red.
-    const colours = await failed.evaluate((el) => [
-      getComputedStyle(el).color,
-      getComputedStyle(document.querySelector('aside.side .error')!).color,
-    ]);
+    // Beside an empty note of the same canvas (the grey), drawn for the comparison and taken away.
+    const colours = await failed.evaluate((el) => {
+      const grey = document.createElement('p');
+      grey.className = 'empty';
+      el.parentElement!.append(grey);
+      const read = [
+        getComputedStyle(el).color,
+        getComputedStyle(document.querySelector('aside.side .error')!).color,
+        getComputedStyle(grey).color,
+      ];
+      grey.remove();
+      return read;
+    });
     expect(colours[0]).toBe(colours[1]);
+    expect(colours[0]).not.toBe(colours[2]);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -195,8 +195,11 @@ describe.skipIf(missing)('designer layout in Chromium', { timeout: 60_000 }, () 
     await dragBy(sideSeparator(), -1000);
     const wide = { left: await widthOf(left()), side: await widthOf(side()) };
     await page.setViewportSize({ width: 1024, height: 768 });
-    // The canvas keeps its minimum; the panels give way, the route list first.
-    await expect.poll(() => widthOf(canvas())).toBeGreaterThanOrEqual(320);
+    // The canvas keeps its minimum; the panels give way, the route list down to its own (160),
+    // the side panel to what is left (1024 - 2 - 320 - 160 = 542). Polled: the relayout follows the resize.
+    await expect.poll(() => widthOf(left())).toBe(160);
+    expect(await widthOf(side())).toBe(542);
+    expect(await widthOf(canvas())).toBeGreaterThanOrEqual(320);
     expect((await widthOf(left())) + (await widthOf(side())) + (await widthOf(canvas())) + 2).toBe(1024);
     await page.setViewportSize({ width: 1440, height: 900 });
     await expect.poll(() => widthOf(left())).toBe(wide.left);

@@ -3,10 +3,9 @@ import { createEngine, createFakeClock } from '@spillway/core';
 import type { Engine, Storage } from '@spillway/core';
 import { createClientService } from '@spillway/core/adapter';
 import type { ClientService } from '@spillway/core/adapter';
-import { hasClientStorage } from '@spillway/core/storage';
 import type { ClientStorage } from '@spillway/core/storage';
 import { createNodeHasher } from '@spillway/http';
-import { testStorage } from '../support/engine-fixture.ts';
+import { testClientStorage } from '../support/engine-fixture.ts';
 
 // A parent moves money to a sub-client after provisioning and takes unspent money back, through
 // the storage's atomic transferBalance. Run on both storages (SPILLWAY_TEST_STORAGE=postgres).
@@ -18,9 +17,7 @@ let clients: ClientService;
 const clock = createFakeClock(Date.UTC(2026, 10, 28, 12));
 
 beforeAll(async () => {
-  const inner = await testStorage();
-  if (!hasClientStorage(inner)) throw new Error('both storages keep client records');
-  storage = inner;
+  storage = await testClientStorage();
   engine = createEngine({ storage, channels: [], hasher: createNodeHasher({ N: 2 ** 10 }), clock, worker: false });
   clients = createClientService({ storage, accounts: engine.accounts, clock });
 });

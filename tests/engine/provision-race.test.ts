@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpillwayError, createEngine, createFakeClock } from '@spillway/core';
 import type { PasswordHasher, Storage } from '@spillway/core';
 import { createClientService } from '@spillway/core/adapter';
-import { hasClientStorage } from '@spillway/core/storage';
 import type { ClientStorage } from '@spillway/core/storage';
 import { createNodeHasher } from '@spillway/http';
-import { testStorage } from '../support/engine-fixture.ts';
+import { testClientStorage } from '../support/engine-fixture.ts';
 
 // Provisions (and referrals) that come in together all pass the checks that come before the slow
 // password hash (login free, balance covering), then write: the one transaction that creates the
@@ -15,9 +14,7 @@ import { testStorage } from '../support/engine-fixture.ts';
 type Full = Storage & ClientStorage;
 let storage: Full;
 beforeAll(async () => {
-  const inner = await testStorage();
-  if (!hasClientStorage(inner)) throw new Error('both storages keep client records');
-  storage = inner;
+  storage = await testClientStorage();
 });
 afterAll(() => storage?.close());
 

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, createFakeClock } from '@spillway/core';
 import type { Storage } from '@spillway/core';
 import { createClientService } from '@spillway/core/adapter';
-import { hasClientStorage } from '@spillway/core/storage';
 import type { ClientStorage } from '@spillway/core/storage';
 import { createNodeHasher } from '@spillway/http';
-import { testStorage } from '../support/engine-fixture.ts';
+import { testClientStorage } from '../support/engine-fixture.ts';
 
 // Should the process stop at any point of the provisioning of a sub-client (a crash, a deploy),
 // either nothing of the client exists, so that the parent's retry makes it, or the client exists
@@ -18,9 +17,7 @@ import { testStorage } from '../support/engine-fixture.ts';
 type Full = Storage & ClientStorage;
 let storage: Full;
 beforeAll(async () => {
-  const inner = await testStorage();
-  if (!hasClientStorage(inner)) throw new Error('both storages keep client records');
-  storage = inner;
+  storage = await testClientStorage();
 });
 afterAll(() => storage?.close());
 

@@ -8,30 +8,26 @@ import { createNodeHasher } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { bootstrap, createServer, readConfig } from '@spillway/server';
 import { createSqliteStorage } from '@spillway/sqlite';
+import { testDatabase } from '../support/test-database.ts';
+import type { TestDatabase } from '../support/test-database.ts';
 
 // Processes started together on one database (an API process and its workers, or two replicas)
 // each bootstrap it. The balance top-up read the balance and then added what was missing, so two
 // of them could both add it. SQLite (a file two connections open, as two processes do), and
 // PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
-const databaseUrl = process.env['SPILLWAY_TEST_STORAGE'] === 'postgres' ? process.env['DATABASE_URL'] : undefined;
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bootstrap-race-'));
-const schemas: string[] = [];
+const databases: TestDatabase[] = [];
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  if (!databaseUrl || schemas.length === 0) return;
-  const pg = createPostgresStorage({ connectionString: databaseUrl });
-  for (const schema of schemas) await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pg.close();
+  for (const database of databases) await database.drop();
 });
 
 /** The environment of the earlier test of processes bootstrapping together (`tests/server/cli.test.ts`), on a database of its own. */
 function environment(name: string): Record<string, string> {
-  const schema = `spillway_boot_${name}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  if (databaseUrl) schemas.push(schema);
+  const database = testDatabase(`boot_${name}`);
+  databases.push(database);
   return {
-    ...(databaseUrl
-      ? { DATABASE_URL: databaseUrl, SPILLWAY_PG_SCHEMA: schema }
-      : { DATABASE_URL: '', SPILLWAY_DB: join(dir, `${name}.db`) }),
+    ...(database.url ? database.env : { DATABASE_URL: '', SPILLWAY_DB: join(dir, `${name}.db`) }),
     PORT: '0',
     SPILLWAY_LOG_LEVEL: 'silent',
     SPILLWAY_BOOTSTRAP_LOGIN: 'ops',
@@ -132,7 +128,7 @@ async function wallet(env: Record<string, string>): Promise<{ balance: number; t
   }
 }
 
-describe(`bootstraps of one database at once (${databaseUrl ? 'PostgreSQL' : 'SQLite file'})`, () => {
+describe(`bootstraps of one database at once (${testDatabase('boot').url ? 'PostgreSQL' : 'SQLite file'})`, () => {
   it('tops the balance up to the configured amount once, at the first start and at every later one', async () => {
     const env = environment('topup');
     expect(await bootstrapTogether(env)).toEqual([]);

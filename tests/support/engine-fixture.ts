@@ -5,6 +5,8 @@ import { createNodeHasher } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
 import { createSqliteStorage } from '@spillway/sqlite';
 import type { ChannelDriver, Storage } from '@spillway/core';
+import { hasClientStorage } from '@spillway/core/storage';
+import type { ClientStorage } from '@spillway/core/storage';
 
 /**
  * The storage of engine tests: in-memory SQLite, or, with SPILLWAY_TEST_STORAGE=postgres, a fresh
@@ -28,6 +30,13 @@ export async function testStorage(): Promise<Storage> {
       await pg.close();
     },
   };
+}
+
+/** A {@link testStorage} with its client records (both storages keep them): the client-management tests' storage. */
+export async function testClientStorage(): Promise<Storage & ClientStorage> {
+  const storage = await testStorage();
+  if (!hasClientStorage(storage)) throw new Error('both storages keep client records');
+  return storage;
 }
 
 /** An engine on a real database ({@link testStorage}), simulator channels (or `channels`) and a fake clock. */
