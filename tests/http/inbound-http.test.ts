@@ -1,36 +1,20 @@
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { startCallbackReceiver } from '../support/callback-receiver.ts';
 import { LOGIN, startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-let receiver: Server;
+let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 let hookUrl: string;
-const hits: Hit[] = [];
+let hits: Awaited<ReturnType<typeof startCallbackReceiver>>['hits'];
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      hits.push({ headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/spillway/inbound`;
+  receiver = await startCallbackReceiver({ path: '/spillway/inbound', status: 200 });
+  hookUrl = receiver.url;
+  hits = receiver.hits;
 });
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
-});
+afterAll(() => receiver.close());
 
 const json = async (res: Response) => (await res.json()) as Record<string, any>;
 

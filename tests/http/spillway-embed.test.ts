@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
@@ -13,6 +12,7 @@ import { createNodeHasher, createSpillway, toNodeHandler } from '@spillway/http'
 import type { Spillway, SpillwayOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { until } from '../support/server-fixture.ts';
+import { startCallbackReceiver } from '../support/callback-receiver.ts';
 
 const auth = `Basic ${Buffer.from('shop:shop-password').toString('base64')}`;
 const running: Spillway[] = [];
@@ -38,6 +38,24 @@ async function embed(options: Partial<SpillwayOptions> = {}) {
       headers: { authorization: auth, 'content-type': 'application/json', ...init.headers },
     });
   return { spillway, origin, call };
+}
+
+/**
+ * A host's own `node:http` server that mounts `spillway` at `/spillway` (`toNodeHandler`) and
+ * answers `host` for what Spillway leaves to it; with `send`, a one-message send through it.
+ */
+async function hostServer(spillway: Spillway) {
+  const handler = toNodeHandler(spillway);
+  const host = createServer((req, res) => void handler(req, res, () => res.writeHead(200).end('host')));
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+  const send = () =>
+    fetch(`${origin}/spillway/bat/messagelist`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] }),
+    });
+  return { origin, send, close: () => new Promise<void>((resolve) => host.close(() => resolve())) };
 }
 
 afterEach(async () => {
@@ -135,22 +153,15 @@ describe('createSpillway: the host prom-client registry', () => {
 });
 
 describe('createSpillway: incoming-message callbacks', () => {
-  let receiver: Server;
+  let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
   let hookUrl: string;
-  const hits: { headers: IncomingHttpHeaders; body: string }[] = [];
+  let hits: Awaited<ReturnType<typeof startCallbackReceiver>>['hits'];
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        hits.push({ headers: req.headers, body });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/shop/inbound`;
+    receiver = await startCallbackReceiver({ path: '/shop/inbound', status: 200 });
+    hookUrl = receiver.url;
+    hits = receiver.hits;
   });
-  afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  afterAll(() => receiver.close());
 
   it('delivers the signed callback of an incoming message embedded (the delivery worker runs)', async () => {
     const { call } = await embed({ basePath: '/spillway', allowPrivateUrls: true });
@@ -223,17 +234,8 @@ describe('createSpillway: start and stop', () => {
     await spillway.start();
     await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
     // The host's server, which stop() does not close: its other routes go on.
-    const handler = toNodeHandler(spillway);
-    const host = createServer((req, res) => void handler(req, res, () => res.writeHead(200).end('host')));
-    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    const { origin, send, close } = await hostServer(spillway);
     try {
-      const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
-      const send = () =>
-        fetch(`${origin}/spillway/bat/messagelist`, {
-          method: 'POST',
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] }),
-        });
       expect((await fetch(`${origin}/spillway/health`)).status).toBe(200);
       await spillway.stop();
       for (const res of [await fetch(`${origin}/spillway/health`), await send()]) {
@@ -243,7 +245,7 @@ describe('createSpillway: start and stop', () => {
       }
       expect(await (await fetch(`${origin}/elsewhere`)).text()).toBe('host');
     } finally {
-      await new Promise<void>((resolve) => host.close(() => resolve()));
+      await close();
     }
   });
 
@@ -275,17 +277,8 @@ describe('createSpillway: before start() and after stop()', () => {
       basePath: '/spillway',
     });
     running.push(spillway);
-    const handler = toNodeHandler(spillway);
-    const host = createServer((req, res) => void handler(req, res));
-    await new Promise<void>((done) => host.listen(0, '127.0.0.1', done));
+    const { origin, send, close } = await hostServer(spillway);
     try {
-      const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
-      const send = () =>
-        fetch(`${origin}/spillway/bat/messagelist`, {
-          method: 'POST',
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] }),
-        });
       for (const res of [
         await fetch(`${origin}/spillway/health`),
         await send(),
@@ -301,7 +294,7 @@ describe('createSpillway: before start() and after stop()', () => {
       expect((await fetch(`${origin}/spillway/health`)).status).toBe(200);
       expect((await send()).status).toBe(200);
     } finally {
-      await new Promise<void>((done) => host.close(() => done()));
+      await close();
     }
   });
 
