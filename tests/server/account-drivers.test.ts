@@ -11,6 +11,17 @@ import { runCli } from '../support/cli.ts';
 import { startCallbackReceiver } from '../support/callback-receiver.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-account-drivers-'));
+
+/** A configuration file `name` in which the account `acme` sends SMS through its own SMPP bind to 127.0.0.1:`port`. */
+function acmeSmscConfig(name: string, port: number): string {
+  const file = join(dir, name);
+  const smsc = { type: 'smpp', host: '127.0.0.1', port, systemId: 'acme', password: 'acme-smpp-secret' };
+  writeFileSync(
+    file,
+    JSON.stringify({ drivers: {}, channels: {}, accounts: { acme: { drivers: { 'acme-smsc': smsc }, channels: { sms: ['acme-smsc'] } } } }),
+  );
+  return file;
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('SPILLWAY_CONFIG accounts', () => {
@@ -224,20 +235,7 @@ describe("the server with accounts' own drivers", () => {
 
   it("sends through an account's bind from the workers' thread (a database file: the workers run on a thread of their own)", async () => {
     const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
-    const file = join(dir, 'threaded.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        drivers: {},
-        channels: {},
-        accounts: {
-          acme: {
-            drivers: { 'acme-smsc': { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'acme', password: 'acme-smpp-secret' } },
-            channels: { sms: ['acme-smsc'] },
-          },
-        },
-      }),
-    );
+    const file = acmeSmscConfig('threaded.json', smsc.port);
     const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_DB: join(dir, 'threaded.db') });
     try {
       const res = await f.call('/bat/messagelist', {
@@ -274,20 +272,7 @@ describe("the server with accounts' own drivers", () => {
 
   it("spillway drivers check binds an account's own SMPP driver and names its account", async () => {
     const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });
-    const file = join(dir, 'check-accounts.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        drivers: {},
-        channels: {},
-        accounts: {
-          acme: {
-            drivers: { 'acme-smsc': { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'acme', password: 'acme-smpp-secret' } },
-            channels: { sms: ['acme-smsc'] },
-          },
-        },
-      }),
-    );
+    const file = acmeSmscConfig('check-accounts.json', smsc.port);
     try {
       const result = await runCli(['drivers', 'check'], { SPILLWAY_CONFIG: file, SPILLWAY_LOG_LEVEL: 'silent' });
       expect(result.stdout).toMatch(/^ok +acme-smsc \(sms, account acme\): bound to 127\.0\.0\.1:\d+ as acme; enquire_link answered$/m);
