@@ -2,12 +2,25 @@ import { BaseEdge, EdgeLabelRenderer, getBezierPath } from '@xyflow/react';
 import type { Edge, EdgeProps } from '@xyflow/react';
 import { memo } from 'react';
 
-export type OutcomeFlowEdge = Edge<{ index: number; rank: number; color: string; text: string }, 'outcome'>;
+export type OutcomeFlowEdge = Edge<
+  {
+    index: number;
+    /** Where the label sits below (or above, negative) the edge's middle, px: parallel edges' labels are stacked around it. */
+    labelOffset: number;
+    color: string;
+    text: string;
+  },
+  'outcome'
+>;
 
-/** An outcome edge; labels of parallel edges (same two steps) are stacked, not drawn over each other. */
+/**
+ * An outcome edge. The labels of parallel edges (the same two steps) are stacked around the middle
+ * of the gap between them, so that none is drawn over another, nor (the stack reaching only as far
+ * from the middle as it must) over either step.
+ */
 function OutcomeEdgeView(props: EdgeProps<OutcomeFlowEdge>) {
   const [path, labelX, labelY] = getBezierPath(props);
-  const rank = props.data?.rank ?? 0;
+  const offset = props.data?.labelOffset ?? 0;
   return (
     <>
       <BaseEdge
@@ -20,7 +33,7 @@ function OutcomeEdgeView(props: EdgeProps<OutcomeFlowEdge>) {
       <EdgeLabelRenderer>
         <div
           className={`edge-label${props.selected ? ' selected' : ''}`}
-          style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY + rank * 18}px)`, color: props.data?.color }}
+          style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY + offset}px)`, color: props.data?.color }}
         >
           {props.data?.text}
         </div>

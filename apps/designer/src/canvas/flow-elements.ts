@@ -71,6 +71,12 @@ export function stepMeta(step: RouteStep): string {
   return `${timeout}${step.requireSession ? ' · session' : ''}`;
 }
 
+/**
+ * How far apart the labels of parallel edges are stacked, px on the canvas: a label's line
+ * (`.edge-label`'s 14 px line-height) and a 4 px gap.
+ */
+export const EDGE_LABEL_SPACING = 18;
+
 /** Edge ids carry their index in `route.edges`: `e3`. */
 export const edgeIndexOf = (id: string): number => Number(id.slice(1));
 
@@ -82,11 +88,16 @@ export function toEdges(
 ): OutcomeFlowEdge[] {
   const taken = new Set(highlight.taken ?? []);
   const dimmed = highlight.taken !== undefined;
-  const siblings = new Map<string, number>();
+  const pairOf = (edge: { from: string; to: string }) => `${edge.from}\u0000${edge.to}`;
+  // Parallel edges (the same two steps) share a middle: their labels are stacked around it.
+  const parallel = new Map<string, number>();
+  for (const edge of route.edges) parallel.set(pairOf(edge), (parallel.get(pairOf(edge)) ?? 0) + 1);
+  const ranks = new Map<string, number>();
   return route.edges.map((edge, i): OutcomeFlowEdge => {
-    const pair = `${edge.from}\u0000${edge.to}`;
-    const rank = siblings.get(pair) ?? 0;
-    siblings.set(pair, rank + 1);
+    const pair = pairOf(edge);
+    const rank = ranks.get(pair) ?? 0;
+    ranks.set(pair, rank + 1);
+    const labelOffset = (rank - ((parallel.get(pair) ?? 1) - 1) / 2) * EDGE_LABEL_SPACING;
     const invalid = problems.some((p) => p.target.kind === 'edge' && p.target.index === i);
     const color = invalid ? '#e11d48' : OUTCOME_COLORS[edge.on];
     const base = edge.on === 'not_read' ? `not read ${edge.afterSeconds ?? '?'} s` : OUTCOME_LABELS[edge.on];
@@ -105,7 +116,7 @@ export function toEdges(
         .trim(),
       style: { stroke: color, strokeWidth: taken.has(i) ? 4 : 2, ...(invalid ? { strokeDasharray: '6 4' } : {}) },
       markerEnd: { type: MarkerType.ArrowClosed, color },
-      data: { index: i, rank, color, text: label },
+      data: { index: i, labelOffset, color, text: label },
     };
   });
 }
