@@ -60,6 +60,10 @@ describe.skipIf(missing)(missing ? `designer in Chromium (skipped: ${missing})` 
 
   it('signs in with the API key and lists the built-in routes with the default binding', async () => {
     await signIn(page);
+    // The header names the account the key belongs to (it said "API key"), also once the tab is reloaded.
+    await expect.poll(() => page.getByTestId('account').textContent()).toBe(LOGIN);
+    await page.reload();
+    await expect.poll(() => page.getByTestId('account').textContent()).toBe(LOGIN);
     await expect(page.getByTestId('route-default').textContent()).resolves.toMatch(/Default cascade.*built-in.*default/);
     await page.getByTestId('route-default').click();
     await page.getByRole('button', { name: 'Duplicate to edit' }).waitFor();

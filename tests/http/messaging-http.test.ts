@@ -22,6 +22,15 @@ describe('authentication (interface 5.1)', () => {
     expect((await s.call('/bat/balance', { auth: 'none', headers: { authorization: at } })).status).toBe(200);
   });
 
+  it('GET /api/account names the account of a key and of a login, and answers 401 without one', async () => {
+    for (const auth of ['key', 'basic'] as const) {
+      const res = await s.call('/api/account', { auth });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ clientId: expect.any(Number), login: LOGIN, name: expect.any(String), currency: 'EUR' });
+    }
+    expect((await s.call('/api/account', { auth: 'none' })).status).toBe(401);
+  });
+
   it('answers 401 with the JSON error body otherwise', async () => {
     const cases: Record<string, string>[] = [
       {},

@@ -112,7 +112,9 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
             ))}
           </nav>
           <span className="spacer" />
-          <span className="muted">{account}</span>
+          <span className="muted" data-testid="account" title="The account signed in">
+            {account}
+          </span>
           <button type="button" onClick={() => mayDiscard() && onSignOut()}>
             Sign out
           </button>

@@ -75,6 +75,26 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/api/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account of the credentials (a Spillway extension)
+     * @description Who an API key or a login and password sign in as: the account's id, login, name and currency. A tool given a key checks it and names the account with one call.
+     */
+    get: operations['getAccount'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/AlphaName/callback': {
     parameters: {
       query?: never;
@@ -1998,6 +2018,12 @@ export type components = {
       cleared: number;
       phoneNumber: string;
     };
+    GetAccountResponse: {
+      clientId: number;
+      currency: string;
+      login: string;
+      name: string;
+    };
     GetBotCostsResponse: {
       currency: string;
       /** Format: date-time */
@@ -2962,6 +2988,29 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetAccountResponse'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };
   };

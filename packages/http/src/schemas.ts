@@ -80,6 +80,14 @@ export const messageStatusSchema = z.object({
 /** `GET /bat/balance`. */
 export const balanceSchema = z.object({ balance: z.number(), currency: z.string() });
 
+/** `GET /api/account` (a Spillway extension): the account the request's credentials sign in to. */
+export const accountSchema = z.object({
+  clientId: z.int(),
+  login: z.string(),
+  name: z.string(),
+  currency: z.string(),
+});
+
 /** One wallet transaction of `GET /api/AlphaName/wallet/info`, amounts in currency units. */
 export const walletItemSchema = z.object({
   id: z.int(),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, LOGIN, PASSWORD, startServer, until } from '../../../../tests/support/server-fixture.ts';
 import type { RunningFixture } from '../../../../tests/support/server-fixture.ts';
-import { ApiError, createApiClient } from './api-client.ts';
+import { ApiError, accountLabel, createApiClient } from './api-client.ts';
 import { describeError } from './describe-error.ts';
 
 let fixture: RunningFixture;
@@ -20,6 +20,18 @@ describe('API client', () => {
         ['flashcall', true],
       ]);
     }
+  });
+
+  it('names the account of the credentials, the header showing its login (and its name when that differs)', async () => {
+    for (const credentials of [{ apiKey: API_KEY }, { login: LOGIN, password: PASSWORD }]) {
+      const account = await createApiClient({ baseUrl: fixture.url, credentials }).account();
+      expect(account).toMatchObject({ login: LOGIN, currency: expect.any(String) });
+      expect(accountLabel(account)).toBe(account.name === LOGIN ? LOGIN : `${account.name} (${LOGIN})`);
+    }
+    expect(accountLabel({ clientId: 2, login: 'acme', name: 'Acme Ltd', currency: 'EUR' })).toBe('Acme Ltd (acme)');
+    expect(accountLabel({ clientId: 2, login: 'acme', name: '', currency: 'EUR' })).toBe('acme');
+    const wrong = createApiClient({ baseUrl: fixture.url, credentials: { apiKey: 'sk_wrong' } });
+    await expect(wrong.account()).rejects.toMatchObject({ name: 'ApiError', status: 401 });
   });
 
   it('answers a wrong key as an ApiError 401', async () => {

@@ -38,6 +38,18 @@ export type RouteStatsView = RouteStats;
 /** Credentials of the account: its API key, or its login and password. */
 export type Credentials = { apiKey: string } | { login: string; password: string };
 
+/** The account credentials sign in to (`GET /api/account`). */
+export interface AccountView {
+  clientId: number;
+  login: string;
+  name: string;
+  currency: string;
+}
+
+/** How the header names the signed-in account: its login, and its name before it when that says more. */
+export const accountLabel = (account: AccountView): string =>
+  account.name && account.name !== account.login ? `${account.name} (${account.login})` : account.login;
+
 /** A JSON error of the API, with its status, code and details. */
 export class ApiError extends Error {
   constructor(
@@ -110,6 +122,8 @@ export function createApiClient(options: ApiClientOptions) {
   };
 
   return {
+    /** The account of the credentials: checks them and names it. */
+    account: () => call<AccountView>('GET', '/api/account'),
     listRoutes: () => call<RouteView[]>('GET', '/api/routes'),
     /** The latest revision of a route, or the given one (the revision a message ran on). */
     getRoute: (id: string, revision?: number) =>

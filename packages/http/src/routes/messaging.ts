@@ -11,6 +11,7 @@ import { readJson, readJsonText } from '../read-json.ts';
 import {
   alphaNameCallbackRequestSchema,
   alphaNameSchema,
+  accountSchema,
   balanceSchema,
   messageStatusSchema,
   sendResponseSchema,
@@ -167,6 +168,26 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       responses: { 200: { description: 'Balance in currency units', schema: balanceSchema } },
     },
     async (c) => c.json(await c.get('engine').accounts.balance(c.get('account').id)),
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/account',
+      operationId: 'getAccount',
+      summary: 'The account of the credentials (a Spillway extension)',
+      description:
+        "Who an API key or a login and password sign in as: the account's id, login, name and currency. " +
+        'A tool given a key checks it and names the account with one call.',
+      tags: ['messaging'],
+      auth: 'basic-or-key',
+      responses: { 200: { description: 'The account', schema: accountSchema } },
+    },
+    (c) => {
+      const { id, login, name, currency } = c.get('account');
+      return c.json({ clientId: id, login, name, currency });
+    },
   );
 
   defineRoute(
