@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChannelId, Receipt } from '@spillway/core';
+// The engine's own advancer, to count the events a round applies (the memo hides them otherwise).
+import { MachineAdvancer } from '../../packages/core/src/engine/advance.ts';
 import { cascade, cascadeHelpers } from '../support/cascade-helpers.ts';
 import { engineFixture } from '../support/engine-fixture.ts';
 
@@ -111,6 +113,37 @@ describe('repeated receipts of a messaging API message', () => {
     ]);
     await f.advance(0);
     expect(await trail(id)).toEqual(['Sent:0', 'Delivered:0', 'Read:0']);
+  });
+
+  it('applies each event of a round once when receipts need their histories, read in one batch', async () => {
+    f = await engineFixture();
+    const first = await silentMessage();
+    const second = await silentMessage();
+    const histories = f.storage.histories.bind(f.storage);
+    const read: number[][] = [];
+    f.storage.histories = async (ids) => {
+      read.push([...ids].sort((a, b) => a - b));
+      return histories(ids);
+    };
+    const transitions = vi.spyOn(MachineAdvancer.prototype, 'next');
+    try {
+      // Each message's second receipt is one only its history tells from a repeat.
+      await f.engine.receiveMany([
+        { receipt: { messageId: first, step: 0, outcome: 'delivered' } },
+        { receipt: { messageId: first, step: 0, outcome: 'delivered' } },
+        { receipt: { messageId: first, step: 0, outcome: 'read' } },
+        { receipt: { messageId: second, step: 0, outcome: 'delivered' } },
+        { receipt: { messageId: second, step: 0, outcome: 'read' } },
+      ]);
+      await f.advance(0);
+      expect(read).toEqual([[first, second].sort((a, b) => a - b)]);
+      // Five receipts, five transitions: no message was stepped again from its start once its history was read.
+      expect(transitions).toHaveBeenCalledTimes(5);
+    } finally {
+      transitions.mockRestore();
+    }
+    expect(await trail(first)).toEqual(['Sent:0', 'Delivered:0', 'Read:0']);
+    expect(await trail(second)).toEqual(['Sent:0', 'Delivered:0', 'Read:0']);
   });
 
   it('applies a receipt whose round could not read the history at a later round: nothing lost', async () => {

@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MachineEvent } from '../machines/events.ts';
 import { messageMachine } from '../machines/message-machine.ts';
 import type { PersistedMachineState, StepSpec, StoredMessage } from '../types/message.ts';
 import type { DeliveryStatus } from '../types/status.ts';
 import { MachineAdvancer } from './advance.ts';
-import { stepMessage } from './message-step.ts';
+import { awaitsHistory, stepMessage } from './message-step.ts';
 import type { PendingEvent } from './pending-event.ts';
 import { attemptReports } from './receipt-repeats.ts';
 
@@ -33,7 +33,13 @@ function stateAfter(events: MachineEvent[], attempts = 2): { state: PersistedMac
 /** A receipt (rank 1), or with `rank: 0` a send's own result. */
 const pending = (event: MachineEvent, rank: 0 | 1 = 1, seq = 0): PendingEvent => ({ messageId: 1, event, at: 100 + seq, rank, seq });
 
+/** A step of `events` from `at`; one that stops for the history answers null. */
 function step(events: PendingEvent[], at: ReturnType<typeof stateAfter>, reports?: ReturnType<typeof attemptReports>) {
+  const stepped = stepUntilHistory(events, at, reports);
+  return awaitsHistory(stepped) ? null : stepped;
+}
+
+function stepUntilHistory(events: PendingEvent[], at: ReturnType<typeof stateAfter>, reports?: ReturnType<typeof attemptReports>) {
   return stepMessage({
     message: messageAt(at.state, at.status),
     machine: { key: 'message', machine: messageMachine },
@@ -83,6 +89,29 @@ describe('stepMessage and repeated receipts', () => {
     expect(step([read], delivered, attemptReports([...history, { step: 0, status: 'Read' }]))?.history).toEqual([]);
     // Repeated within one round: recorded once.
     expect(step([read, { ...read, seq: 1 }], delivered, attemptReports(history))?.history.map((h) => h.status)).toEqual(['Read']);
+  });
+
+  it('resumes a step stopped for the history where it stopped: no event applied twice', () => {
+    const awaiting = stateAfter([{ type: 'DUE' }, { type: 'ACCEPTED', step: 0 }]);
+    const events = [
+      pending({ type: 'DELIVERED', step: 0 }),
+      pending({ type: 'DELIVERED', step: 0 }, 1, 1),
+      pending({ type: 'READ', step: 0 }, 1, 2),
+    ];
+    const transitions = vi.spyOn(advancer, 'next');
+    try {
+      const stopped = stepUntilHistory(events, awaiting);
+      // The first Delivered moved the machine; the second is one only the history tells.
+      expect(transitions).toHaveBeenCalledTimes(2);
+      if (!awaitsHistory(stopped)) throw new Error('expected the step to stop for the history');
+      const update = stopped.resume(attemptReports([{ step: 0, status: 'Sent' }]));
+      expect(transitions).toHaveBeenCalledTimes(3);
+      // The Delivered this step recorded before it stopped counts as reported: its repeat is dropped.
+      expect(update.status).toBe('delivered');
+      expect(update.history.map((h) => h.status)).toEqual(['Delivered', 'Read']);
+    } finally {
+      transitions.mockRestore();
+    }
   });
 
   it("counts only the reports of a step's latest attempt: a new send opens a new one", () => {

@@ -2,7 +2,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { AttemptHolder, MessageUpdate } from '../ports/work-storage.ts';
 import type { HistoryEntry, PersistedMachineState, StoredMessage } from '../types/message.ts';
 import type { WorkItem } from '../types/work.ts';
-import type { MachineAdvancer } from './advance.ts';
+import type { MachineAdvancer, Step } from './advance.ts';
 import { historyOf } from './history.ts';
 import type { PendingEvent } from './pending-event.ts';
 import { isReceiptEvent, noteReport, receiptRepeat, reportedStatus, type AttemptReports } from './receipt-repeats.ts';
@@ -32,6 +32,29 @@ export interface MessageStepInput {
 }
 
 /**
+ * A step stopped at a receipt that only the message's history tells from a repeat
+ * (`receiptRepeat`), with what it did so far: `resume` goes on from that receipt with the
+ * history's reports (`attemptReports`), and applies no event twice. Resumed once: it goes on with
+ * the step's own progress, which a second resume would find moved on.
+ */
+export interface StepAwaitingHistory {
+  resume(reports: AttemptReports): MessageUpdate;
+}
+
+/** Where a step stopped for the history: its progress so far, and the transition of the receipt it stopped at. */
+interface StepProgress {
+  state: PersistedMachineState;
+  status: StoredMessage['status'];
+  work: WorkItem[];
+  accepted: boolean;
+  history: Omit<HistoryEntry, 'messageId'>[];
+  /** The index in `events` of the receipt the step stopped at. */
+  at: number;
+  /** That receipt's transition, computed already. */
+  next: Step;
+}
+
+/**
  * Applies a message's events to its machine and answers what the round writes for it: the next
  * state, the work the machine's actions ask for (sends now, timers at their due times, timers
  * cancelled), and the history entries. Outcomes reported by channels are always recorded, even
@@ -39,20 +62,27 @@ export interface MessageStepInput {
  * what its step's attempt already reported (providers repeat receipts: webhooks are at-least-once)
  * changes nothing and is not recorded again.
  *
- * Answers null when a receipt may be such a repeat and only the history tells (`receiptRepeat`)
- * while `input.reports` is not given: the caller reads the history (`attemptReports`) and steps
- * the message again with it.
+ * When a receipt may be such a repeat and only the history tells (`receiptRepeat`) while
+ * `input.reports` is not given, the step stops there and answers a {@link StepAwaitingHistory}:
+ * the caller reads the histories of all such messages in one batch and resumes each.
  */
-export function stepMessage(input: MessageStepInput): MessageUpdate | null {
+export function stepMessage(input: MessageStepInput): MessageUpdate | StepAwaitingHistory {
+  return walk(input, input.reports);
+}
+
+/** Whether `step` stopped for the message's history. */
+export const awaitsHistory = (step: MessageUpdate | StepAwaitingHistory): step is StepAwaitingHistory => 'resume' in step;
+
+/** The events of `input` from the start, or from where `from` stopped; stops only without `reports`. */
+function walk(input: MessageStepInput, reports: AttemptReports | undefined, from?: StepProgress): MessageUpdate | StepAwaitingHistory {
   const { message, now, advancer } = input;
   const { key, machine } = input.machine;
-  let state = message.snapshot;
-  let status = message.status;
-  let work = input.work;
-  let accepted = false;
-  const history: Omit<HistoryEntry, 'messageId'>[] = [];
+  let state = from?.state ?? message.snapshot;
+  let status = from?.status ?? message.status;
+  let work = from?.work ?? input.work;
+  let accepted = from?.accepted ?? false;
+  const history: Omit<HistoryEntry, 'messageId'>[] = from?.history ?? [];
   // The reports as this step goes: a receipt repeated within the round is a repeat too.
-  const reports = input.reports;
   const entry = (step: number, status: HistoryEntry['status'], at: number, error: string | null, item?: PendingEvent) => {
     const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
     const h: Omit<HistoryEntry, 'messageId'> = { step, channel, status, at, error };
@@ -64,13 +94,25 @@ export function stepMessage(input: MessageStepInput): MessageUpdate | null {
     if (reports) noteReport(reports, step, status);
   };
 
-  for (const item of input.events) {
-    const next = advancer.next(key, machine, state, item.event);
+  const events = input.events;
+  for (let i = from?.at ?? 0; i < events.length; i++) {
+    const item = events[i]!;
+    const next = i === from?.at ? from.next : advancer.next(key, machine, state, item.event);
     // A send's own result (rank 0) is never a repeat: each answers a send.
     if (item.rank === 1 && isReceiptEvent(item.event)) {
       let repeat = receiptRepeat(item.event, state, status, next.changed);
       if (repeat === 'unknown') {
-        if (!reports) return null;
+        if (!reports) {
+          const progress: StepProgress = { state, status, work, accepted, history, at: i, next };
+          return {
+            resume(read) {
+              // The reports this step recorded before it stopped join the history's.
+              for (const h of history) noteReport(read, h.step, h.status);
+              // Given reports, the walk never stops.
+              return walk(input, read, progress) as MessageUpdate;
+            },
+          };
+        }
         repeat = reports.get(item.event.step)?.has(reportedStatus(item.event)) ? 'repeat' : 'new';
       }
       if (repeat === 'repeat') continue;

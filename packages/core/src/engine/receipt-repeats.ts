@@ -33,11 +33,9 @@ export function noteReport(reports: AttemptReports, step: number, status: Histor
   }
 }
 
-/** The reports of each step's latest attempt, from a message's history in order. */
+/** The reports of each step's latest attempt, from one message's history in order. */
 export function attemptReports(history: Iterable<Pick<HistoryEntry, 'step' | 'status'>>): AttemptReports {
-  const reports: AttemptReports = new Map();
-  for (const entry of history) noteReport(reports, entry.step, entry.status);
-  return reports;
+  return attemptReportsByMessage(Array.from(history, ({ step, status }) => ({ messageId: 0, step, status }))).get(0) ?? new Map();
 }
 
 /**
@@ -74,7 +72,7 @@ export function receiptRepeat(
   return changed ? 'new' : 'unknown';
 }
 
-/** The {@link attemptReports} of each message of `history` (several messages' entries, each's in order). */
+/** The {@link AttemptReports} of each message of `history` (several messages' entries, each's in order). */
 export function attemptReportsByMessage(
   history: Iterable<Pick<HistoryEntry, 'messageId' | 'step' | 'status'>>,
 ): Map<number, AttemptReports> {

@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { ChannelContext, ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
-import type { Commit } from '../ports/work-storage.ts';
+import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { ChannelId } from '../types/channel.ts';
 import type { StoredMessage } from '../types/message.ts';
@@ -9,7 +9,7 @@ import type { WorkItem } from '../types/work.ts';
 import type { MachineAdvancer } from './advance.ts';
 import type { AccountDriverLookup } from './account-channels.ts';
 import type { KindHandler } from './kind-handler.ts';
-import { stepMessage } from './message-step.ts';
+import { awaitsHistory, stepMessage, type StepAwaitingHistory } from './message-step.ts';
 import { attemptReportsByMessage, type AttemptReports } from './receipt-repeats.ts';
 import { oldestFirst } from '../oldest-first.ts';
 import { withoutNul } from '../validation/nul.ts';
@@ -453,29 +453,9 @@ export function createWorker(deps: WorkerDeps) {
     const commit: Commit = { at: now, owner, updates: [], providerIds: [], receipts: unknownReceipts };
     const applied = new Map<number, PendingEvent[]>();
     const stepped = new Map<number, StoredMessage>();
-    /** Messages with a receipt only their history tells from a repeat: stepped again once it is read. */
-    const unsure: typeof ready = [];
-    const stepOne = async (item: (typeof ready)[number], reports?: AttemptReports) => {
-      const { message, events: list, work } = item;
-      const found = deps.kinds[message.kind].machineFor(message);
-      const machine = found instanceof Promise ? await found : found;
-      const update = stepMessage({
-        message,
-        machine,
-        events: list,
-        work,
-        now,
-        advancer,
-        defaultTtlSeconds: deps.defaultTtlSeconds,
-        reports,
-      });
-      // Counted as applied at once: should the history's read fail, its events go back as a failed commit's do.
-      applied.set(message.id, list);
-      stepped.set(message.id, message);
-      if (!update) {
-        unsure.push(item);
-        return;
-      }
+    /** Steps stopped at a receipt only their message's history tells from a repeat: resumed once the histories are read. */
+    const awaiting: Array<{ message: StoredMessage; events: PendingEvent[]; step: StepAwaitingHistory }> = [];
+    const take = (message: StoredMessage, list: PendingEvent[], update: MessageUpdate) => {
       // A step that leaves a send due now (a scheduled message come due, a fallback after a failed
       // step) keeps the message leased to this worker, which sends it next without claiming it.
       if (claiming && splitDue(update, now).sends.length > 0) update.lease = now + LEASE_MS;
@@ -487,7 +467,16 @@ export function createWorker(deps: WorkerDeps) {
         }
       }
     };
-    for (const item of ready) await stepOne(item);
+    for (const { message, events: list, work } of ready) {
+      const found = deps.kinds[message.kind].machineFor(message);
+      const machine = found instanceof Promise ? await found : found;
+      const step = stepMessage({ message, machine, events: list, work, now, advancer, defaultTtlSeconds: deps.defaultTtlSeconds });
+      // Counted as applied at once: should the history's read fail, its events go back as a failed commit's do.
+      applied.set(message.id, list);
+      stepped.set(message.id, message);
+      if (awaitsHistory(step)) awaiting.push({ message, events: list, step });
+      else take(message, list, step);
+    }
     /**
      * Nothing of the round was written (the database was locked too long, say): its sends'
      * results and its drivers' receipts go back to wait for the next round, as they were, rather
@@ -500,14 +489,15 @@ export function createWorker(deps: WorkerDeps) {
       queue.unshift(...again, ...held);
       lastRoundFailed = true;
     };
-    if (unsure.length > 0) {
+    if (awaiting.length > 0) {
+      let reports: Map<number, AttemptReports>;
       try {
-        const reports = attemptReportsByMessage(await storage.histories(unsure.map((item) => item.message.id)));
-        for (const item of unsure.splice(0)) await stepOne(item, reports.get(item.message.id) ?? new Map());
+        reports = attemptReportsByMessage(await storage.histories(awaiting.map((a) => a.message.id)));
       } catch (error) {
         putBack();
         throw error;
       }
+      for (const { message, events: list, step } of awaiting) take(message, list, step.resume(reports.get(message.id) ?? new Map()));
     }
     await yieldToEventLoop();
     const committing = commit.updates.length > 0 || commit.receipts.length > 0;
