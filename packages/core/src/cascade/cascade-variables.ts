@@ -57,8 +57,7 @@ export function checkCascadeVariables(
   const errors: ErrorDetail[] = [];
   for (const c of cascades) {
     for (const ref of cascadeVariableRefs(c)) {
-      const inline = c.variables.findIndex((v) => v.id === ref.id);
-      const value = c.variables[inline]?.value ?? stored.get(ref.id);
+      const value = variableValue(c, stored, ref.id);
       if (value === undefined) {
         errors.push(
           own
@@ -66,7 +65,9 @@ export function checkCascadeVariables(
             : { path: ref.path, message: `unknown variable ${ref.token}: ${REMEDY}` },
         );
       } else if (ref.kind !== 'name' && !isLinkValue(value)) {
-        const path = own && inline >= 0 ? `${c.path}.variables[${inline}].value` : ref.path;
+        // Addressed at the inline value when the message gave one (which `variableValue` takes first).
+        const inline = own ? c.variables.findIndex((v) => v.id === ref.id) : -1;
+        const path = inline >= 0 ? `${c.path}.variables[${inline}].value` : ref.path;
         errors.push({ path, message: `variable ${ref.token} is not an http(s) URL` });
       }
     }
