@@ -5,6 +5,7 @@ import { isoTimeSchema } from '../iso-time.ts';
 import { inlineVariablesSchema } from './variables.ts';
 import type { Variable } from './variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
+import { wholeSeconds } from '../validation/whole-seconds.ts';
 
 /** `messageType` of a cascade message (interface 2.6). */
 export const CASCADE_MESSAGE_TYPES = ['transaction', 'promo', 'chatapp_survey', 'flashcall'] as const;
@@ -21,11 +22,8 @@ const MAX_SCHEDULE_MS = 366 * 86400_000;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 /** The bounds of a cascade ttl, said by every refusal of one. */
 const TTL_BOUNDS = `whole seconds from 1 to ${MAX_CASCADE_TTL} (30 days)`;
-/**
- * Whole seconds within the ttl bounds. Every bad value is told the bounds, in one message: 1e308
- * got zod's "expected int to be <=9007199254740991" (its safe-integer bound) besides or instead.
- */
-const ttlSeconds = (error: string) => z.number({ error }).int({ error, abort: true }).positive({ error }).max(MAX_CASCADE_TTL, { error });
+/** Whole seconds within the ttl bounds, every bad value told the bounds in one message (see `wholeSeconds`). */
+const ttlSeconds = (error: string) => wholeSeconds(MAX_CASCADE_TTL, error);
 const TTL_LIKE = `must be ${TTL_BOUNDS}, as an integer or its digits as a string`;
 /** A cascade ttl as the interface's examples carry it: an integer, or its digits as a string. */
 const ttlLike = z

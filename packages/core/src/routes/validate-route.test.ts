@@ -86,6 +86,30 @@ describe('assertValidRoute', () => {
     expect(() => assertValidRoute({ ...base, steps: [{ id: 'has space', channel: 'sms' }] })).toThrow(SpillwayError);
   });
 
+  it('tells a step timeout or a not_read wait out of bounds once per field, with the bounds', () => {
+    const detailsOf = (input: unknown) => {
+      try {
+        assertValidRoute(input);
+      } catch (e) {
+        return (e as SpillwayError).details;
+      }
+      throw new Error('expected the route to be refused');
+    };
+    const bounds = 'must be whole seconds from 1 to 2592000 (30 days)';
+    const chat = { ...base, edges: [...base.edges, { from: 'a', to: 'b', on: 'not_read' }] };
+    // 1e308 also broke zod's safe-integer bound, and came out as two messages for one field.
+    for (const seconds of [1e308, 2 ** 53, 30 * 86400 + 1, 1.5, 0, -1]) {
+      const steps = base.steps.map((step) => (step.id === 'b' ? { ...step, timeoutSeconds: seconds } : step));
+      const edges = chat.edges.map((edge) => (edge.on === 'not_read' ? { ...edge, afterSeconds: seconds } : edge));
+      expect(detailsOf({ ...chat, steps, edges })).toEqual([
+        { path: 'steps[1].timeoutSeconds', message: bounds },
+        { path: 'edges[2].afterSeconds', message: bounds },
+      ]);
+    }
+    const steps = base.steps.map((step) => (step.id === 'b' ? { ...step, timeoutSeconds: '60' } : step));
+    expect(detailsOf({ ...base, steps })).toEqual([{ path: 'steps[1].timeoutSeconds', message: bounds }]);
+  });
+
   it('refuses requireSession on SMS and flash-call steps, which have no chat session', () => {
     const steps = base.steps.map((step) => (step.id === 'c' ? { ...step, requireSession: true } : step));
     expect(validateRoute({ ...base, steps })).toEqual([{ path: 'steps[2].requireSession', message: expect.stringContaining("'c' (sms)") }]);

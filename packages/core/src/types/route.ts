@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wholeSeconds } from '../validation/whole-seconds.ts';
 import { CHANNELS } from './channel.ts';
 
 /** Outcomes of a step that an edge can be taken on. */
@@ -15,17 +16,17 @@ export const MAX_ROUTE_STEPS = 32;
  */
 const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
+/** Longest a step may wait for its outcome, or a `not_read` edge for a read, seconds (30 days). */
+const MAX_ROUTE_WAIT_SECONDS = 30 * 86400;
+/** A step's timeout or a `not_read` edge's wait: one message, with the bounds, however it is wrong. */
+const waitSeconds = wholeSeconds(MAX_ROUTE_WAIT_SECONDS, `must be whole seconds from 1 to ${MAX_ROUTE_WAIT_SECONDS} (30 days)`);
+
 /** A step of a route: the channel it sends on, how long it waits for an outcome, and where the designer draws it. */
 export const routeStepSchema = z.object({
   id: stepId,
   channel: z.enum(CHANNELS),
   /** Seconds this step may take before its `expired` outcome; absent: its share of the ttl. */
-  timeoutSeconds: z
-    .number()
-    .int()
-    .positive()
-    .max(30 * 86400)
-    .optional(),
+  timeoutSeconds: waitSeconds.optional(),
   /** Chat-app steps: send only when the recipient has an open session (`wheterCheckSession`). */
   requireSession: z.boolean().optional(),
   label: z.string().max(200).optional(),
@@ -39,12 +40,7 @@ export const routeEdgeSchema = z.object({
   to: stepId,
   on: z.enum(ROUTE_OUTCOMES),
   /** `not_read` edges: seconds to wait for a read after delivery. */
-  afterSeconds: z
-    .number()
-    .int()
-    .positive()
-    .max(30 * 86400)
-    .optional(),
+  afterSeconds: waitSeconds.optional(),
 });
 
 /**
