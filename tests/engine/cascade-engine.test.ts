@@ -402,6 +402,23 @@ describe('cascade engine: checks at send', () => {
     expect(error.details?.map((d) => d.path).sort()).toEqual(['recipients[1].toPhone', 'ttl']);
   });
 
+  it('lists the variable errors of the first 100 recipients of a broadcast none of whose recipients has the variable, and counts the rest', async () => {
+    f = await engineFixture();
+    const recipients = Array.from({ length: 5000 }, (_, i) => `999${String(i).padStart(8, '0')}`);
+    const error = await rejection(f.engine.cascades.broadcast(f.account.id, { fromName: 'Shop', text: 'Hi %name=first%', recipients }));
+    expect(error.code).toBe('validation_failed');
+    expect(error.details).toHaveLength(101);
+    expect(error.details?.[0]).toEqual({
+      path: 'recipients[0].variables',
+      message: expect.stringContaining('unknown variable %name=first%'),
+    });
+    expect(error.details?.[99]?.path).toBe('recipients[99].variables');
+    expect(error.details?.[100]).toEqual({
+      path: 'recipients',
+      message: '4900 more recipients have errors, not listed (only the first 100 are)',
+    });
+  });
+
   it("builds a cascade request's rows before its write transaction (prepareIngest), and stores them as sent", async () => {
     f = await engineFixture();
     const { prepared, unprepared } = watchPreparedIngests(f.storage);

@@ -34,7 +34,9 @@ export interface ExpandedBroadcast {
 /** Expands a broadcast into the array shape of a cascade request. */
 export function expandBroadcast(body: unknown): ExpandedBroadcast {
   const parsed = broadcastSchema.safeParse(body);
-  if (!parsed.success) throw new SpillwayError('validation_failed', 'The broadcast is invalid', issuesToDetails(parsed.error.issues));
+  if (!parsed.success) {
+    throw new SpillwayError('validation_failed', 'The broadcast is invalid', firstRecipients(issuesToDetails(parsed.error.issues)));
+  }
   const { recipients, ...template } = parsed.data;
   delete (template as Record<string, unknown>)['toPhone'];
   delete (template as Record<string, unknown>)['id'];
@@ -69,5 +71,38 @@ export function broadcastDetails(details: ErrorDetail[], own: readonly ReadonlyS
     const path = recipient ? `recipients[${m[1]}]${field ? `.${field}` : ''}` : field;
     out.set(`${path}\u0000${d.message}`, { path, message: d.message });
   }
-  return [...out.values()];
+  return firstRecipients([...out.values()]);
+}
+
+/** Recipients whose errors a refused broadcast lists, at most: the rest are counted. */
+const LISTED_RECIPIENTS = 100;
+
+/**
+ * The errors of the first {@link LISTED_RECIPIENTS} recipients that have any (each of them with all
+ * of its errors), the errors of the template, and a last entry at `recipients` saying how many more
+ * recipients had errors. A template variable no recipient gives listed an error for every recipient
+ * of up to 5000, a body of hundreds of kilobytes in which the first few say it all.
+ */
+function firstRecipients(details: ErrorDetail[]): ErrorDetail[] {
+  const listed = new Set<string>();
+  const more = new Set<string>();
+  const out: ErrorDetail[] = [];
+  for (const d of details) {
+    const recipient = /^recipients\[(\d+)\]/.exec(d.path)?.[1];
+    if (recipient !== undefined && !listed.has(recipient)) {
+      if (listed.size === LISTED_RECIPIENTS) {
+        more.add(recipient);
+        continue;
+      }
+      listed.add(recipient);
+    }
+    out.push(d);
+  }
+  if (more.size > 0) {
+    out.push({
+      path: 'recipients',
+      message: `${more.size} more recipients have errors, not listed (only the first ${LISTED_RECIPIENTS} are)`,
+    });
+  }
+  return out;
 }
