@@ -3,9 +3,10 @@ import { SpillwayError } from '@spillway/core';
 import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, WalletTransaction } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, WalletTransactionRow } from '@spillway/core/storage';
+import { accountInserts } from './account-inserts.ts';
 import { alphaNameList } from './alpha-name-list.ts';
 import { CREDENTIAL_REVISION_KEY, bumpRevisionCte, credentialRevisionReader } from './credential-revision.ts';
-import { isUniqueViolation, row, rows, run, transaction } from './pg-util.ts';
+import { row, rows, run, transaction } from './pg-util.ts';
 import { lockWallets, walletMove } from './wallet-move.ts';
 
 /** Accounts, keys, alpha-names, wallets and settings over a pg pool, in the tables of `x` (the schema prefix). */
@@ -14,20 +15,11 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
   // Every send reads its account's alpha-names: the sends handled in one turn share one query.
   const alphaNames = alphaNameList(pool, x);
   const addTransaction = walletMove(pool, x);
+  const insert = accountInserts(pool, x);
 
   return {
     async createAccount(input, at) {
-      try {
-        const created = await row<AccountRow>(
-          pool,
-          `INSERT INTO ${x}accounts (login, name, password_hash, currency, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-          [input.login, input.name, input.passwordHash, input.currency, at],
-        );
-        return accountFromRow(created!);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new SpillwayError('conflict', `login ${input.login} is taken`);
-        throw error;
-      }
+      return insert.account(input, at);
     },
     async getAccount(id) {
       const found = await row<AccountRow>(pool, `SELECT * FROM ${x}accounts WHERE id = $1`, [id]);
@@ -64,17 +56,7 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
 
     async createApiKey(input, at) {
-      try {
-        const created = await row<ApiKeyRow>(
-          pool,
-          `INSERT INTO ${x}api_keys (account_id, key_hash, prefix, label, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-          [input.accountId, input.keyHash, input.prefix, input.label, at],
-        );
-        return apiKeyFromRow(created!);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new SpillwayError('conflict', 'this API key is already registered');
-        throw error;
-      }
+      return insert.apiKey(input, at);
     },
     async findAccountByKeyHash(keyHash) {
       const found = await row<AccountRow>(
@@ -107,14 +89,9 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     },
 
     async upsertAlphaName(input) {
-      const upserted = await row<AlphaNameRow>(
-        pool,
-        `INSERT INTO ${x}alpha_names (account_id, name, channels) VALUES ($1, $2, $3::jsonb)
-         ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
-        [input.accountId, input.name, JSON.stringify(input.channels)],
-      );
+      const upserted = await insert.alphaName(input);
       alphaNames.clear();
-      return alphaNameFromRow(upserted!);
+      return upserted;
     },
     async getAlphaName(accountId, name) {
       const found = await row<AlphaNameRow>(pool, `SELECT * FROM ${x}alpha_names WHERE account_id = $1 AND name = $2`, [accountId, name]);

@@ -24,6 +24,7 @@ import type {
   SenderApplicationRow,
   WalletTransactionRow,
 } from '@spillway/core/storage';
+import { accountInserts } from './account-inserts.ts';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
@@ -131,6 +132,7 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
 
 /** The client-management part of the PostgreSQL storage, in the tables of `x` (the schema prefix). */
 export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
+  const insert = accountInserts(pool, x);
   return {
     async createSenderApplication(input, at) {
       const created = await conflictOnUnique(
@@ -171,18 +173,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
 
     createLinkedClient: createLinkedClientCreation(pool, x),
     async linkClient(link) {
-      await conflictOnUnique(
-        () =>
-          rows(pool, `INSERT INTO ${x}client_links (child_id, parent_id, kind, referral_id, created_at) VALUES ($1, $2, $3, $4, $5)`, [
-            link.childId,
-            link.parentId,
-            link.kind,
-            link.referralId,
-            link.createdAt,
-          ]),
-        'the client is linked already, or the referral id is taken',
-      );
-      return link;
+      return insert.link(link);
     },
     transferBalanceOnce: createClientTransferStore(pool, x),
     async getClientLink(childId) {

@@ -4,24 +4,19 @@ import { apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage'
 import type { AccountStorage, RateLimit, WalletTransaction } from '@spillway/core';
 import type { ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
+import { accountInserts } from './account-inserts.ts';
 import { alphaNameList } from './alpha-name-list.ts';
 import { createCredentialRevision } from './credential-revision.ts';
-import { isUniqueViolation, lazy } from './sqlite-util.ts';
+import { lazy } from './sqlite-util.ts';
 import { walletMove } from './wallet-move.ts';
 
 function prepare(db: Database.Database) {
   return {
-    insertAccount: db.prepare<[string, string, string, string, number], SqliteAccountRow>(
-      `INSERT INTO accounts (login, name, password_hash, currency, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
-    ),
     accountById: db.prepare<[number], SqliteAccountRow>(`SELECT * FROM accounts WHERE id = ?`),
     accountByLogin: db.prepare<[string], SqliteAccountRow>(`SELECT * FROM accounts WHERE login = ?`),
     setPasswordHash: db.prepare<[string, number]>(`UPDATE accounts SET password_hash = ? WHERE id = ?`),
     setRateLimits: db.prepare<[string, number]>(`UPDATE accounts SET rate_limits = ? WHERE id = ?`),
 
-    insertKey: db.prepare<[number, string, string, string, number], ApiKeyRow>(
-      `INSERT INTO api_keys (account_id, key_hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
-    ),
     accountByKeyHash: db.prepare<[string], SqliteAccountRow>(
       `SELECT a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     ),
@@ -30,10 +25,6 @@ function prepare(db: Database.Database) {
       `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL`,
     ),
 
-    upsertAlphaName: db.prepare<[number, string, string], SqliteAlphaNameRow>(
-      `INSERT INTO alpha_names (account_id, name, channels) VALUES (?, ?, ?)
-       ON CONFLICT (account_id, name) DO UPDATE SET channels = excluded.channels RETURNING *`,
-    ),
     alphaName: db.prepare<[number, string], SqliteAlphaNameRow>(`SELECT * FROM alpha_names WHERE account_id = ? AND name = ?`),
     setCallback: db.prepare<[string | null, number, string], SqliteAlphaNameRow>(
       `UPDATE alpha_names SET callback_url = ? WHERE account_id = ? AND name = ? RETURNING *`,
@@ -63,6 +54,7 @@ function prepare(db: Database.Database) {
 export function createAccountStore(db: Database.Database): AccountStorage {
   // Prepared on first use: the tables exist only once migrate() has run.
   const st = lazy(() => prepare(db));
+  const insert = accountInserts(db);
 
   const revision = createCredentialRevision(db);
   // Every send reads its account's alpha-names: the sends that arrived together share one read.
@@ -116,12 +108,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
   return {
     async createAccount(input, at) {
-      try {
-        return toAccount(st().insertAccount.get(input.login, input.name, input.passwordHash, input.currency, at)!);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new SpillwayError('conflict', `login ${input.login} is taken`);
-        throw error;
-      }
+      return insert.account(input, at);
     },
     async getAccount(id) {
       const row = st().accountById.get(id);
@@ -139,12 +126,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
     },
 
     async createApiKey(input, at) {
-      try {
-        return apiKeyFromRow(st().insertKey.get(input.accountId, input.keyHash, input.prefix, input.label, at)!);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new SpillwayError('conflict', 'this API key is already registered');
-        throw error;
-      }
+      return insert.apiKey(input, at);
     },
     async findAccountByKeyHash(keyHash) {
       const row = st().accountByKeyHash.get(keyHash);
@@ -162,7 +144,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
 
     async upsertAlphaName(input) {
       alphaNames.clear();
-      return toAlphaName(st().upsertAlphaName.get(input.accountId, input.name, JSON.stringify(input.channels))!);
+      return insert.alphaName(input);
     },
     async getAlphaName(accountId, name) {
       const row = st().alphaName.get(accountId, name);

@@ -21,6 +21,7 @@ import type {
   OrganizationRow,
   WalletTransactionRow,
 } from '@spillway/core/storage';
+import { accountInserts } from './account-inserts.ts';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
@@ -146,9 +147,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
   const decide = db.prepare<[string, string | null, number, number], SqliteSenderApplicationRow>(
     `UPDATE sender_applications SET status = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *`,
   );
-  const insertLink = db.prepare<[number, number, string, string | null, number]>(
-    'INSERT INTO client_links (child_id, parent_id, kind, referral_id, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
+  const insert = accountInserts(db);
   const selectLink = db.prepare<[number], ClientLinkRow>('SELECT * FROM client_links WHERE child_id = ?');
   const selectLinkByReferral = db.prepare<[number, string], ClientLinkRow>(
     'SELECT * FROM client_links WHERE parent_id = ? AND referral_id = ?',
@@ -265,11 +264,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
 
     createLinkedClient: createLinkedClientCreation(db),
     async linkClient(link) {
-      conflictOnUnique(
-        () => insertLink.run(link.childId, link.parentId, link.kind, link.referralId, link.createdAt),
-        'the client is linked already, or the referral id is taken',
-      );
-      return link;
+      return insert.link(link);
     },
     transferBalanceOnce: createClientTransferStore(db),
     async getClientLink(childId) {
