@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, createFakeClock } from '@spillway/core';
 import type { Engine, Storage } from '@spillway/core';
-import { createClientService } from '@spillway/core/adapter';
+import { CLIENT_TRANSFER_KEY_RETENTION_MS, createClientService } from '@spillway/core/adapter';
 import type { ClientService } from '@spillway/core/adapter';
 import type { ClientStorage } from '@spillway/core/storage';
 import { createNodeHasher } from '@spillway/http';
@@ -125,5 +125,24 @@ describe('moving money between a parent and its sub-client', () => {
       details: [{ path: 'idempotencyKey' }],
     });
     expect([await balance(parent.id), await balance(child.id)]).toEqual([70, 30]);
+  });
+
+  it('keeps an idempotency key for its retention: a retry inside it replays, one after it moves money again', async () => {
+    const { parent, child } = await family();
+    const key = crypto.randomUUID();
+    const first = await clients.transfer(parent.id, child.id, { amount: 10 }, { idempotencyKey: key });
+    expect(first).toMatchObject({ balance: 90, clientBalance: 10, replayed: false });
+
+    await clock.advance(CLIENT_TRANSFER_KEY_RETENTION_MS);
+    expect(await clients.transfer(parent.id, child.id, { amount: 10 }, { idempotencyKey: key })).toEqual({ ...first, replayed: true });
+    // A key past its retention is free again: even another transfer under it is a new one.
+    await clock.advance(1);
+    const later = await clients.transfer(parent.id, child.id, { amount: 5, direction: 'from_client' }, { idempotencyKey: key });
+    expect(later).toMatchObject({ direction: 'from_client', amount: 5, balance: 95, clientBalance: 5, replayed: false });
+    expect(await clients.transfer(parent.id, child.id, { amount: 5, direction: 'from_client' }, { idempotencyKey: key })).toEqual({
+      ...later,
+      replayed: true,
+    });
+    expect([await balance(parent.id), await balance(child.id)]).toEqual([95, 5]);
   });
 });

@@ -175,7 +175,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
     async linkClient(link) {
       return insert.link(link);
     },
-    transferBalanceOnce: createClientTransferStore(pool, x),
+    ...createClientTransferStore(pool, x),
     async getClientLink(childId) {
       const found = await row<ClientLinkRow>(pool, `SELECT * FROM ${x}client_links WHERE child_id = $1`, [childId]);
       return found ? clientLinkFromRow(found) : null;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { clientTransferFromRow } from '@spillway/core/storage';
 import type { ClientStorage } from '@spillway/core';
 import type { ClientTransferRow } from '@spillway/core/storage';
-import { row, rows, transaction } from './pg-util.ts';
+import { row, rows, run, transaction } from './pg-util.ts';
 import { lockWallets, walletMove } from './wallet-move.ts';
 
 /**
@@ -26,10 +26,13 @@ export const CLIENT_TRANSFERS_MIGRATION = `
 /** Thrown inside the transaction to roll the key's row back when the debit is not covered. */
 const NOT_COVERED = Symbol('not covered');
 
-/** `ClientStorage.transferBalanceOnce` over a pg pool, in the tables of `x` (the schema prefix). */
-export function createClientTransferStore(pool: pg.Pool, x: string): ClientStorage['transferBalanceOnce'] {
+/** The index the pruning of old keys (`pruneClientTransfers`) reads (appended to the storage's migrations). */
+export const CLIENT_TRANSFERS_CREATED_MIGRATION = `CREATE INDEX client_transfers_created ON client_transfers(created_at);`;
+
+/** `ClientStorage.transferBalanceOnce` and `pruneClientTransfers` over a pg pool, in the tables of `x` (the schema prefix). */
+export function createClientTransferStore(pool: pg.Pool, x: string): Pick<ClientStorage, 'transferBalanceOnce' | 'pruneClientTransfers'> {
   const move = walletMove(pool, x);
-  return async (t, debit, credit, at) => {
+  const transferBalanceOnce: ClientStorage['transferBalanceOnce'] = async (t, debit, credit, at) => {
     try {
       return await transaction(pool, async (client) => {
         // The key first: a transaction holding it makes another with the same key (any process)
@@ -66,5 +69,10 @@ export function createClientTransferStore(pool: pg.Pool, x: string): ClientStora
       if (error === NOT_COVERED) return null;
       throw error;
     }
+  };
+  return {
+    transferBalanceOnce,
+    // Its own statement, outside any transfer's transaction: transfers of other accounts never wait for it.
+    pruneClientTransfers: (before) => run(pool, `DELETE FROM ${x}client_transfers WHERE created_at < $1`, [before]),
   };
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
-import { CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
+import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
 
@@ -323,6 +323,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Transfers between a parent and its sub-client made under an idempotency key.
   CLIENT_TRANSFERS_MIGRATION,
+  // Their keys are pruned by age (`pruneClientTransfers`).
+  CLIENT_TRANSFERS_CREATED_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */

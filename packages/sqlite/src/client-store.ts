@@ -266,7 +266,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
     async linkClient(link) {
       return insert.link(link);
     },
-    transferBalanceOnce: createClientTransferStore(db),
+    ...createClientTransferStore(db),
     async getClientLink(childId) {
       const row = selectLink.get(childId);
       return row ? clientLinkFromRow(row) : null;

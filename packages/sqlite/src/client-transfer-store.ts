@@ -23,14 +23,18 @@ export const CLIENT_TRANSFERS_MIGRATION = `
   ) WITHOUT ROWID;
 `;
 
-/** `ClientStorage.transferBalanceOnce` over one better-sqlite3 handle. */
-export function createClientTransferStore(db: Database.Database): ClientStorage['transferBalanceOnce'] {
+/** The index the pruning of old keys (`pruneClientTransfers`) reads (appended to the storage's migrations). */
+export const CLIENT_TRANSFERS_CREATED_MIGRATION = `CREATE INDEX client_transfers_created ON client_transfers(created_at);`;
+
+/** `ClientStorage.transferBalanceOnce` and `pruneClientTransfers` over one better-sqlite3 handle. */
+export function createClientTransferStore(db: Database.Database): Pick<ClientStorage, 'transferBalanceOnce' | 'pruneClientTransfers'> {
   const st = lazy(() => ({
     select: db.prepare<[number, string], ClientTransferRow>('SELECT * FROM client_transfers WHERE account_id = ? AND idempotency_key = ?'),
     insert: db.prepare<[number, string, number, string, number, number, number, number], ClientTransferRow>(
       `INSERT INTO client_transfers (account_id, idempotency_key, client_id, direction, amount, balance, client_balance, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
+    prune: db.prepare<[number]>('DELETE FROM client_transfers WHERE created_at < ?'),
   }));
   const move = walletMove(db);
   // IMMEDIATE: the key is looked up under the write lock, so a second process with the same key
@@ -61,5 +65,8 @@ export function createClientTransferStore(db: Database.Database): ClientStorage[
       return { transfer: clientTransferFromRow(row!), replayed: false };
     },
   );
-  return async (transfer, debit, credit, at) => transferTx.immediate(transfer, debit, credit, at);
+  return {
+    transferBalanceOnce: async (transfer, debit, credit, at) => transferTx.immediate(transfer, debit, credit, at),
+    pruneClientTransfers: async (before) => st().prune.run(before).changes,
+  };
 }

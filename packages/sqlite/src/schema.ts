@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { CASCADE_SCHEMA } from './cascade-store.ts';
 import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
-import { CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
+import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 
 /**
@@ -289,6 +289,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Transfers between a parent and its sub-client made under an idempotency key.
   CLIENT_TRANSFERS_MIGRATION,
+  // Their keys are pruned by age (`pruneClientTransfers`).
+  CLIENT_TRANSFERS_CREATED_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */

@@ -50,6 +50,7 @@ export { createSenderService, MAX_STATISTICS_DAYS } from '../clients/sender-serv
 export type { AlphaNameRevocation, SenderService, SenderServiceDeps, SenderState } from '../clients/sender-service.ts';
 export { createClientService } from '../clients/client-service.ts';
 export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from '../clients/client-service.ts';
+export { CLIENT_TRANSFER_KEY_RETENTION_MS } from '../clients/client-transfer.ts';
 export type { ClientTransfer, ClientTransferOptions } from '../clients/client-transfer.ts';
 export { botCosts } from '../clients/bot-costs.ts';
 export type { BotCostRow } from '../clients/bot-costs.ts';

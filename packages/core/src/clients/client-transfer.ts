@@ -30,14 +30,22 @@ export interface ClientTransfer {
 /** Options of a transfer. */
 export interface ClientTransferOptions {
   /**
-   * The client's key for this one transfer (`Idempotency-Key`), kept per parent: a request with a
-   * key already used for the same transfer answers that transfer again without moving money; used
-   * for another transfer (other sub-client, amount or direction) it is a `conflict`.
+   * The client's key for this one transfer (`Idempotency-Key`), kept per parent for
+   * {@link CLIENT_TRANSFER_KEY_RETENTION_MS}: a request with a key already used for the same
+   * transfer answers that transfer again without moving money; used for another transfer (other
+   * sub-client, amount or direction) it is a `conflict`.
    */
   idempotencyKey?: string | undefined;
 }
 
 type Party = Pick<Account, 'id' | 'login'>;
+
+/**
+ * How long the idempotency key of a transfer is kept, ms (7 days): a request with the key within
+ * it answers the first move; after it the key is forgotten and moves money as a new one. Long
+ * enough for any retry of a lost answer, and the keys' table stays as small as a week's transfers.
+ */
+export const CLIENT_TRANSFER_KEY_RETENTION_MS = 7 * 86_400_000;
 
 /**
  * Money between a parent and its sub-client, shared by provisioning (the opening balance) and
@@ -151,10 +159,13 @@ export function createClientTransfers(deps: { storage: Storage & ClientStorage; 
       };
     }
 
+    const now = clock.now();
+    // Pruned on write, before the key is looked up: a key past its retention is free again.
+    await storage.pruneClientTransfers(now - CLIENT_TRANSFER_KEY_RETENTION_MS);
     const once = await storage.transferBalanceOnce(
       { accountId: parentId, idempotencyKey: key, clientId, direction: req.direction, amount: micros },
       ...walletRows(parent, client, micros, req.direction),
-      clock.now(),
+      now,
     );
     if (!once) throw uncovered();
     const recorded = once.transfer;

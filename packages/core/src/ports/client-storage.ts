@@ -170,6 +170,11 @@ export interface ClientStorage {
     credit: NewWalletTransaction,
     at: number,
   ): Promise<{ transfer: ClientTransferRecord; replayed: boolean } | null>;
+  /**
+   * Forgets the keys of the moves recorded before `before` (ms), of every account: a request with
+   * such a key then moves money as a new one. Answers how many were forgotten.
+   */
+  pruneClientTransfers(before: number): Promise<number>;
 
   /** Fails with `conflict` when the account has an organization with the same tax id. */
   createOrganization(input: NewOrganization, at: number): Promise<Organization>;

@@ -127,6 +127,34 @@ export function describeClientTransfers(
     );
 
     it(
+      'prunes the keys recorded before the given time, of every account: such a key then moves money anew',
+      withStore(async (s) => {
+        const [a, b] = (await families(s, 2)) as [{ parent: number; client: number }, { parent: number; client: number }];
+        const t: NewClientTransfer = {
+          accountId: a.parent,
+          idempotencyKey: 'k-old',
+          clientId: a.client,
+          direction: 'to_client',
+          amount: EUR,
+        };
+        await once(s, t, T0);
+        await once(s, { ...t, idempotencyKey: 'k-new' }, T0 + 1000);
+        await once(s, { ...t, accountId: b.parent, clientId: b.client }, T0 + 500);
+
+        // Strictly before: a key recorded at the given time is kept.
+        expect(await s.pruneClientTransfers(T0)).toBe(0);
+        expect(await s.pruneClientTransfers(T0 + 1000)).toBe(2);
+        expect(await s.pruneClientTransfers(T0 + 1000)).toBe(0);
+        expect(await once(s, t, T0 + 2000)).toMatchObject({ replayed: false, transfer: { balance: 97 * EUR, createdAt: T0 + 2000 } });
+        expect(await once(s, { ...t, idempotencyKey: 'k-new' }, T0 + 3000)).toMatchObject({
+          replayed: true,
+          transfer: { balance: 98 * EUR, createdAt: T0 + 1000 },
+        });
+        expect(await balances(s, a.parent, a.client, b.parent, b.client)).toEqual([97 * EUR, 3 * EUR, 99 * EUR, EUR]);
+      }),
+    );
+
+    it(
       'moves once when requests with the same key come in at once, on one handle and on another',
       withStore(async (s) => {
         const { parent, client } = await family(s);
