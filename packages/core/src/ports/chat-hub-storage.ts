@@ -57,4 +57,12 @@ export interface ChatHubStorage {
   listSigningKeys(): Promise<SigningKey[]>;
   /** Retires an active key; false when no active key has this kid. */
   retireSigningKey(kid: string, at: number): Promise<boolean>;
+
+  /**
+   * The credential revision of a storage that also keeps accounts (`AccountStorage.credentialRevision`),
+   * which a key's retirement and a token's revocation bump in their transaction: a key ring that
+   * sees it move reads the keys again at once, so a key retired by any process is refused from the
+   * next token on. Without it, keys read from storage are trusted for the ring's cache time.
+   */
+  credentialRevision?(): Promise<number>;
 }

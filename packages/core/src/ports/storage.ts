@@ -12,6 +12,8 @@ import type { WorkStorage } from './work-storage.ts';
  */
 export interface Storage extends AccountStorage, MessageStorage, WorkStorage, ChatHubStorage, CascadeStorage, InboundStorage {
   readonly name: string;
+  /** {@link AccountStorage.credentialRevision}, which a whole storage has (optional for a chat hub storage alone). */
+  credentialRevision(): Promise<number>;
   /**
    * Whether an error this storage threw means the database was too busy to take the operation (a
    * lock held past its timeout, a serialization failure): its transaction wrote nothing, and a

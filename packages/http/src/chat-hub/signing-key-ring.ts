@@ -28,18 +28,18 @@ export interface SigningKeyRing {
 }
 
 export interface SigningKeyRingOptions {
+  /**
+   * Where the keys live. Its credential revision (`credentialRevision`), which a key's retirement
+   * bumps, is read at every check: when it moved since the keys were read, they are read again at
+   * once (a key retired by another process is refused from the next token on, not when the cache
+   * runs out). A storage without it has only `keyCacheMs`.
+   */
   storage: ChatHubStorage;
   clock: Clock;
   /** A configured secret: signs everything, is never stored. */
   secret?: string;
   /** How long keys read from storage are trusted before re-reading. */
   keyCacheMs: number;
-  /**
-   * The storage's credential revision, which a key's retirement bumps: when it moved since the
-   * keys were read, they are read again at once (a key retired by another process is refused from
-   * the next token on, not when the cache runs out). Without it, only `keyCacheMs` applies.
-   */
-  revision?: () => Promise<number>;
 }
 
 /** A token names a key that is unknown, retired or absent. */
@@ -68,14 +68,21 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
   let loadedRevision: number | null = null;
   let loading: Promise<void> | null = null;
 
-  const load = async (): Promise<void> => {
+  /**
+   * Read at every check, never kept across checks: a retirement in another process must be seen
+   * by the next one. The storage shares one read among the checks of a turn of the event loop.
+   */
+  const readRevision = async (): Promise<number | null> => (storage.credentialRevision ? storage.credentialRevision() : null);
+
+  /** Loads the keys; `revision`, when the caller read it just now, is not read again. */
+  const load = async (revision?: number | null): Promise<void> => {
     if (options.secret !== undefined && !configured) {
       const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(options.secret)));
       // The kid names the secret without revealing it, so a changed secret is a new kid.
       configured = { kid: `cfg-${base64url.encode(digest.slice(0, 9))}`, bytes: new TextEncoder().encode(options.secret), createdAt: 0 };
     }
     // Read before the keys: a retirement after this read moves it again, and the next check reloads.
-    const revision = (await options.revision?.()) ?? null;
+    const current = revision === undefined ? await readRevision() : revision;
     let stored = await storage.listActiveSigningKeys();
     if (stored.length === 0 && !configured) {
       await storage.addSigningKey({ kid: newKid(), secret: randomSecret() }, clock.now());
@@ -88,11 +95,11 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
     // The configured secret always signs; otherwise the newest stored key does.
     signing = configured ?? next.get(stored[stored.length - 1]?.kid ?? '') ?? null;
     loadedAt = clock.now();
-    loadedRevision = revision;
+    loadedRevision = current;
   };
 
-  const refresh = async (): Promise<void> => {
-    loading ??= load().finally(() => {
+  const refresh = async (revision?: number | null): Promise<void> => {
+    loading ??= load(revision).finally(() => {
       loading = null;
     });
     await loading;
@@ -105,7 +112,8 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
   };
 
   const ensureFresh = async (): Promise<void> => {
-    if (clock.now() - loadedAt >= keyCacheMs || (options.revision && (await options.revision()) !== loadedRevision)) await refresh();
+    const revision = await readRevision();
+    if (clock.now() - loadedAt >= keyCacheMs || revision !== loadedRevision) await refresh(revision);
   };
 
   const info = (k: { kid: string; createdAt: number; retiredAt: number | null }, isConfigured: boolean): SigningKeyInfo => ({

@@ -1,6 +1,7 @@
 import { SignJWT, base64url, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
+import type { ChatHubStorage } from '@spillway/core';
 import { runChatHubStorageContract } from '@spillway/core/testing';
 import { createMemoryChatHubStorage } from './test-fixtures.ts';
 import { createTokenService } from './token-service.ts';
@@ -259,6 +260,33 @@ describe('token service', () => {
       await s.tokens.retire(decodeProtectedHeader(oldToken).kid!);
       await s.clock.advance(60_000);
       expect(await other.verify(oldToken, 'company')).toMatchObject({ ok: false, reason: 'unknown_key' });
+    });
+
+    it('reads the storage’s credential revision once a check, and once for the reload after another process retired a key', async () => {
+      const clock = createFakeClock();
+      const memory = createMemoryChatHubStorage();
+      let revision = 0;
+      let reads = 0;
+      let keyReads = 0;
+      const storage: ChatHubStorage = {
+        ...memory,
+        listActiveSigningKeys: () => (keyReads++, memory.listActiveSigningKeys()),
+        credentialRevision: async () => (reads++, revision),
+      };
+      const tokens = createTokenService({ storage, clock });
+      const oldToken = await tokens.issueCompanyToken(1);
+      await memory.addSigningKey({ kid: 'k-next', secret: base64url.encode(new Uint8Array(32).fill(7)) }, clock.now());
+      [reads, keyReads] = [0, 0];
+      expect((await tokens.verify(oldToken, 'company')).ok).toBe(true);
+      expect([reads, keyReads]).toEqual([1, 0]);
+
+      // Another process retires the key: its transaction bumps the revision, and this process
+      // refuses the key's tokens at once, long before the key cache time.
+      await memory.retireSigningKey(decodeProtectedHeader(oldToken).kid!, clock.now());
+      revision++;
+      [reads, keyReads] = [0, 0];
+      expect(await tokens.verify(oldToken, 'company')).toMatchObject({ ok: false, reason: 'unknown_key' });
+      expect([reads, keyReads]).toEqual([1, 1]);
     });
   });
 });

@@ -116,15 +116,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     throw new SpillwayError('bad_request', `SPILLWAY_JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters long`);
   }
 
-  // A storage that also keeps accounts has the credential revision a key's retirement bumps.
-  const withRevision = storage as ChatHubStorage & { credentialRevision?: () => Promise<number> };
-  const ring = createSigningKeyRing({
-    storage,
-    clock,
-    keyCacheMs,
-    ...(options.secret === undefined ? {} : { secret: options.secret }),
-    ...(typeof withRevision.credentialRevision === 'function' ? { revision: () => withRevision.credentialRevision!() } : {}),
-  });
+  const ring = createSigningKeyRing({ storage, clock, keyCacheMs, ...(options.secret === undefined ? {} : { secret: options.secret }) });
 
   const sign = async (claims: Record<string, unknown>, type: TokenType, subject: number, exp: number | null): Promise<string> => {
     const signing = await ring.signingKey();
