@@ -160,6 +160,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
         'Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the move, in its transaction, ' +
         'and a request with the same key (of the same caller) and the same transfer answers that first move again, with ' +
         '`Idempotent-Replayed: true`, without moving money; with another sub-client, amount or direction it answers 409. ' +
+        'A key is kept for 7 days; after that the same key moves money again. ' +
         'A refused request (400, 402, 404) records nothing: its key may be sent again.',
       tags: ['client'],
       auth: 'basic-or-key',
