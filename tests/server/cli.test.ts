@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -93,10 +95,10 @@ describe('bootstrap', () => {
     }
   });
 
-  it('creates one demo account, and logs its credentials once, when processes start together on a fresh database', async () => {
-    const logged: Array<{ msg: string; password?: string; apiKey?: string }> = [];
+  /** A logger that keeps the server's warnings, as its pino logger is called (merge object first, message second). */
+  const warnings = () => {
+    const logged: Array<{ msg: string; login?: string; password?: string; apiKey?: string }> = [];
     const quiet = () => {};
-    // The server's warnings, as its pino logger is called (merge object first, message second).
     const logger = {
       warn: (meta: { password?: string; apiKey?: string }, msg: string) => logged.push({ ...meta, msg }),
       info: quiet,
@@ -104,9 +106,26 @@ describe('bootstrap', () => {
       debug: quiet,
       trace: quiet,
       fatal: quiet,
-    } as unknown as CreateServerOptions['logger'];
-    const env = { SPILLWAY_DB: join(dir, 'demo-together.db'), PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' };
-    const started = await Promise.allSettled([1, 2, 3].map(() => createServer(readConfig(env), { ...(logger ? { logger } : {}) })));
+    } as unknown as NonNullable<CreateServerOptions['logger']>;
+    return { logged, logger, demo: () => logged.filter((l) => l.msg.startsWith('created the demo account')) };
+  };
+
+  it('creates one demo account, and logs its credentials once, when processes start together on a fresh database', async () => {
+    const { logged, logger } = warnings();
+    const env = {
+      SPILLWAY_DB: join(dir, 'demo-together.db'),
+      PORT: '0',
+      SPILLWAY_LOG_LEVEL: 'silent',
+      SPILLWAY_WORKER_THREAD: 'false',
+      SPILLWAY_HTTP_THREADS: '1',
+    };
+    const started = await Promise.allSettled(
+      [1, 2, 3].map(async () => {
+        const server = await createServer(readConfig(env), { logger });
+        await server.listen();
+        return server;
+      }),
+    );
     try {
       expect(started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason))).toEqual([]);
       const shown = logged.filter((l) => l.msg.startsWith('created the demo account'));
@@ -117,6 +136,43 @@ describe('bootstrap', () => {
       expect((await engine.accounts.authenticateKey(shown[0]!.apiKey!))?.login).toBe('demo');
     } finally {
       for (const s of started) if (s.status === 'fulfilled') await s.value.close();
+    }
+  });
+
+  // Regression: a first start whose port was taken logged the demo account's credentials, then
+  // failed; the next start found the account, and nobody ever saw credentials that worked.
+  it('logs the demo credentials once the server listens: a first start that cannot listen creates no account', async () => {
+    const taken = createHttpServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const port = (taken.address() as AddressInfo).port;
+    const env = {
+      SPILLWAY_DB: join(dir, 'demo-port-taken.db'),
+      SPILLWAY_LOG_LEVEL: 'silent',
+      SPILLWAY_WORKER_THREAD: 'false',
+      SPILLWAY_HTTP_THREADS: '1',
+    };
+    const first = warnings();
+    const failed = await createServer(readConfig({ ...env, PORT: String(port) }), { logger: first.logger, designerDir: false });
+    try {
+      await expect(failed.listen()).rejects.toThrow(/^PORT, HOST: cannot listen on 127\.0\.0\.1:\d+: listen EADDRINUSE/);
+      expect(first.demo()).toEqual([]);
+      expect(await failed.engine.accounts.getByLogin('demo')).toBeNull();
+    } finally {
+      await failed.close();
+      await new Promise<void>((done) => taken.close(() => done()));
+    }
+    const next = warnings();
+    const server = await createServer(readConfig({ ...env, PORT: '0' }), { logger: next.logger, designerDir: false });
+    try {
+      // Not before it listens.
+      expect(next.demo()).toEqual([]);
+      await server.listen();
+      const [shown] = next.demo();
+      expect(shown?.login).toBe('demo');
+      expect((await server.engine.accounts.authenticatePassword('demo', shown!.password!))?.login).toBe('demo');
+      expect((await server.engine.accounts.authenticateKey(shown!.apiKey!))?.login).toBe('demo');
+    } finally {
+      await server.close();
     }
   });
 

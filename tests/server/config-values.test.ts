@@ -109,7 +109,22 @@ describe('readConfig: values', () => {
     ];
     for (const [env, message] of cases) expect(refusal(env), JSON.stringify(env)).toMatch(message);
     expect(readConfig({ SPILLWAY_SMTP_FROM: 'Shop <shop@example.com>' }).SPILLWAY_SMTP_FROM).toBe('Shop <shop@example.com>');
+    expect(readConfig({ SPILLWAY_PUBLIC_URL: 'http://127.0.0.1:8080', SPILLWAY_SOCIAL_GRAPH_URL: 'http://localhost/graph' })).toMatchObject(
+      {
+        SPILLWAY_PUBLIC_URL: 'http://127.0.0.1:8080',
+        SPILLWAY_SOCIAL_GRAPH_URL: 'http://localhost/graph',
+      },
+    );
     expect(readConfig({ SPILLWAY_SMTP_FROM: 'shop@example.com', HOST: '::1' }).HOST).toBe('::1');
+  });
+
+  // Regression: `http:shop.example` (no `//`) was taken as the public origin, and a URL with blanks
+  // around it went into every short link with them.
+  it('takes an http(s) URL written out whole, without the blanks around it', () => {
+    expect(refusal({ SPILLWAY_PUBLIC_URL: 'http:shop.example' })).toMatch(
+      /^ {2}SPILLWAY_PUBLIC_URL: expected an http:\/\/ or https:\/\/ URL, got "http:shop\.example"$/m,
+    );
+    expect(readConfig({ SPILLWAY_PUBLIC_URL: ' https://shop.example/s ' }).SPILLWAY_PUBLIC_URL).toBe('https://shop.example/s');
   });
 
   // Regression: the bootstrap password, key, alpha-names and balance were silently ignored without
@@ -172,6 +187,36 @@ describe('spillway serve: what it cannot open or listen on', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr.trim()).toBe(`SPILLWAY_DB: cannot use the SQLite file "${file}": file is not a database`);
   }, 30_000);
+
+  // Regression: a SPILLWAY_DB under /proc never started nor failed (Node 20's recursive mkdir loops
+  // there), and one under a regular file said only "ENOTDIR: not a directory, mkdir ...".
+  it.skipIf(process.platform !== 'linux')(
+    'names SPILLWAY_DB at once when its folder cannot be created under /proc',
+    async () => {
+      const file = '/proc/spillway-nope/x.db';
+      const failed = (await runCli(
+        ['serve'],
+        { DATABASE_URL: '', SPILLWAY_DB: file, PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' },
+        { timeoutMs: 20_000 },
+      ).catch((error: unknown) => error)) as { code: number | null; killed: boolean; stderr: string };
+      expect(failed.killed).toBe(false);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr.trim()).toMatch(
+        /^SPILLWAY_DB: cannot use the SQLite file "\/proc\/spillway-nope\/x\.db": cannot create the folder "\/proc\/spillway-nope": ENOENT/,
+      );
+    },
+    30_000,
+  );
+
+  it('names SPILLWAY_DB and the file in the way when its folder would be under a regular file', async () => {
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'not a folder\n');
+    const file = join(notes, 'data', 'x.db');
+    const config = readConfig({ DATABASE_URL: '', SPILLWAY_DB: file, PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' });
+    await expect(createServer(config, { bootstrap: false, designerDir: false })).rejects.toThrow(
+      `SPILLWAY_DB: cannot use the SQLite file "${file}": "${notes}" is not a folder`,
+    );
+  });
 
   it('names PORT and HOST when the port is taken', async () => {
     const taken = createHttpServer();
@@ -237,4 +282,36 @@ describe('spillway command line', () => {
     expect(await stderr(['accounts', 'delete'])).toBe('1 unknown command "accounts delete"; "accounts" takes: create, topup, rate-limit');
     expect(await stderr(['keys', 'list', '--login', 'ops', 'now'])).toBe('1 unexpected argument "now" after "keys list"');
   }, 60_000);
+
+  // Regression: a flag of another command was silently ignored: `keys list --login ops --balance 5`
+  // listed the keys, `serve --login ops` started the server, `accounts topup --balance 5` said
+  // "--amount is required" without a word about --balance.
+  it('refuses a flag the command does not take, naming the flag and the command, before anything runs', async () => {
+    const env = { DATABASE_URL: '', SPILLWAY_DB: join(dir, 'flags.db'), PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' };
+    const stderr = (args: string[]) =>
+      runCli(args, env).then(
+        () => 'exited 0',
+        (error: { code: number; stderr: string }) => `${error.code} ${error.stderr.split('\n')[0]}`,
+      );
+    expect(await stderr(['keys', 'list', '--login', 'ops', '--balance', '5'])).toBe(
+      '1 --balance is not an option of "keys list", which takes --login',
+    );
+    expect(await stderr(['serve', '--login', 'ops'])).toBe('1 --login is not an option of "serve", which takes --role');
+    expect(await stderr(['tokens', 'rotate', '--kid', 'k1'])).toBe('1 --kid is not an option of "tokens rotate", which takes none');
+    // One no command takes: Node's "Unknown option '--since'. To specify a positional argument ..." named no command.
+    expect(await stderr(['keys', 'list', '--login', 'ops', '--since', 'monday'])).toBe(
+      '1 --since is not an option of "keys list", which takes --login',
+    );
+    expect(await stderr(['accounts', 'topup', '--login', 'ops', '--balance', '5'])).toBe(
+      '1 --balance is not an option of "accounts topup", which takes --login, --amount',
+    );
+  }, 60_000);
+
+  it('lists every command with its flags in the usage', async () => {
+    const { stdout } = await runCli(['--help']);
+    expect(stdout).toMatch(/^ {2}accounts create --login L --password P \[--name N\] \[--balance 100\]$/m);
+    expect(stdout).toMatch(/^ {2}serve \[--role all\|api\|worker\] +start the reference server/m);
+    expect(stdout).toMatch(/^ {2}reachability clear --login L --phone P \[--channel C\] +forget them/m);
+    expect(stdout).toMatch(/^ {2}tokens rotate +sign new tokens with a new key/m);
+  }, 30_000);
 });

@@ -8,10 +8,16 @@ const root = resolve(import.meta.dirname, '../..');
 /**
  * Runs `spillway <args>` from source with `env` over the test's environment. Resolves with its
  * output; a non-zero exit rejects with execFile's error, which carries `code` and `stdout`.
+ * `timeoutMs` kills a command that does not end (its error's `killed` is then true).
  */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
+): Promise<{ stdout: string; stderr: string }> {
   return run(join(root, 'node_modules/.bin/tsx'), ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args], {
     env: { ...process.env, ...env },
+    ...(timeoutMs !== undefined ? { timeout: timeoutMs, killSignal: 'SIGKILL' as const } : {}),
   });
 }
 

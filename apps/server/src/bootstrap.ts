@@ -20,61 +20,74 @@ function randomSecret(bytes: number): string {
 /**
  * Ensures the bootstrap account at every start (idempotent): the login and password, the API
  * key, the approved alpha-names, and the balance topped up to at least the configured amount.
- * Without configuration, a first start on an empty database creates a `demo` account with
- * generated credentials, logged once, so that the server can be tried at once.
+ * Without configuration (and with `demo`), {@link createDemoAccount}.
  */
 export async function bootstrap(
   engine: Engine,
   config: ServerConfig,
   options: { demo: boolean } = { demo: true },
 ): Promise<BootstrapResult | null> {
-  let login = config.SPILLWAY_BOOTSTRAP_LOGIN;
-  let password = config.SPILLWAY_BOOTSTRAP_PASSWORD;
-  let key = config.SPILLWAY_BOOTSTRAP_API_KEY;
-  let generated: BootstrapResult['generated'];
-  if (!login) {
-    if (!options.demo) return null;
-    if (await engine.accounts.getByLogin('demo')) return null;
-    if ((await engine.storage.getAccount(1)) !== null) return null;
-    login = 'demo';
-    password = randomSecret(12);
-    key = `sk_${randomSecret(24)}`;
-    generated = { password, key };
-  }
+  const login = config.SPILLWAY_BOOTSTRAP_LOGIN;
+  if (!login) return options.demo ? createDemoAccount(engine) : null;
+  const password = config.SPILLWAY_BOOTSTRAP_PASSWORD;
   if (!password) throw new Error('SPILLWAY_BOOTSTRAP_PASSWORD is required with SPILLWAY_BOOTSTRAP_LOGIN');
   // Processes started together on one database (an API process and its workers) bootstrap it at
-  // once. `ensure` answers each the one account. The demo account is created, not ensured: the
-  // process that loses the race to create it has credentials that were never set, and logs none.
-  const credentials = { login, password };
-  const account = generated
-    ? await engine.accounts.create(credentials).catch((error: unknown) => {
-        if (!lostRace(error)) throw error;
-        return null;
-      })
-    : await engine.accounts.ensure(credentials);
-  // Another process created the demo account: its credentials are the ones logged.
+  // once. `ensure` answers each the one account.
+  const account = await engine.accounts.ensure({ login, password });
+  await provision(engine, account.id, {
+    key: config.SPILLWAY_BOOTSTRAP_API_KEY,
+    alphaNames: config.SPILLWAY_BOOTSTRAP_ALPHA_NAMES ?? '',
+    balance: config.SPILLWAY_BOOTSTRAP_BALANCE,
+  });
+  return { login };
+}
+
+/**
+ * On an empty database, creates a `demo` account with generated credentials (alpha-name
+ * `Spillway`, balance 100) so that the server can be tried at once, and answers them: the only
+ * time they can be shown. Null when the database has an account already.
+ */
+export async function createDemoAccount(engine: Engine): Promise<BootstrapResult | null> {
+  if (await engine.accounts.getByLogin('demo')) return null;
+  if ((await engine.storage.getAccount(1)) !== null) return null;
+  const password = randomSecret(12);
+  const key = `sk_${randomSecret(24)}`;
+  // Created, not ensured: the process that loses the race to create it (processes started together
+  // on one database) has credentials that were never set, and answers none.
+  const account = await engine.accounts.create({ login: 'demo', password }).catch((error: unknown) => {
+    if (!lostRace(error)) throw error;
+    return null;
+  });
   if (!account) return null;
-  if (key) {
-    const apiKey = key;
-    await engine.accounts.ensureKey(account.id, apiKey).catch((error: unknown) => {
+  await provision(engine, account.id, { key, alphaNames: 'Spillway', balance: 100 });
+  return { login: 'demo', generated: { password, key } };
+}
+
+/** Gives an account its API key, approved alpha-names (comma-separated) and at least `balance`. */
+async function provision(
+  engine: Engine,
+  accountId: number,
+  given: { key: string | undefined; alphaNames: string; balance: number | undefined },
+): Promise<void> {
+  if (given.key) {
+    const apiKey = given.key;
+    await engine.accounts.ensureKey(accountId, apiKey).catch((error: unknown) => {
       if (!lostRace(error)) throw error;
-      return engine.accounts.ensureKey(account.id, apiKey);
+      return engine.accounts.ensureKey(accountId, apiKey);
     });
   }
-  const names = (config.SPILLWAY_BOOTSTRAP_ALPHA_NAMES ?? (generated ? 'Spillway' : ''))
+  const names = given.alphaNames
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  for (const name of names) await engine.accounts.approveAlphaName(account.id, name);
-  const target = config.SPILLWAY_BOOTSTRAP_BALANCE ?? (generated ? 100 : undefined);
-  if (target !== undefined) {
+  for (const name of names) await engine.accounts.approveAlphaName(accountId, name);
+  if (given.balance !== undefined) {
     // The balance is read and topped up in one step under the database's lock: processes that
     // bootstrap one database at once credit what is missing once, not once each.
     await engine.storage.topUpTo(
-      { accountId: account.id, kind: 'topup', messageId: null, description: 'bootstrap balance' },
-      toMicros(target),
+      { accountId, kind: 'topup', messageId: null, description: 'bootstrap balance' },
+      toMicros(given.balance),
       engine.clock.now(),
     );
   }
-  return { login, ...(generated ? { generated } : {}) };
 }

@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { parseRateCard, SpillwayError } from '@spillway/core';
+import { MAX_FROM, parseRateCard, SpillwayError } from '@spillway/core';
 import type { RateLimit } from '@spillway/core';
 import { MIN_JWT_SECRET_LENGTH } from '@spillway/http';
+import { readPlainAmount } from './plain-amount.ts';
 
 const rate = (fallback: string) =>
   z
@@ -80,16 +81,12 @@ const oneOf = <T extends string>(values: readonly [T, ...T[]], fallback: T) =>
       return z.NEVER;
     });
 
-/** An http(s) URL (`z.url()` also took `ftp:` or `javascript:`). */
+/**
+ * An http(s) URL written out whole (`http:shop.example` is refused), the blanks around it dropped
+ * (`z.url()` alone also took `ftp:` or `javascript:`).
+ */
 const httpUrl = () =>
-  z
-    .string()
-    .superRefine((v, ctx) => {
-      if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) {
-        ctx.addIssue({ code: 'custom', message: `expected an http:// or https:// URL, got "${v}"` });
-      }
-    })
-    .optional();
+  z.url({ protocol: /^https?$/, error: (issue) => `expected an http:// or https:// URL, got "${String(issue.input)}"` }).optional();
 
 /** The reference server's configuration, read from the environment (see README, Configuration). */
 export const configSchema = z.object({
@@ -148,13 +145,13 @@ export const configSchema = z.object({
   /** The account rule (at least 8 characters), checked here so that the error names the variable. */
   SPILLWAY_BOOTSTRAP_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
   SPILLWAY_BOOTSTRAP_API_KEY: z.string().optional(),
-  /** Comma-separated alpha-names, each of 1 to 64 characters (the account rule). */
+  /** Comma-separated alpha-names, each of 1 to {@link MAX_FROM} characters (the longest a message's `from` takes). */
   SPILLWAY_BOOTSTRAP_ALPHA_NAMES: z
     .string()
     .superRefine((value, ctx) => {
       for (const name of value.split(',').map((n) => n.trim())) {
-        if (name.length > 64)
-          ctx.addIssue({ code: 'custom', message: `an alpha-name has 1 to 64 characters, got "${name}" (${name.length})` });
+        if (name.length > MAX_FROM)
+          ctx.addIssue({ code: 'custom', message: `an alpha-name has 1 to ${MAX_FROM} characters, got "${name}" (${name.length})` });
       }
     })
     .optional(),
@@ -162,7 +159,8 @@ export const configSchema = z.object({
   SPILLWAY_BOOTSTRAP_BALANCE: z
     .string()
     .transform((value, ctx) => {
-      if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+      const amount = readPlainAmount(value);
+      if (amount !== null) return amount;
       ctx.addIssue({ code: 'custom', message: `expected an amount of 0 or more such as 100 or 12.50, got "${value}"` });
       return z.NEVER;
     })

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { dirname } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { parseRateCard, systemClock } from '@spillway/core';
@@ -27,7 +25,8 @@ import type { PostgresStorage } from '@spillway/postgres';
 import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
 import { createConfiguredAccountChannels } from './account-channels.ts';
-import { bootstrap } from './bootstrap.ts';
+import { bootstrap, createDemoAccount } from './bootstrap.ts';
+import { ensureFolderOf } from './ensure-folder.ts';
 import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
@@ -70,10 +69,13 @@ export interface CreateServerOptions {
    * one `SPILLWAY_HTTP_THREADS`), so that every request and round reads it.
    */
   clock?: Clock;
-  /** Create the `demo` account on a first start without bootstrap configuration. @default true */
+  /**
+   * Create the `demo` account on a first start without bootstrap configuration, once `listen()`
+   * succeeded, logging its credentials. @default true
+   */
   demoAccount?: boolean;
   logger?: Logger;
-  /** Ensure the bootstrap account (and the demo account) at start. @default true */
+  /** Ensure the bootstrap account at start (and the demo account at `listen()`). @default true */
   bootstrap?: boolean;
   /** Folder of the designer's build, served at `/designer/`; false: no designer. @default apps/designer/dist */
   designerDir?: string | false;
@@ -121,7 +123,7 @@ function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): Sqlit
   if (config.DATABASE_URL?.startsWith('postgres')) {
     return createPostgresStorage({ connectionString: config.DATABASE_URL, schema: config.SPILLWAY_PG_SCHEMA });
   }
-  if (config.SPILLWAY_DB !== ':memory:') mkdirSync(dirname(config.SPILLWAY_DB), { recursive: true });
+  if (config.SPILLWAY_DB !== ':memory:') ensureFolderOf(config.SPILLWAY_DB);
   return createSqliteStorage({
     filename: config.SPILLWAY_DB,
     busyTimeoutMs: config.SPILLWAY_DB_BUSY_TIMEOUT_MS,
@@ -307,13 +309,22 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const tokens = spillway.tokens!;
   // Generates and persists the signing key on the first start.
   await tokens.ready();
-  const boot = options.bootstrap === false ? null : await bootstrap(engine, config, { demo: options.demoAccount ?? true });
-  if (boot?.generated) {
-    logger.warn(
-      { login: boot.login, password: boot.generated.password, apiKey: boot.generated.key, alphaName: 'Spillway' },
-      'created the demo account: keep these credentials, they are shown once',
-    );
-  }
+  if (options.bootstrap !== false) await bootstrap(engine, config, { demo: false });
+  const demo = options.bootstrap !== false && (options.demoAccount ?? true) && !config.SPILLWAY_BOOTSTRAP_LOGIN;
+  /**
+   * The demo account is created once the server listens, its credentials logged with it: created
+   * before, a start that then failed to listen (a port taken) logged credentials of a server that
+   * never ran, and the next start, finding the account, had none to show.
+   */
+  const createDemo = async () => {
+    const created = demo ? await createDemoAccount(engine) : null;
+    if (created?.generated) {
+      logger.warn(
+        { login: created.login, password: created.generated.password, apiKey: created.generated.key, alphaName: 'Spillway' },
+        'created the demo account: keep these credentials, they are shown once',
+      );
+    }
+  };
   if (accountChannels && options.bootstrap !== false) {
     // Not an error: the account may be created later (its drivers serve it from its first send),
     // but a typo in a login would otherwise go unnoticed.
@@ -357,6 +368,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           logger.info({ role: 'worker', metrics: metricsListener.url }, 'spillway worker metrics are served');
         }
         keepAlive ??= setInterval(() => undefined, 2 ** 30);
+        await createDemo();
         logger.info({ role: 'worker' }, 'spillway workers are running');
         return { port: metricsListener?.port ?? 0, url: metricsListener?.url ?? '' };
       }
@@ -422,6 +434,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           if (spillway.registry) registerConnectionsGauge(spillway.registry, counts);
         }
       }
+      await createDemo();
       logger.info(
         {
           url,

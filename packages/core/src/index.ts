@@ -114,6 +114,7 @@ export {
   MAX_SCHEDULE_AHEAD_MS,
 } from './messages/send-request.ts';
 export type { SendRequest, SendRequestInput, MessageItem, FallbackItem, ValidatedMessage, AttemptDraft } from './messages/send-request.ts';
+export { MAX_FROM } from './messages/message-item.ts';
 export { normalizePhoneNumber, isTestNumber, countryOfNumber } from './messages/phone-number.ts';
 export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-card.ts';
 export { priceAttempt } from './pricing/price-attempt.ts';
