@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { MAX_FROM, parseRateCard, SpillwayError } from '@spillway/core';
+import { MAX_FROM, MIN_PASSWORD_LENGTH, parseRateCard, SpillwayError } from '@spillway/core';
 import type { RateLimit } from '@spillway/core';
 import { MIN_JWT_SECRET_LENGTH } from '@spillway/http';
 import { readPlainAmount } from './plain-amount.ts';
@@ -142,8 +142,8 @@ export const configSchema = z.object({
     .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain identifier')
     .default('public'),
   SPILLWAY_BOOTSTRAP_LOGIN: z.string().optional(),
-  /** The account rule (at least 8 characters), checked here so that the error names the variable. */
-  SPILLWAY_BOOTSTRAP_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
+  /** The account rule (`MIN_PASSWORD_LENGTH`), checked here so that the error names the variable. */
+  SPILLWAY_BOOTSTRAP_PASSWORD: z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).optional(),
   SPILLWAY_BOOTSTRAP_API_KEY: z.string().optional(),
   /** Comma-separated alpha-names, each of 1 to {@link MAX_FROM} characters (the longest a message's `from` takes). */
   SPILLWAY_BOOTSTRAP_ALPHA_NAMES: z

@@ -26,7 +26,6 @@ import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
 import { createConfiguredAccountChannels } from './account-channels.ts';
 import { bootstrap, createDemoAccount } from './bootstrap.ts';
-import { ensureFolderOf } from './ensure-folder.ts';
 import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
@@ -123,7 +122,6 @@ function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): Sqlit
   if (config.DATABASE_URL?.startsWith('postgres')) {
     return createPostgresStorage({ connectionString: config.DATABASE_URL, schema: config.SPILLWAY_PG_SCHEMA });
   }
-  if (config.SPILLWAY_DB !== ':memory:') ensureFolderOf(config.SPILLWAY_DB);
   return createSqliteStorage({
     filename: config.SPILLWAY_DB,
     busyTimeoutMs: config.SPILLWAY_DB_BUSY_TIMEOUT_MS,

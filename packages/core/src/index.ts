@@ -16,6 +16,7 @@ export type { ChannelId, MessageType, FailureClass } from './types/channel.ts';
 export { DELIVERY_STATUSES, isFinalStatus } from './types/status.ts';
 export type { DeliveryStatus, HistoryStatus } from './types/status.ts';
 export type { Account, AlphaName, ApiKey, RateCategory, RateLimit, WalletTransaction, WalletTransactionKind } from './types/account.ts';
+export { MIN_PASSWORD_LENGTH } from './types/account.ts';
 export type { StepSpec, StoredMessage, MessageStatusView, HistoryEntry, PersistedMachineState, MessageKind } from './types/message.ts';
 export type { SendResponse, SentMessage, MessageStatusRecord, FallbackStatus, ExtendedStatus, BalanceResponse } from './types/api.ts';
 export type { MachineEvent, EngineAction, TimerName } from './machines/events.ts';

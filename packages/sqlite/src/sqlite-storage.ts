@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ClientStorage, Storage } from '@spillway/core';
 import type { AlphaNameDirectory, ReachabilityStorage } from '@spillway/core/storage';
@@ -15,6 +13,7 @@ import { createWorkStore } from './work-store.ts';
 import { migrate } from './schema.ts';
 import { isBusy } from './sqlite-util.ts';
 import { TurnReader } from './turn-reader.ts';
+import { ensureFolderOf } from './ensure-folder.ts';
 
 /** Options of {@link createSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -44,7 +43,7 @@ export interface SqliteStorageOptions {
 
 function openDatabase(filename: string): Database.Database {
   // The default server database is ./data/spillway.db: its folder may not exist on first start.
-  if (filename !== ':memory:' && filename !== '') mkdirSync(dirname(filename), { recursive: true });
+  if (filename !== ':memory:' && filename !== '') ensureFolderOf(filename);
   return new Database(filename);
 }
 

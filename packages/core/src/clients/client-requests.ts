@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SpillwayError } from '../errors.ts';
+import { MIN_PASSWORD_LENGTH } from '../types/account.ts';
 import { CHANNELS } from '../types/channel.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
 
@@ -64,7 +65,7 @@ const loginSchema = z
 /** Body of `POST /api/client/provision` (CreateExternalClientDTO). */
 export const provisionClientSchema = z.strictObject({
   login: loginSchema,
-  password: z.string().min(8).max(256),
+  password: z.string().min(MIN_PASSWORD_LENGTH).max(256),
   name: z.string().trim().min(1).max(200).optional(),
   balance: z
     .number()
@@ -118,7 +119,7 @@ export const alphaNameRevocationSchema = z.strictObject({
 /** Body of `POST /api/client/{referralId}` (ReferralClientDTO). */
 export const referralClientSchema = z.strictObject({
   login: loginSchema,
-  password: z.string().min(8).max(256),
+  password: z.string().min(MIN_PASSWORD_LENGTH).max(256),
   name: z.string().trim().min(1).max(200).optional(),
   email: z.email().optional(),
   phone: z

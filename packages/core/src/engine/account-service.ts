@@ -2,7 +2,9 @@ import { SpillwayError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
+import { MIN_PASSWORD_LENGTH } from '../types/account.ts';
 import type { Account } from '../types/account.ts';
+import { MAX_FROM } from '../messages/message-item.ts';
 import { CHANNELS } from '../types/channel.ts';
 import type { AccountService, CreateAccountInput } from './engine-types.ts';
 import { fromMicros, toMicros } from './money.ts';
@@ -43,8 +45,8 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
     async prepare(input, keyLabel) {
       if (!input.login.trim())
         throw new SpillwayError('validation_failed', 'login must not be empty', [{ path: 'login', message: 'required' }]);
-      if (input.password.length < 8)
-        throw new SpillwayError('validation_failed', 'password must have at least 8 characters', [
+      if (input.password.length < MIN_PASSWORD_LENGTH)
+        throw new SpillwayError('validation_failed', `password must have at least ${MIN_PASSWORD_LENGTH} characters`, [
           { path: 'password', message: 'too short' },
         ]);
       const account = {
@@ -111,8 +113,8 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
     revokeKey: (accountId, keyId) => storage.revokeApiKey(accountId, keyId),
     async approveAlphaName(accountId, name, channels = [...CHANNELS]) {
       await mustGet(accountId);
-      if (!name.trim() || name.length > 64) {
-        throw new SpillwayError('validation_failed', 'an alpha-name has 1 to 64 characters', [{ path: 'name', message: 'invalid' }]);
+      if (!name.trim() || name.length > MAX_FROM) {
+        throw new SpillwayError('validation_failed', `an alpha-name has 1 to ${MAX_FROM} characters`, [{ path: 'name', message: 'invalid' }]);
       }
       return storage.upsertAlphaName({ accountId, name, channels });
     },

@@ -10,6 +10,9 @@ export interface RateLimit {
 export type RateCategory = 'messaging' | 'data';
 
 /** A client account: its login, name, wallet currency and its own rate limits. */
+/** The fewest characters an account's password has (accounts, sub-clients, the server's bootstrap account). */
+export const MIN_PASSWORD_LENGTH = 8;
+
 export interface Account {
   id: number;
   login: string;

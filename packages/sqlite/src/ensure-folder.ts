@@ -8,7 +8,7 @@ const codeOf = (error: unknown): unknown => (error as NodeJS.ErrnoException | nu
  * Creates the folder of `file` and the folders above it that are missing, one level at a time, or
  * throws naming the folder that cannot be made or the file in the way. Node 20's
  * `mkdirSync(folder, { recursive: true })` never returns for a folder under `/proc` (a start with
- * `SPILLWAY_DB=/proc/x/spillway.db` neither ran nor failed); one level at a time, each `mkdir`
+ * `SPILLWAY_DB=/proc/x/spillway.db` neither ran nor failed, nor did `createSqliteStorage` on such a file); one level at a time, each `mkdir`
  * fails at once with what is wrong.
  */
 export function ensureFolderOf(file: string): void {
