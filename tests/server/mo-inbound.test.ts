@@ -22,6 +22,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A number Acme has approved (as digits) besides its alpha-name. */
+const ACME_NUMBER = '4915200000000';
+
+/** The URL given to smsbox, filled in as smsbox fills in its escape codes (`%p`, `%P`, `%b`, ...). */
+const filled = (url: string, codes: Record<string, string>) => url.replace(/%([a-zA-Z])/g, (code, c: string) => codes[c] ?? code);
+
 /** The server with `drivers` configured; Acme's incoming messages go to the receiver. */
 async function serverWith(config: unknown): Promise<RunningFixture> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
@@ -29,6 +35,9 @@ async function serverWith(config: unknown): Promise<RunningFixture> {
   const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' });
   const acme = (await f.server.engine.accounts.getByLogin(LOGIN))!;
   await f.server.engine.accounts.setAlphaNameCallback(acme.id, 'Acme', receiver.url);
+  // A number of Acme's, approved as digits: MOs name it with a + too.
+  await f.server.engine.accounts.approveAlphaName(acme.id, ACME_NUMBER, ['sms']);
+  await f.server.engine.accounts.setAlphaNameCallback(acme.id, ACME_NUMBER, receiver.url);
   return f;
 }
 
@@ -73,13 +82,17 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
       );
       const before = receiver.bodies.length;
       smsc.deliverMo('4915100000128', 'Acme', 'STOP');
+      // Sent to Acme's number in international format with a +: its owner is found all the same.
+      smsc.deliverMo('+4915100000127', `+${ACME_NUMBER}`, 'START');
       const bodies = await until(
         async () => receiver.bodies.slice(before),
-        (b) => b.length > 0,
+        (b) => b.length > 1,
       );
-      expect(bodies[0]).toMatchObject({ alphaName: 'Acme', phoneNumber: '4915100000128', text: 'STOP' });
+      const stop = bodies.find((b) => b['text'] === 'STOP');
+      expect(stop).toMatchObject({ alphaName: 'Acme', phoneNumber: '4915100000128', text: 'STOP' });
+      expect(bodies.find((b) => b['text'] === 'START')).toMatchObject({ alphaName: ACME_NUMBER, phoneNumber: '4915100000127' });
       // It is the account's own record, readable back.
-      const record = await (await f.call(`/sandbox/inbound/${String(bodies[0]!['idUuid'])}`)).json();
+      const record = await (await f.call(`/sandbox/inbound/${String(stop!['idUuid'])}`)).json();
       expect(record).toMatchObject({ phoneNumber: '4915100000128', text: 'STOP', delivery: { status: 'delivered' } });
 
       // An address no account owns is refused (the SMSC keeps it): nothing is recorded or called.
@@ -94,18 +107,21 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
   it('a provider callback whose text holds U+0000 is kept with U+FFFD in its place, not refused', async () => {
     const f = await serverWithKannel();
     try {
-      // The URL Kannel's smsbox is given, filled in as smsbox fills it in (%p, %P, %a).
-      const mo = kannelMoUrl({ callbackBaseUrl: f.url, callbackSecret, password: 'unused' })
-        .replace('%p', '4915100000011')
-        .replace('%P', 'Acme')
-        .replace('%a', 'STOP%00now');
+      const url = kannelMoUrl({ callbackBaseUrl: f.url, callbackSecret, password: 'unused' });
+      const mo = filled(url, { p: '4915100000011', P: 'Acme', b: 'STOP%00now', c: '0', C: 'UTF-8' });
+      // The MO URL of older releases (text=%a, no coding or charset), still in users' kannel.conf.
+      const older = filled(url.replace(/&text=.*$/, '&text=%a'), { p: '4915100000012', P: 'Acme', a: 'STOP%00now' });
       const before = receiver.bodies.length;
       expect((await fetch(mo)).status).toBe(200);
+      expect((await fetch(older)).status).toBe(200);
       const bodies = await until(
         async () => receiver.bodies.slice(before),
-        (b) => b.length > 0,
+        (b) => b.length > 1,
       );
-      expect(bodies[0]).toMatchObject({ phoneNumber: '4915100000011', text: 'STOP\uFFFDnow' });
+      expect(bodies).toEqual([
+        expect.objectContaining({ phoneNumber: '4915100000011', text: 'STOP\uFFFDnow' }),
+        expect.objectContaining({ phoneNumber: '4915100000012', text: 'STOP\uFFFDnow' }),
+      ]);
     } finally {
       await f.close();
     }
@@ -126,6 +142,16 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
           600,
         );
         expect(bodies[0]).toMatchObject({ alphaName: 'Acme', phoneNumber: '4915100000009', text: 'STOP please' });
+
+        // A UCS-2 MO ("Привет ✓" in UTF-16BE), sent to Acme's number with a +.
+        const next = receiver.bodies.length;
+        await kannel.restartFakeSmsc(`+4915100000012 +${ACME_NUMBER} ucs2 %04%1F%04%40%048%042%045%04B%00%20%27%13`);
+        const ucs2 = await until(
+          async () => receiver.bodies.slice(next),
+          (b) => b.length > 0,
+          600,
+        );
+        expect(ucs2[0]).toMatchObject({ alphaName: ACME_NUMBER, phoneNumber: '4915100000012', text: 'Привет ✓' });
 
         // A forged MO (no valid signature) is refused.
         const forged = await fetch(`${f.url}/channels/kannel/mo?sig=x&from=4915100000010&to=Acme&text=hi`);

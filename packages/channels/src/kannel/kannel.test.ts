@@ -94,6 +94,17 @@ describe.skipIf(kannelMissing)(`kannel driver against a real Kannel${kannelMissi
       const end = Date.now() + 10_000;
       while (inbound.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
       expect(inbound).toEqual([{ channel: 'sms', phoneNumber: '4915100000009', alphaName: 'Shop', text: 'STOP please' }]);
+
+      // A UCS-2 MO (UTF-16BE on the air; bytes 0x20 and 0x0D inside its characters, which Kannel's %a
+      // would take for spaces) and a 7-bit one with runs of spaces arrive as they were written.
+      await kannel.restartFakeSmsc('4915100000010 Shop ucs2 %04%1F%04%40%048%042%045%04B%00%20%00%20%27%13%20%20%04%0D');
+      await kannel.restartFakeSmsc('4915100000011 Shop text Gr\u00fc\u00dfe,  two  spaces');
+      const end2 = Date.now() + 10_000;
+      while (inbound.length < 3 && Date.now() < end2) await new Promise((r) => setTimeout(r, 20));
+      expect(inbound.slice(1)).toEqual([
+        { channel: 'sms', phoneNumber: '4915100000010', alphaName: 'Shop', text: 'Привет  ✓†Ѝ' },
+        { channel: 'sms', phoneNumber: '4915100000011', alphaName: 'Shop', text: 'Grüße,  two  spaces' },
+      ]);
     } finally {
       await unserve();
     }
@@ -154,5 +165,52 @@ describe('kannel DLR route', () => {
     expect(sendsmsOutcome(403, 'Authorization failed for sendsms')).toMatchObject({ failure: 'permanent' });
     expect(sendsmsOutcome(503, 'Temporal failure, try again later.')).toMatchObject({ failure: 'temporary' });
     expect(dlrOutcome(8, 'ACK/')).toBeNull();
+  });
+});
+
+describe('kannel MO route', () => {
+  const d = createKannelDriver({
+    name: 'kannel-de',
+    sendsmsUrl: 'http://127.0.0.1:9/',
+    username: 'u',
+    password: 'p',
+    callbackBaseUrl: 'http://x',
+    callbackSecret: 's',
+  });
+  const route = d.routes!.find((r) => r.path === '/mo')!;
+  const sig = callbackToken('s', 'mo');
+  /** What the route hands to ctx.inbound for a query as smsbox fills it in. */
+  const call = async (query: string) => {
+    const inbound: InboundReport[] = [];
+    const res = await route.handle(new Request(`http://x/channels/kannel-de/mo?sig=${sig}&${query}`), {
+      clock: systemClock,
+      report: async () => {},
+      inbound: async (m) => void inbound.push(m),
+    });
+    return { status: res.status, text: inbound[0]?.text };
+  };
+
+  it('carries the binary text with its coding and charset, on the path of the named driver', () => {
+    const url = kannelMoUrl({ name: 'kannel-de', callbackBaseUrl: 'https://spillway.example.com/', callbackSecret: 's', password: 'p' });
+    expect(url).toBe(`https://spillway.example.com/channels/kannel-de/mo?sig=${sig}&from=%p&to=%P&text=%b&coding=%c&charset=%C`);
+    // Without a name, the driver's default name.
+    expect(kannelMoUrl({ callbackBaseUrl: 'https://spillway.example.com', password: 'p' })).toMatch(/\/channels\/kannel\/mo\?/);
+  });
+
+  // The queries are what Kannel 1.4.5's smsbox sent for these MOs (%b is url-encoded with + for 0x20).
+  it.each([
+    ['UCS-2 as UTF-16BE', 'text=%04%1F%04%40%048%042%045%04B%00+%27%13&coding=2&charset=UTF-16BE', 'Привет ✓'],
+    ['UCS-2 with bytes that look like spaces', 'text=++%00+%00+%04%0D%00A&coding=2&charset=UTF-16BE', '†  ЍA'],
+    ['UCS-2 recoded to UTF-8 by mo-recode', 'text=%D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82+%E2%9C%93&coding=0&charset=UTF-8', 'Привет ✓'],
+    ['7-bit (UTF-8 inside Kannel), spaces kept', 'text=Hello++two+++spaces+%2B&coding=0&charset=UTF-8', 'Hello  two   spaces +'],
+    ['a charset TextDecoder knows', 'text=%CF%F0%E8%E2%E5%F2&coding=1&charset=windows-1251', 'Привет'],
+    ['ISO-8859-1', 'text=Gr%FC%DFe&coding=0&charset=ISO-8859-1', 'Grüße'],
+    ['UCS-2 named the way WHATWG reads as little-endian', 'text=%04%1F%00%21&coding=2&charset=UCS-2', 'П!'],
+    ['a charset TextDecoder does not know, with coding 2', 'text=%04%1F%00%21&coding=2&charset=UCS2-BIG', 'П!'],
+    ['8-bit data (not a charset): UTF-8 as before', 'text=%C3%A4%FF&coding=1&charset=8-BIT', 'ä\uFFFD'],
+    ['an older MO URL (%a, no coding or charset): UTF-8 as before', 'from=1&to=Acme&text=Gr%C3%BC%C3%9Fe+%E2%82%AC', 'Grüße €'],
+  ])('decodes %s', async (_, query, text) => {
+    const q = query.startsWith('from=') ? query : `from=4915100000012&to=Acme&${query}`;
+    expect(await call(q)).toEqual({ status: 200, text });
   });
 });

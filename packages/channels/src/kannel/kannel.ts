@@ -1,6 +1,7 @@
 import type { ChannelContext, ChannelDriver, ChannelId, DriverRoute, OutboundAttempt, SendResult } from '@spillway/core';
 import { countSegments } from '@spillway/core';
 import { callbackToken, jsonError, verifyCallbackToken } from '../shared/callback-token.ts';
+import { moText } from './kannel-mo.ts';
 import { DEFAULT_DLR_MASK, dlrOutcome, sendsmsOutcome } from './kannel-status.ts';
 
 /** Options of {@link createKannelDriver}: the Kannel `sendsms` endpoint, its credentials and the delivery-report URL. */
@@ -34,15 +35,35 @@ export interface KannelOptions {
   fetch?: typeof fetch;
 }
 
+/** Options of {@link kannelMoUrl}: the same values the Kannel driver is configured with. */
+export interface KannelMoUrlOptions {
+  /**
+   * The driver's name: its key under `drivers` in the server's config, or the `name` given to
+   * {@link createKannelDriver}. The URL's path is `/channels/{name}/mo`, so a driver not called
+   * `kannel` needs it here, or smsbox's MO requests find no route (404). @default 'kannel'
+   */
+  name?: string;
+  /** Spillway's public origin as Kannel reaches it (the driver's `callbackBaseUrl`). */
+  callbackBaseUrl: string | (() => string);
+  /** The driver's `callbackSecret`, which signs the URL, when it has one. */
+  callbackSecret?: string;
+  /** The driver's `password`: it signs the URL when there is no `callbackSecret`. */
+  password: string;
+}
+
 /**
- * The `get-url` of smsbox's `sms-service` that hands MO messages to a Kannel driver's `/mo` route.
+ * The `get-url` of smsbox's `sms-service` that hands MO messages to a Kannel driver's `/mo` route:
+ * `{callbackBaseUrl}/channels/{name}/mo?sig=...&from=%p&to=%P&text=%b&coding=%c&charset=%C`. The
+ * text goes as its bytes with their coding and charset, so that UCS-2 and runs of spaces arrive
+ * as written, with or without smsbox's `mo-recode` (see {@link moText}). A URL made by an older
+ * release (`text=%a`) still works, for UTF-8 and GSM texts as before.
  *
- * @example kannelMoUrl({ callbackBaseUrl: 'https://spillway.example.com', password }) // put in kannel.conf
+ * @example kannelMoUrl({ name: 'kannel', callbackBaseUrl: 'https://spillway.example.com', password }) // put in kannel.conf
  */
-export function kannelMoUrl(options: Pick<KannelOptions, 'name' | 'callbackBaseUrl' | 'callbackSecret' | 'password'>): string {
+export function kannelMoUrl(options: KannelMoUrlOptions): string {
   const secret = options.callbackSecret ?? `kannel-dlr:${options.password}`;
   const base = (typeof options.callbackBaseUrl === 'function' ? options.callbackBaseUrl() : options.callbackBaseUrl).replace(/\/+$/, '');
-  return `${base}/channels/${options.name ?? 'kannel'}/mo?sig=${callbackToken(secret, 'mo')}&from=%p&to=%P&text=%a`;
+  return `${base}/channels/${options.name ?? 'kannel'}/mo?sig=${callbackToken(secret, 'mo')}&from=%p&to=%P&text=%b&coding=%c&charset=%C`;
 }
 
 /**
@@ -106,13 +127,15 @@ export function createKannelDriver(options: KannelOptions): ChannelDriver {
     method: 'GET',
     path: '/mo',
     async handle(req: Request, ctx: ChannelContext): Promise<Response> {
-      const q = new URL(req.url).searchParams;
+      const url = new URL(req.url);
+      const q = url.searchParams;
       if (!verifyCallbackToken(secret, q.get('sig'), 'mo')) return jsonError(403, 'forbidden', 'bad signature');
       const from = q.get('from');
       const to = q.get('to');
       if (!from || !to) return jsonError(400, 'bad_request', 'expected from and to');
       if (!ctx.inbound) return jsonError(501, 'not_implemented', 'incoming messages are not handled here');
-      await ctx.inbound({ channel: 'sms', phoneNumber: from.replace(/^\+/, ''), alphaName: to, text: q.get('text') ?? '' });
+      // `to` as Kannel names it (`+` or not): the engine finds its owner however a number is spelled.
+      await ctx.inbound({ channel: 'sms', phoneNumber: from.replace(/^\+/, ''), alphaName: to, text: moText(url) });
       // An empty body: smsbox sends no reply SMS.
       return new Response('', { status: 200 });
     },

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { createFakeClock } from '../clock.ts';
+import type { InboundMessage, NewWebhookDelivery } from '../ports/inbound-storage.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { AlphaName } from '../types/account.ts';
+import type { ChannelId } from '../types/channel.ts';
+import { createInboundRouter } from './inbound-router.ts';
+import { addressSpellings } from './inbound-address.ts';
+
+/** Just what the router uses: the alpha-name directory, alpha-names and recordInbound. */
+function fakeStorage(names: Array<[accountId: number, name: string, channels: ChannelId[]]>) {
+  const alphaNames: AlphaName[] = names.map(([accountId, name, channels]) => ({ accountId, name, channels, callbackUrl: null }));
+  const recorded: InboundMessage[] = [];
+  const storage = {
+    async findAlphaNameOwners(name: string) {
+      return alphaNames.filter((a) => a.name === name);
+    },
+    async getAlphaName(accountId: number, name: string) {
+      return alphaNames.find((a) => a.accountId === accountId && a.name === name) ?? null;
+    },
+    async recordInbound(inbound: InboundMessage, _delivery: NewWebhookDelivery | null) {
+      recorded.push(inbound);
+      return null;
+    },
+  } as unknown as Storage;
+  return { storage, recorded };
+}
+
+const clock = createFakeClock(Date.UTC(2026, 4, 1, 9));
+const mo = (alphaName: string, accountId?: number) => ({
+  channel: 'sms' as const,
+  phoneNumber: '+4915112345678',
+  alphaName,
+  text: 'STOP',
+  ...(accountId === undefined ? {} : { accountId }),
+});
+
+describe('inbound router: the owner of the address an MO was sent to', () => {
+  it('finds a number in international format however the driver spells it (+, 00 or digits), under its stored name', async () => {
+    const { storage, recorded } = fakeStorage([
+      [1, '4915200000000', ['sms']],
+      [2, '+4915300000000', ['sms']],
+    ]);
+    const receive = createInboundRouter({ storage, clock });
+    for (const address of ['+4915200000000', '004915200000000', '4915200000000']) {
+      expect(await receive(mo(address))).toMatchObject({ alphaName: '4915200000000', phoneNumber: '4915112345678' });
+    }
+    expect(await receive(mo('4915300000000'))).toMatchObject({ alphaName: '+4915300000000' });
+    expect(recorded.map((r) => [r.accountId, r.alphaName])).toEqual([
+      [1, '4915200000000'],
+      [1, '4915200000000'],
+      [1, '4915200000000'],
+      [2, '+4915300000000'],
+    ]);
+  });
+
+  it('does the same for a driver that names the account (a per-account bind)', async () => {
+    const { storage, recorded } = fakeStorage([[3, '4915200000000', ['sms']]]);
+    const receive = createInboundRouter({ storage, clock });
+    expect(await receive(mo('+4915200000000', 3))).toMatchObject({ alphaName: '4915200000000' });
+    expect(recorded.map((r) => r.accountId)).toEqual([3]);
+  });
+
+  it('keeps alpha-names and other addresses exact, and prefers the exact spelling of a number', async () => {
+    const { storage } = fakeStorage([
+      [1, 'Acme', ['sms']],
+      [2, '4915200000000', ['sms']],
+      [3, '+4915200000000', ['sms']],
+    ]);
+    const receive = createInboundRouter({ storage, clock });
+    await expect(receive(mo('acme'))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(receive(mo('+Acme'))).rejects.toMatchObject({ code: 'not_found' });
+    // Two accounts own two spellings of the number: the exact one wins, as it did before.
+    expect(await receive(mo('+4915200000000'))).toMatchObject({ alphaName: '+4915200000000' });
+    expect(await receive(mo('4915200000000'))).toMatchObject({ alphaName: '4915200000000' });
+    // Neither is exact: which account is meant cannot be told.
+    await expect(receive(mo('004915200000000'))).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('addressSpellings', () => {
+  it.each([
+    ['+4915200000000', ['+4915200000000', '4915200000000']],
+    ['4915200000000', ['4915200000000', '+4915200000000']],
+    ['004915200000000', ['004915200000000', '4915200000000', '+4915200000000']],
+    // A short code is a number too; 00 is read as the international prefix only before a possible
+    // number, and no calling code starts with 0.
+    ['12345', ['12345', '+12345']],
+    ['0012', ['0012']],
+    ['0151123456', ['0151123456']],
+    ['Acme', ['Acme']],
+    ['+Acme', ['+Acme']],
+    ['49 152 0000', ['49 152 0000']],
+    ['', ['']],
+  ])('%s is looked up as %j', (address, spellings) => {
+    expect(addressSpellings(address)).toEqual(spellings);
+  });
+});
