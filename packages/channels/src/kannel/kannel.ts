@@ -174,6 +174,8 @@ export function createKannelDriver(options: KannelOptions): ChannelDriver {
         const res = await request(new URLSearchParams({ username: options.username, password: options.password, to: '', text: '' }));
         const body = (await res.text()).trim();
         if (res.status === 403) return { ok: false, detail: `sendsms refused the credentials: ${body}` };
+        // The probe's own refusal: said as what it means, not as a bare 400 beside "ok".
+        if (res.status === 400) return { ok: true, detail: `sendsms accepted the credentials (its answer to an empty probe: ${body})` };
         return { ok: res.status < 500, detail: `sendsms answered ${res.status}: ${body}` };
       } catch (error) {
         return { ok: false, detail: `Kannel unreachable: ${(error as Error).message}` };
