@@ -87,6 +87,9 @@ describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }
   it('shows the details of a refused test cascade, and stops watching an unknown id', async () => {
     await page.getByRole('button', { name: 'Watch' }).click();
     await page.getByText('Send a test cascade', { exact: true }).click();
+    // The test runs the open route, whose rename is not saved yet: saved first, as the form asks.
+    await page.keyboard.press('Control+s');
+    await page.getByTestId('test-route').filter({ hasText: '@2)' }).waitFor();
     await page.getByLabel(/^From/).fill('NotMine');
     await page.getByRole('button', { name: 'Send and watch' }).click();
     await page.locator('.error', { hasText: '[0].fromName: alpha-name "NotMine" is not' }).waitFor();

@@ -14,6 +14,7 @@ import { RouteList } from './panels/RouteList.tsx';
 import { SimulateMode } from './simulation/SimulateMode.tsx';
 import { TrafficMode } from './traffic/TrafficMode.tsx';
 import { WatchMode } from './watch/WatchMode.tsx';
+import { testTarget } from './watch/test-target.ts';
 
 type Mode = 'edit' | 'simulate' | 'watch' | 'traffic';
 
@@ -153,7 +154,7 @@ export function Workspace({ api, account, onSignOut }: { api: ApiClient; account
                 Open a route to simulate it: pick one on the left, or create one.
               </EmptyCanvas>
             ))}
-          {mode === 'watch' && <WatchMode api={api} watching={watching} onWatch={setWatching} />}
+          {mode === 'watch' && <WatchMode api={api} watching={watching} target={testTarget(snapshot.context)} onWatch={setWatching} />}
           {mode === 'traffic' &&
             (route && saved && origin.id && origin.revision ? (
               <TrafficMode api={api} route={saved} id={origin.id} revision={origin.revision} />

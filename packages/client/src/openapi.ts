@@ -468,7 +468,7 @@ export type paths = {
     put?: never;
     /**
      * Move money to a sub-client, or take unspent money back
-     * @description `direction` `to_client` (default) moves `amount` from the caller’s wallet to its sub-client’s; `from_client` takes it back from the sub-client’s. Both wallet rows are written in one transaction (an `adjustment` on the paying wallet, a `topup` on the other, each naming the other account), so the wallet history of both shows the move. Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404. Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the move, in its transaction, and a request with the same key (of the same caller) and the same transfer answers that first move again, with `Idempotent-Replayed: true`, without moving money; with another sub-client, amount or direction it answers 409. A refused request (400, 402, 404) records nothing: its key may be sent again.
+     * @description `direction` `to_client` (default) moves `amount` from the caller’s wallet to its sub-client’s; `from_client` takes it back from the sub-client’s. Both wallet rows are written in one transaction (an `adjustment` on the paying wallet, a `topup` on the other, each naming the other account), so the wallet history of both shows the move. Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404. Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the move, in its transaction, and a request with the same key (of the same caller) and the same transfer answers that first move again, with `Idempotent-Replayed: true`, without moving money; with another sub-client, amount or direction it answers 409. A key is kept for 7 days; after that the same key moves money again. A refused request (400, 402, 404) records nothing: its key may be sent again.
      */
     post: operations['transferClientBalance'];
     delete?: never;
@@ -1544,6 +1544,8 @@ export type components = {
         });
     BroadcastRequest: {
       recipients: components['schemas']['BroadcastRecipient'][];
+      /** @description A Spillway extension (not in interface 2.6): the route to run this message on, instead of the one bound to its alpha-name (or the account default). The id of one of the account's routes or of a built-in one (`default`, `messenger-first`, `flashcall`) runs its latest revision; `id@revision` runs that revision (status records name routes so). An unknown route or revision is refused (400 at the message's `route`). */
+      route?: string | null;
     } & {
       [key: string]: unknown;
     };
@@ -1569,6 +1571,8 @@ export type components = {
       /** @default transaction */
       messageType?: ('transaction' | 'promo' | 'chatapp_survey' | 'flashcall') | null;
       messengerMessage?: components['schemas']['MessengerMessage'] | null;
+      /** @description A Spillway extension (not in interface 2.6): the route to run this message on, instead of the one bound to its alpha-name (or the account default). The id of one of the account's routes or of a built-in one (`default`, `messenger-first`, `flashcall`) runs its latest revision; `id@revision` runs that revision (status records name routes so). An unknown route or revision is refused (400 at the message's `route`). */
+      route?: string | null;
       sheduledSent?: string | null;
       text?: string | null;
       toPhone: string | number;
@@ -1592,6 +1596,8 @@ export type components = {
             [key: string]: unknown;
           })[];
           messageType?: string | null;
+          /** @description A Spillway extension (not in interface 2.6): the route to run this message on, instead of the one bound to its alpha-name (or the account default). The id of one of the account's routes or of a built-in one (`default`, `messenger-first`, `flashcall`) runs its latest revision; `id@revision` runs that revision (status records name routes so). An unknown route or revision is refused (400 at the message's `route`). */
+          route?: string | null;
           sheduledSent?: string | null;
           ttl?: number | null;
         };

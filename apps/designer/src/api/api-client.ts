@@ -146,8 +146,11 @@ export function createApiClient(options: ApiClientOptions) {
       const query = new URLSearchParams(Object.entries(window).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
       return call<RouteStatsView>('GET', `/api/routes/${encodeURIComponent(id)}/stats${query.size ? `?${query}` : ''}`);
     },
-    /** Sends one cascade message; answers its GUID and trackinId. */
-    sendCascade: (message: { toPhone: string; fromName: string; text: string; id?: string; ttl?: number }) =>
+    /**
+     * Sends one cascade message; answers its GUID and trackinId. `route` (`id` or `id@revision`)
+     * runs it on that route instead of the one bound to the alpha-name.
+     */
+    sendCascade: (message: { toPhone: string; fromName: string; text: string; id?: string; ttl?: number; route?: string }) =>
       call<{ messageId: string; trackinId: string }[]>('POST', '/api/CascadeMessage/send_message/async', [message]),
     /** Status of a cascade by its GUID, or else by its trackinId. */
     cascadeStatus: (idOrGuid: string) =>

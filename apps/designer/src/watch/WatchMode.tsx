@@ -8,11 +8,22 @@ import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { EmptyCanvas } from '../layout/EmptyCanvas.tsx';
 import { SidePanel } from '../layout/SidePanel.tsx';
 import { journeyOf } from './journey.ts';
+import type { TestTarget } from './test-target.ts';
 import { useCascadeStatus } from './useCascadeStatus.ts';
 import { WatchPanel } from './WatchPanel.tsx';
 
-/** A real cascade's journey drawn on its route, polled while it runs. */
-export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching: string | null; onWatch(id: string | null): void }) {
+/** A real cascade's journey drawn on its route, polled while it runs; test cascades run `target`. */
+export function WatchMode({
+  api,
+  watching,
+  target,
+  onWatch,
+}: {
+  api: ApiClient;
+  watching: string | null;
+  target: TestTarget;
+  onWatch(id: string | null): void;
+}) {
   const { status, error } = useCascadeStatus(api, watching);
   const [route, setRoute] = useState<Route | null>(null);
   const [routeError, setRouteError] = useState<string | null>(null);
@@ -39,7 +50,7 @@ export function WatchMode({ api, watching, onWatch }: { api: ApiClient; watching
   const highlight = useMemo(() => (route && status ? journeyOf(route, status) : {}), [route, status]);
   const panel = (
     <SidePanel>
-      <WatchPanel api={api} watching={watching} status={status} error={error} onWatch={onWatch} />
+      <WatchPanel api={api} watching={watching} status={status} error={error} target={target} onWatch={onWatch} />
     </SidePanel>
   );
   if (!watching) {

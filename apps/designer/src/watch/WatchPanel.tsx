@@ -3,17 +3,32 @@ import type { FormEvent } from 'react';
 import type { ApiClient, CascadeStatus } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { StatusRecord } from '../simulation/StatusRecord.tsx';
+import type { TestTarget } from './test-target.ts';
 
 export interface WatchPanelProps {
   api: ApiClient;
   watching: string | null;
   status: CascadeStatus | null;
   error: string | null;
+  /** The route a test cascade runs: the one open in the editor (see `testTarget`). */
+  target: TestTarget;
   onWatch(id: string | null): void;
 }
 
+/** What the test form says of the route it runs. */
+function targetNote(target: TestTarget): string {
+  switch (target.kind) {
+    case 'route':
+      return `Runs the open route, ${target.name} (${target.ref}), whichever route the alpha-name is bound to.`;
+    case 'binding':
+      return 'No route is open: the cascade runs the route bound to the alpha-name (or the account default). Open a route to test it.';
+    case 'unsaved':
+      return target.why;
+  }
+}
+
 /** Watch a real cascade by trackinId or GUID, or send one to a simulator test number and watch it. */
-export function WatchPanel({ api, watching, status, error, onWatch }: WatchPanelProps) {
+export function WatchPanel({ api, watching, status, error, target, onWatch }: WatchPanelProps) {
   const [sendError, setSendError] = useState<string | null>(null);
   const watch = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -24,9 +39,16 @@ export function WatchPanel({ api, watching, status, error, onWatch }: WatchPanel
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const value = (n: string) => String(form.get(n) ?? '').trim();
+    // The form cannot be sent then; a submit by other means is refused here too.
+    if (target.kind === 'unsaved') return;
     setSendError(null);
     api
-      .sendCascade({ toPhone: value('to'), fromName: value('from'), text: value('text') || 'Hello from the designer' })
+      .sendCascade({
+        toPhone: value('to'),
+        fromName: value('from'),
+        text: value('text') || 'Hello from the designer',
+        ...(target.kind === 'route' ? { route: target.ref } : {}),
+      })
       .then(([accepted]) => onWatch(accepted?.messageId ?? null))
       .catch((err: unknown) => setSendError(describeError(err)));
   };
@@ -40,6 +62,9 @@ export function WatchPanel({ api, watching, status, error, onWatch }: WatchPanel
       <details>
         <summary>Send a test cascade</summary>
         <form onSubmit={send}>
+          <p className={target.kind === 'unsaved' ? 'error' : 'muted'} data-testid="test-route">
+            {targetNote(target)}
+          </p>
           <label>
             To (999… test numbers choose the outcome)
             <input name="to" defaultValue="99900000001" required />
@@ -52,7 +77,7 @@ export function WatchPanel({ api, watching, status, error, onWatch }: WatchPanel
             Text
             <input name="text" defaultValue="Hello from the designer" />
           </label>
-          <button type="submit" className="primary">
+          <button type="submit" className="primary" disabled={target.kind === 'unsaved'}>
             Send and watch
           </button>
           {sendError && <p className="error">{sendError}</p>}

@@ -66,6 +66,41 @@ describe('parseCascadeRequest', () => {
     expect(detailsOf(() => parseCascadeRequest([{ fromName: 'Shop', toPhone: '99912345600' }], { now }))[0]?.path).toBe('[0].text');
   });
 
+  it('reads route (a Spillway extension) as an id or id@revision, from an item or the overview', () => {
+    const [byId, byRevision, none] = parseCascadeRequest(
+      [
+        { ...base, id: 'r-1', route: 'messenger-first' },
+        { ...base, id: 'r-2', route: 'rt_a@12' },
+        { ...base, id: 'r-3', route: null },
+      ],
+      { now },
+    );
+    expect(byId?.route).toEqual({ ref: 'messenger-first', id: 'messenger-first', revision: null });
+    expect(byRevision?.route).toEqual({ ref: 'rt_a@12', id: 'rt_a', revision: 12 });
+    expect(none?.route).toBeNull();
+    const overview = parseCascadeRequest(
+      {
+        fromName: 'Shop',
+        route: 'rt_a',
+        messages: [
+          { recipient: '99912345600', text: 'Hi' },
+          { recipient: '99912345600', text: 'Hi', route: 'default@1' },
+        ],
+      },
+      { now },
+    );
+    expect(overview.map((m) => m.route?.ref)).toEqual(['rt_a', 'default@1']);
+    const bad = ['', 'rt_a@', 'rt_a@b@12', 'rt_a@0', 'rt_a@01', 'rt_a@x', '@2', 'r'.repeat(101), 'rt_a@2147483648', 7];
+    const details = detailsOf(() =>
+      parseCascadeRequest(
+        bad.map((route) => ({ ...base, id: undefined, route })),
+        { now },
+      ),
+    );
+    expect(details.map((d) => d.path)).toEqual(bad.map((_, i) => `[${i}].route`));
+    expect(details[0]?.message).toMatch(/^must be a route id, or id@revision/);
+  });
+
   it('lists every bad item with its path and rejects the request whole', () => {
     const details = detailsOf(() =>
       parseCascadeRequest(

@@ -38,6 +38,21 @@ const stringLike = z.union([z.string(), z.number().transform(String)], { error: 
  */
 const withinJson = (max: number) => (value: unknown) => JSON.stringify(value).length <= max;
 const tooLarge = (max: number) => ({ message: `must be at most ${max} characters as JSON` });
+/** Largest route revision: PostgreSQL keeps revisions in a 32-bit `integer` column. */
+const MAX_ROUTE_REVISION = 2_147_483_647;
+const ROUTE_FORMAT = 'must be a route id, or id@revision for one revision (such as "default" or "rt_…@2")';
+/**
+ * `route` of a cascade message (a Spillway extension): the route to run it on instead of the one
+ * bound to its alpha-name. Only its form is checked here; the engine checks the route exists.
+ */
+const cascadeRouteSchema = z
+  .string({ error: ROUTE_FORMAT })
+  .regex(/^[^@]{1,100}(@[1-9]\d{0,9})?$/, { error: ROUTE_FORMAT })
+  .refine((ref) => Number(/@(\d+)$/.exec(ref)?.[1] ?? 0) <= MAX_ROUTE_REVISION, {
+    error: `the revision must be at most ${MAX_ROUTE_REVISION}`,
+  })
+  .meta({ examples: ['messenger-first', 'rt_0b6c9a54-3a8e-4f7e-9d7c-5f3c2a1b0e9d@2'] });
+
 /** Bounds of what a cascade message may carry. */
 export const CASCADE_LIMITS = { customerData: 4096, chatappMessage: 65_536, messengerMessage: 32_768 } as const;
 
@@ -93,7 +108,19 @@ export const messengerMessageSchema = z
  */
 const absent = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
-/** One cascade message of the array shape (interface 2.6), plus Spillway's `text` and `variables`. */
+/** `route` of a cascade message as the OpenAPI document describes it, where it is absent or null alike. */
+const namedRouteMember = cascadeRouteSchema
+  .nullish()
+  .meta({
+    description:
+      'A Spillway extension (not in interface 2.6): the route to run this message on, instead of the one bound to its alpha-name ' +
+      "(or the account default). The id of one of the account's routes or of a built-in one (`default`, `messenger-first`, `flashcall`) " +
+      'runs its latest revision; `id@revision` runs that revision (status records name routes so). ' +
+      "An unknown route or revision is refused (400 at the message's `route`).",
+  })
+  .transform(absent);
+
+/** One cascade message of the array shape (interface 2.6), plus Spillway's `text`, `variables` and `route`. */
 export const cascadeItemSchema = z
   .object({
     id: stringLike.pipe(z.string().min(1).max(100)).nullish().transform(absent),
@@ -126,6 +153,8 @@ export const cascadeItemSchema = z
     messengerMessage: messengerMessageSchema.nullish().transform(absent),
     /** Spillway: values of this message's variables, before stored ones (the overview's `variables`). */
     variables: inlineVariablesSchema.nullish().transform(absent),
+    /** Spillway: the route to run on, instead of the alpha-name's (see {@link cascadeRouteSchema}). */
+    route: namedRouteMember,
   })
   .superRefine((m, ctx) => {
     const need = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -160,6 +189,7 @@ const overviewSchema = z.object({
   messageType: z.enum(CASCADE_MESSAGE_TYPES).nullish().transform(absent),
   ttl: ttlLike.nullish().transform(absent),
   sheduledSent: sheduledSent.nullish().transform(absent),
+  route: namedRouteMember,
   messages: z
     .array(z.looseObject({ recipient: stringLike.pipe(z.string().max(32)), text: z.string().max(4096).optional() }))
     .min(1)
@@ -192,6 +222,23 @@ export interface ValidatedCascade {
   messengerMessage: MessengerMessage | null;
   /** Inline variables of this message; they win over the account's stored ones. */
   variables: Variable[];
+  /** The route named by the message (`route`), to run instead of the alpha-name's; null when it names none. */
+  route: NamedRoute | null;
+}
+
+/** A route named by a cascade message: `id`, or `id@revision`. */
+export interface NamedRoute {
+  /** As the message wrote it, to name it in errors. */
+  ref: string;
+  id: string;
+  /** Null: the latest. */
+  revision: number | null;
+}
+
+/** Reads a `route` that {@link cascadeRouteSchema} accepted. */
+function namedRoute(ref: string): NamedRoute {
+  const at = ref.lastIndexOf('@');
+  return at < 0 ? { ref, id: ref, revision: null } : { ref, id: ref.slice(0, at), revision: Number(ref.slice(at + 1)) };
 }
 
 /** Options of {@link parseCascadeRequest}. */
@@ -208,7 +255,8 @@ export interface ParseCascadeOptions {
  * Validates a cascade request in either shape of interface 4.2: the array of cascade messages
  * (a lone object is taken as an array of one), or the overview `{ messages: [{ recipient, text,
  * variables }] }` whose top-level `fromName`, `messageType`, `ttl` and `sheduledSent` apply to
- * every message (an item may carry any cascade member itself; `recipient` is its `toPhone`).
+ * every message, as does Spillway's `route` (an item may carry any cascade member itself;
+ * `recipient` is its `toPhone`).
  * @throws SpillwayError `validation_failed` listing every bad item (`[3].toPhone`, `messages[0].recipient`).
  */
 export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions): ValidatedCascade[] {
@@ -285,6 +333,7 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
       chatappMessage: m.chatappMessage ?? null,
       messengerMessage: m.messengerMessage ?? null,
       variables: m.variables ?? [],
+      route: m.route === undefined ? null : namedRoute(m.route),
     });
   });
   if (errors.length > 0) throw fail(errors);

@@ -28,6 +28,7 @@ import type { KindHandler } from './kind-handler.ts';
 import { fromMicros } from './money.ts';
 import { createRouteLoader } from './route-loader.ts';
 import { createRouteService } from './route-service.ts';
+import { resolveNamedRoutes } from './named-routes.ts';
 
 /** Longest wait of the synchronous legacy endpoints for the first step to be handed over. */
 const FIRST_STEP_TIMEOUT_MS = 10_000;
@@ -72,14 +73,15 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
   });
 
   /**
-   * Alpha-names must be the account's; every variable must be known (400 listing every path).
-   * `variablesAt` addresses a variable's problem (see `checkCascadeVariables`).
+   * Alpha-names must be the account's; every variable and every route named must be known (400
+   * listing every path). `variablesAt` addresses a variable's problem (see `checkCascadeVariables`).
+   * Answers the stored variables used and the routes named, by message index.
    */
   async function check(
     accountId: number,
     validated: ValidatedCascade[],
     variablesAt: CheckVariablesOptions['at'],
-  ): Promise<Map<string, string>> {
+  ): Promise<{ stored: Map<string, string>; named: Map<number, Route> }> {
     const approved = await approvedChannels(
       storage,
       accountId,
@@ -91,8 +93,10 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     const ids = [...new Set(validated.flatMap((v) => cascadeVariableRefs(v).map((r) => r.id)))];
     const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));
     details.push(...checkCascadeVariables(validated, stored, { at: variablesAt }));
+    const named = await resolveNamedRoutes(routes, accountId, validated);
+    details.push(...named.details);
     if (details.length > 0) throw new SpillwayError('validation_failed', 'The cascade request is invalid', details);
-    return stored;
+    return { stored, named: named.byIndex };
   }
 
   async function build(
@@ -145,7 +149,8 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       guid,
       trackinId: v.trackinId ?? guid,
       customerMessageId: null,
-      content: JSON.stringify({ ...v, index: undefined, path: undefined }),
+      // The route named is the message's route (`routeRef`), not content.
+      content: JSON.stringify({ ...v, index: undefined, path: undefined, route: undefined }),
       steps,
       status: step.status,
       snapshot: step.state,
@@ -192,17 +197,19 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       now,
       ...(alphaNames.length === 1 ? { defaultFromName: alphaNames[0]!.name } : { alphaNames: alphaNames.map((a) => a.name) }),
     });
-    const stored = await check(accountId, validated, variablesAt);
+    const { stored, named } = await check(accountId, validated, variablesAt);
     const resolved = new Map<string, Route>();
     const batch: NewMessage[] = [];
     let required = 0;
     for (const v of validated) {
-      let route = resolved.get(v.fromName);
+      // A route the message names wins over the alpha-name's binding and the endpoint's preference.
+      let route = named.get(v.index) ?? resolved.get(v.fromName);
       if (!route) {
         route = await routes.resolve(accountId, v.fromName, options.endpoint ?? 'default');
         resolved.set(v.fromName, route);
       }
-      // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS.
+      // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS
+      // (a route named has one: `resolveNamedRoutes` refuses one without).
       const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
       const message = await build(accountId, v, own, now, options, stored);
       required += message.steps[firstSendable(own, message.steps, options)]?.cost ?? 0;

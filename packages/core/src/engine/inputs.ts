@@ -32,14 +32,16 @@ export type CascadeOverviewMessageInput = Omit<CascadeMessageInput, 'toPhone'> &
 };
 
 /**
- * The overview shape of a cascade request: the top-level `fromName`, `messageType`, `ttl` and
- * `sheduledSent` apply to every message.
+ * The overview shape of a cascade request: the top-level `fromName`, `messageType`, `ttl`,
+ * `sheduledSent` and `route` apply to every message.
  */
 export interface CascadeOverviewInput {
   fromName?: string;
   messageType?: CascadeMessageInput['messageType'];
   ttl?: CascadeMessageInput['ttl'];
   sheduledSent?: string;
+  /** A Spillway extension: the route every message runs on, instead of the alpha-name's (`id` or `id@revision`). */
+  route?: CascadeMessageInput['route'];
   messages: CascadeOverviewMessageInput[];
 }
 

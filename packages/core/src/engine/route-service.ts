@@ -103,6 +103,25 @@ export function createRouteService(storage: Storage, clock: Clock) {
     bindings: (accountId: number) => storage.listRouteBindings(accountId),
 
     /**
+     * A route a message names (`route`, see `resolveNamedRoutes`): a built-in, or a live route of
+     * the account, at its latest revision or at `revision`; else why not, as an error message. A
+     * deleted route and another account's are unknown alike, so that no other account's id leaks.
+     */
+    async named(accountId: number, id: string, revision: number | null): Promise<Route | string> {
+      const builtin = BUILTIN_ROUTES[id];
+      const latest = builtin ? null : await storage.getRoute(accountId, id);
+      const newest = builtin?.revision ?? latest?.revision;
+      if (newest === undefined) return `no such route of this account, nor a built-in one (${Object.keys(BUILTIN_ROUTES).join(', ')})`;
+      if (revision !== null && revision > newest) return `route ${id} has ${newest === 1 ? 'revision 1 only' : `revisions 1 to ${newest}`}`;
+      if (builtin) return builtin;
+      // Revisions count up from 1 and are all kept: one below the latest is stored.
+      const stored = revision === null || revision === newest ? latest : await storage.getRouteRevision(id, revision);
+      if (!stored || stored.accountId !== accountId) return `route ${id} has no revision ${revision}`;
+      const { accountId: _a, createdAt: _c, updatedAt: _u, ...route } = stored;
+      return route;
+    },
+
+    /**
      * The route a new message runs on: the alpha-name's binding, else the account default, else
      * the built-in default. The `messenger-first` endpoints keep a bound route that starts with
      * the messenger bot and otherwise take the built-in messenger-first route.

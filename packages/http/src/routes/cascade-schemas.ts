@@ -11,6 +11,9 @@ import { z } from 'zod';
 
 // Schemas of the cascade API for the OpenAPI document; the engine validates bodies itself.
 
+/** `route` of a cascade message (a Spillway extension), as the core schema describes it. */
+const route = cascadeItemSchema.shape.route;
+
 /** Either shape of interface 4.2: the array of cascade messages, or the overview object. */
 export const cascadeRequestSchema = z.union([
   z.array(cascadeItemSchema).min(1).max(MAX_CASCADE_MESSAGES),
@@ -19,6 +22,7 @@ export const cascadeRequestSchema = z.union([
     messageType: z.string().nullish(),
     ttl: z.int().nullish(),
     sheduledSent: z.string().nullish(),
+    route,
     messages: z.array(
       z.looseObject({
         recipient: z.string(),
@@ -84,8 +88,8 @@ export const cascadeStatusSchema = z.object({
   ),
 });
 
-/** BroadcastCreateDTO and its answer. */
-export const broadcastRequestSchema = broadcastSchema;
+/** BroadcastCreateDTO and its answer; `route` is named for the document (the template is loose). */
+export const broadcastRequestSchema = broadcastSchema.extend({ route });
 export const broadcastResponseSchema = z.object({
   count: z.int(),
   messages: z.array(accepted.extend({ toPhone: z.string() })),
