@@ -114,7 +114,9 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
     async approveAlphaName(accountId, name, channels = [...CHANNELS]) {
       await mustGet(accountId);
       if (!name.trim() || name.length > MAX_FROM) {
-        throw new SpillwayError('validation_failed', `an alpha-name has 1 to ${MAX_FROM} characters`, [{ path: 'name', message: 'invalid' }]);
+        throw new SpillwayError('validation_failed', `an alpha-name has 1 to ${MAX_FROM} characters`, [
+          { path: 'name', message: 'invalid' },
+        ]);
       }
       return storage.upsertAlphaName({ accountId, name, channels });
     },
