@@ -183,55 +183,66 @@ describe("the server with accounts' own drivers", () => {
     }
   }, 30_000);
 
-  it("mounts an account driver's callback route, and files its receipts under the account's failover", async () => {
-    const secret = 'whsec_' + Buffer.from('spillway-account-webhook-key').toString('base64');
-    let serverUrl = '';
-    const endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${serverUrl}/channels/acme-webhook/receipts` });
-    const file = join(dir, 'account-webhook.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        drivers: {},
-        channels: {},
-        accounts: {
-          acme: {
-            drivers: { 'acme-webhook': { type: 'webhook', url: endpoint.url, secret }, 'acme-backup': { type: 'simulator' } },
-            channels: { sms: ['acme-webhook', 'acme-backup'] },
-          },
-        },
-      }),
-    );
-    const f = await startServer({ SPILLWAY_CONFIG: file });
-    serverUrl = f.url;
-    try {
-      const send = async (to: string) => {
-        const res = await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to, type: 'sms', text: 'hello' }] } });
-        return ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
-      };
-      const record = (id: number) => async () =>
-        (await (await f.call(`/bat/message/${id}`, { method: 'GET' })).json()) as {
-          deliverystatus: string;
-          extendedStatuses: Array<{ status: string; driver: string | null }>;
+  it.each([
+    ['a server-wide failover', (drivers: object, channels: object) => ({ drivers, channels })],
+    [
+      "an account's own failover",
+      (drivers: object, channels: object) => ({ drivers: {}, channels: {}, accounts: { acme: { drivers, channels } } }),
+    ],
+  ])(
+    "mounts a failover member's callback route; its receipts name the member, not %s",
+    async (_, section) => {
+      const secret = 'whsec_' + Buffer.from('spillway-account-webhook-key').toString('base64');
+      let serverUrl = '';
+      const endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${serverUrl}/channels/acme-webhook/receipts` });
+      const file = join(dir, `failover-webhook-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify(
+          section(
+            { 'acme-webhook': { type: 'webhook', url: endpoint.url, secret }, 'acme-backup': { type: 'simulator' } },
+            {
+              sms: ['acme-webhook', 'acme-backup'],
+            },
+          ),
+        ),
+      );
+      const f = await startServer({ SPILLWAY_CONFIG: file });
+      serverUrl = f.url;
+      try {
+        const send = async (to: string) => {
+          const res = await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to, type: 'sms', text: 'hello' }] } });
+          return ((await res.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
         };
-      // Delivered: the receipt names the message; undeliverable: it names only the provider's id,
-      // which the engine stored under the account's failover.
-      const delivered = await until(record(await send('4915112345678')), (r) => r.deliverystatus === 'delivered', 400);
-      const failed = await until(record(await send('4915100000002')), (r) => r.deliverystatus === 'undeliverable', 400);
-      expect(delivered.extendedStatuses.map((s) => [s.status, s.driver])).toEqual([
-        ['Sent', 'acme-webhook'],
-        ['Delivered', 'sms-failover@acme'],
-      ]);
-      expect(failed.extendedStatuses.map((s) => s.status)).toEqual(['Sent', 'Failed']);
-      expect(endpoint.bodies.map((b) => b['callbackUrl'])).toEqual([
-        `${f.url}/channels/acme-webhook/receipts`,
-        `${f.url}/channels/acme-webhook/receipts`,
-      ]);
-      expect(f.server.simulator.sent).toEqual([]);
-    } finally {
-      await f.close();
-      await endpoint.close();
-    }
-  }, 30_000);
+        const record = (id: number) => async () =>
+          (await (await f.call(`/bat/message/${id}`, { method: 'GET' })).json()) as {
+            deliverystatus: string;
+            extendedStatuses: Array<{ status: string; driver: string | null }>;
+          };
+        // Delivered: the receipt names the message; undeliverable: it names only the provider's id,
+        // which the engine stored under the member that carried the attempt.
+        const delivered = await until(record(await send('4915112345678')), (r) => r.deliverystatus === 'delivered', 400);
+        const failed = await until(record(await send('4915100000002')), (r) => r.deliverystatus === 'undeliverable', 400);
+        expect(delivered.extendedStatuses.map((s) => [s.status, s.driver])).toEqual([
+          ['Sent', 'acme-webhook'],
+          ['Delivered', 'acme-webhook'],
+        ]);
+        expect(failed.extendedStatuses.map((s) => [s.status, s.driver])).toEqual([
+          ['Sent', 'acme-webhook'],
+          ['Failed', 'acme-webhook'],
+        ]);
+        expect(endpoint.bodies.map((b) => b['callbackUrl'])).toEqual([
+          `${f.url}/channels/acme-webhook/receipts`,
+          `${f.url}/channels/acme-webhook/receipts`,
+        ]);
+        expect(f.server.simulator.sent).toEqual([]);
+      } finally {
+        await f.close();
+        await endpoint.close();
+      }
+    },
+    30_000,
+  );
 
   it("sends through an account's bind from the workers' thread (a database file: the workers run on a thread of their own)", async () => {
     const smsc = await startTestSmsc({ systemId: 'acme', password: 'acme-smpp-secret' });

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '@spillway/core';
+import type { OutboundAttempt } from '@spillway/core';
 import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
 import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhook-endpoint.ts';
 import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
@@ -13,6 +15,20 @@ import { runCli } from '../support/cli.ts';
 const dir = mkdtempSync(join(tmpdir(), 'spillway-drivers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const secret = 'whsec_' + Buffer.from('spillway-server-driver-test-key').toString('base64');
+const smsAttempt: OutboundAttempt = {
+  messageId: 1,
+  accountId: 1,
+  step: 0,
+  try: 0,
+  idempotencyKey: '1:0:0',
+  partsCount: 1,
+  channel: 'sms',
+  type: 'sms',
+  from: 'Shop',
+  to: '4915100000140',
+  text: 'hi',
+  ttl: 60,
+};
 
 describe('SPILLWAY_CONFIG', () => {
   it('names every problem with its path', () => {
@@ -60,6 +76,36 @@ describe('SPILLWAY_CONFIG', () => {
       ['backup', ['sms']],
     ]);
     expect(built.unconfigured).toEqual(['messenger', 'chatapp_bot', 'chatapp', 'flashcall']);
+  });
+
+  it("passes an SMPP driver's validityPeriod: false through (an SMSC that refuses relative validity times)", async () => {
+    const smsc = await startTestSmsc({ systemId: 'x', password: 'p' });
+    const drivers = (validityPeriod?: boolean) =>
+      buildDrivers(
+        parseDriversConfig({
+          drivers: { smsc: { type: 'smpp', host: '127.0.0.1', port: smsc.port, systemId: 'x', password: 'p', validityPeriod } },
+          channels: { sms: ['smsc'] },
+        }),
+        {},
+        () => 'http://x',
+      ).all[0]!;
+    const ctx = { clock: systemClock, report: async () => {} };
+    try {
+      for (const [to, validityPeriod] of [
+        ['4915100000140', undefined],
+        ['4915100000141', false],
+      ] as const) {
+        const driver = drivers(validityPeriod);
+        await driver.send({ ...smsAttempt, to, ttl: 60 }, ctx);
+        await driver.close!();
+      }
+      expect(smsc.submitted.map((s) => [s.to, s.validityPeriod])).toEqual([
+        ['4915100000140', '000000000100000R'],
+        ['4915100000141', null],
+      ]);
+    } finally {
+      await smsc.close();
+    }
   });
 });
 

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { kannelMoUrl } from '@spillway/channels';
 import { createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
 import { API_KEY, LOGIN, startServer, until } from '../support/server-fixture.ts';
@@ -254,6 +255,42 @@ describe('a server with two HTTP threads', () => {
       }),
     60_000,
   );
+
+  it('counts on /metrics the incoming messages refused on either thread (a Kannel /mo no account owns)', async () => {
+    const callbackSecret = 'kannel-mo-secret-0123456789';
+    const config = join(dir, 'kannel.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        drivers: {
+          kannel: {
+            type: 'kannel',
+            sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
+            username: 'spillway',
+            password: 'unused',
+            callbackSecret,
+          },
+        },
+        channels: { sms: ['kannel'] },
+      }),
+    );
+    await withTwoThreads('refused-mo', { SPILLWAY_CONFIG: config }, async (f, connections) => {
+      const mo = new URL(kannelMoUrl({ callbackBaseUrl: f.url, callbackSecret, password: 'unused' }));
+      for (const [name, value] of Object.entries({ from: '4915100000129', to: 'Nobody', text: 'hello?' })) mo.searchParams.set(name, value);
+      const path = `${mo.pathname}?${mo.searchParams.toString()}`;
+      // One on each connection: both threads take some (spread holds at least three on each).
+      const answers = await Promise.all(connections.map((c) => c.send('GET', path, { auth: false })));
+      expect(answers.every((a) => a.status >= 400)).toBe(true);
+      const counted = await until(
+        async () => {
+          const text = await (await f.call('/metrics', { auth: 'none' })).text();
+          return Number(/spillway_inbound_refused_total\{driver="kannel",reason="no_owner"\} (\d+)/.exec(text)?.[1] ?? 0);
+        },
+        (n) => n === connections.length,
+      );
+      expect(counted).toBe(connections.length);
+    });
+  }, 60_000);
 
   it('stops every thread: the port refuses connections once closed', async () => {
     let url = '';

@@ -11,6 +11,7 @@ import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/co
 import { createSimulator } from '@spillway/channels';
 import {
   answerSend,
+  createDriverMetrics,
   createEngineMetrics,
   createHttpSharedState,
   createSmtpTransport,
@@ -18,7 +19,16 @@ import {
   createWebhookMetrics,
   serve,
 } from '@spillway/http';
-import type { EngineCounts, ErrorBody, HttpLogger, HttpSharedState, SendsElsewhere, TokenService, WebhookAttempt } from '@spillway/http';
+import type {
+  DriverEvent,
+  EngineCounts,
+  ErrorBody,
+  HttpLogger,
+  HttpSharedState,
+  SendsElsewhere,
+  TokenService,
+  WebhookAttempt,
+} from '@spillway/http';
 import type { Registry } from 'prom-client';
 import { createPostgresRouteStats, createPostgresStorage } from '@spillway/postgres';
 import type { PostgresStorage } from '@spillway/postgres';
@@ -86,6 +96,8 @@ export interface CreateServerOptions {
   onCommit?: (commit: Commit) => void;
   /** Observes every webhook delivery attempt (the workers' thread counts them for the HTTP thread's `/metrics`). */
   onWebhookAttempt?: (attempt: WebhookAttempt) => void;
+  /** Observes what happens to the drivers (the workers' thread posts it for the HTTP thread's `/metrics`). */
+  onDriverEvent?: (event: DriverEvent) => void;
   /** The HTTP thread's {@link WriteFlag} (the workers' thread of a SQLite file): its commits wait for a running ingest, then raise it. */
   writeFlag?: SharedArrayBuffer;
   /**
@@ -246,6 +258,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     channels: [simulator, ...configured.channels],
     clock: options.clock ?? systemClock,
     logger: httpLogger,
+    ...(options.onDriverEvent ? { onDriverEvent: options.onDriverEvent } : {}),
     publicUrl: () => publicUrl,
     workers,
     // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
@@ -300,9 +313,12 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const threadMetrics = spillway.registry ? createEngineMetrics(spillway.registry) : null;
   // Its webhook deliveries too (the thread runs them): counted from zero on /metrics from the start.
   const threadWebhookMetrics = threaded && spillway.registry ? createWebhookMetrics(spillway.registry) : null;
+  // And its drivers' binds, breakers and refused incoming messages (the thread runs the drivers).
+  const threadDriverMetrics = threaded && spillway.registry ? createDriverMetrics(spillway.registry) : null;
   const recordCounts: ThreadCounts = {
     engine: (counts) => threadMetrics?.record(counts),
     webhooks: (attempts) => threadWebhookMetrics?.record(attempts),
+    drivers: (events) => threadDriverMetrics?.record(events),
   };
   const tokens = spillway.tokens!;
   // Generates and persists the signing key on the first start.
@@ -472,6 +488,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
 interface ThreadCounts {
   engine: (counts: EngineCounts) => void;
   webhooks: (attempts: readonly WebhookAttempt[]) => void;
+  drivers: (events: readonly DriverEvent[]) => void;
 }
 
 /** Starts the workers' thread and resolves once it runs. */
@@ -492,6 +509,7 @@ async function startWorkerThread(
     if (typeof message !== 'object' || message === null) return;
     if ('engineCounts' in message) record.engine(message.engineCounts as EngineCounts);
     if ('webhookAttempts' in message) record.webhooks(message.webhookAttempts as WebhookAttempt[]);
+    if ('driverEvents' in message) record.drivers(message.driverEvents as DriverEvent[]);
   });
   thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
   // Ended inside a commit, it would leave every ingest waiting for the commit's end.

@@ -47,6 +47,8 @@ const smpp = z.strictObject({
     .strictObject({ initialMs: z.number().int().positive().optional(), maxMs: z.number().int().positive().optional() })
     .optional(),
   throttleRetryAfterSeconds: z.number().int().positive().optional(),
+  /** false: no validity_period from the attempt's ttl (an SMSC that refuses relative times). */
+  validityPeriod: z.boolean().optional(),
   /** Kannel's msg-id-type: bit 0 submit_sm_resp ids in hex, bit 1 receipt text ids in hex. */
   msgIdType: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
   /** Vendor command_status codes (decimal or 0x hex keys) mapped to failure classes. */

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { takeRequestCounts } from '@spillway/http';
 import { createServer } from './create-server.ts';
-import type { SendAnswer } from '@spillway/http';
+import type { DriverEvent, SendAnswer } from '@spillway/http';
 import type { HttpThreadData, HttpThreadMessage, MetricsAnswer, SentAnswer } from './http-threads.ts';
 import { duplicateListener } from './listener-dup.ts';
 import { closeAndAnswerStopped } from './threads.ts';
@@ -57,9 +57,13 @@ class ServedByMainThread extends Registry {
   }
 }
 const registry = new ServedByMainThread();
+/** Incoming messages its drivers' callbacks (a Kannel `/mo`) could not hand over: counted by the main thread. */
+let driverEvents: DriverEvent[] = [];
 const flushCounts = () => {
   const counts = takeRequestCounts(registry);
   if (counts.length > 0) post({ requestCounts: counts });
+  if (driverEvents.length > 0) post({ driverEvents });
+  driverEvents = [];
 };
 const flushTimer = setInterval(flushCounts, COUNTS_FLUSH_MS);
 flushTimer.unref();
@@ -72,6 +76,7 @@ const server = await createServer(
     designerDir: data.designerDir,
     // A SQLite file is checkpointed by the main thread's checkpoint thread.
     checkpointsElsewhere: true,
+    onDriverEvent: (event) => void driverEvents.push(event),
     httpThread: {
       listener: await duplicateListener(data.fd),
       balance: { ...data.counts, index: data.index, writer: false },

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { addRequestCounts, INTERNAL_ERROR_BODY } from '@spillway/http';
-import type { HttpSharedState, RequestCounts, SendAnswer } from '@spillway/http';
+import { addRequestCounts, createDriverMetrics, INTERNAL_ERROR_BODY } from '@spillway/http';
+import type { DriverEvent, HttpSharedState, RequestCounts, SendAnswer } from '@spillway/http';
 import type { ServerConfig } from './config.ts';
 import type { ConnectionCounts } from './connection-balance.ts';
 import { startThread, stopThread } from './threads.ts';
@@ -23,11 +23,13 @@ export interface HttpThreadData {
 
 /**
  * What an extra HTTP thread posts to the main thread: new work (messages it handed over to the
- * workers' thread, or none: a wake-up), its request counts, or a scrape of `/metrics` it serves
- * with the main thread's registry (after adding its own counts).
+ * workers' thread, or none: a wake-up), its request counts, what its drivers' callbacks met (an
+ * incoming message refused), or a scrape of `/metrics` it serves with the main thread's registry
+ * (after adding its own counts).
  */
 export type HttpThreadMessage =
   | { work: number[] }
+  | { driverEvents: DriverEvent[] }
   | { requestCounts: RequestCounts }
   | { metricsRequest: number; requestCounts: RequestCounts }
   | { send: number; accountId: number; body: string };
@@ -68,6 +70,7 @@ export async function startHttpThreads(options: {
   logger: Logger;
 }): Promise<HttpThreads> {
   const { registry, logger } = options;
+  const driverMetrics = registry ? createDriverMetrics(registry) : null;
   const threads: Worker[] = [];
   try {
     for (let i = 1; i <= options.count; i++) {
@@ -76,6 +79,7 @@ export async function startHttpThreads(options: {
       thread.on('message', (message: HttpThreadMessage | 'stopped') => {
         if (typeof message !== 'object') return;
         if ('work' in message) options.onWork(message.work);
+        else if ('driverEvents' in message) driverMetrics?.record(message.driverEvents);
         else if ('send' in message) {
           const id = message.send;
           // answerSend answers every failure of the send itself; this catches only its own.

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config.ts';
 import { countCommit } from '@spillway/http';
-import type { EngineCounts, WebhookAttempt } from '@spillway/http';
+import type { DriverEvent, EngineCounts, WebhookAttempt } from '@spillway/http';
 import { createServer } from './create-server.ts';
 import { closeAndAnswerStopped } from './threads.ts';
 
@@ -29,6 +29,8 @@ const { config, workerId, writeFlag } = workerData as WorkerThreadData;
 // at most every METRICS_FLUSH_MS, and once more when the thread stops.
 let counts: EngineCounts = { events: [], finished: [] };
 let webhookAttempts: WebhookAttempt[] = [];
+// Its drivers' binds, breakers and refused incoming messages, in the order they happened (logged here).
+let driverEvents: DriverEvent[] = [];
 const flushCounts = () => {
   if (counts.events.length > 0 || counts.finished.length > 0) {
     port.postMessage({ engineCounts: counts });
@@ -37,6 +39,10 @@ const flushCounts = () => {
   if (webhookAttempts.length > 0) {
     port.postMessage({ webhookAttempts });
     webhookAttempts = [];
+  }
+  if (driverEvents.length > 0) {
+    port.postMessage({ driverEvents });
+    driverEvents = [];
   }
 };
 const flushTimer = setInterval(flushCounts, METRICS_FLUSH_MS);
@@ -54,6 +60,7 @@ const server = await createServer(
     metrics: false,
     onCommit: (commit) => void countCommit(commit, counts),
     onWebhookAttempt: (attempt) => void webhookAttempts.push(attempt),
+    onDriverEvent: (event) => void driverEvents.push(event),
     ...(writeFlag ? { writeFlag } : {}),
   },
 );

@@ -36,6 +36,7 @@ export type {
   InboundReport,
   PendingAttempt,
   DriverRoute,
+  DriverHealthEvent,
 } from './ports/channel.ts';
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
@@ -114,8 +115,8 @@ export {
   MAX_TTL_SECONDS,
   MAX_SCHEDULE_AHEAD_MS,
 } from './messages/send-request.ts';
-export type { SendRequest, SendRequestInput, MessageItem, FallbackItem, ValidatedMessage, AttemptDraft } from './messages/send-request.ts';
 export { MAX_FROM } from './messages/message-item.ts';
+export type { SendRequest, SendRequestInput, MessageItem, FallbackItem, ValidatedMessage, AttemptDraft } from './messages/send-request.ts';
 export { normalizePhoneNumber, isTestNumber, countryOfNumber } from './messages/phone-number.ts';
 export { defaultRateCard, parseRateCard, rateCardSchema } from './pricing/rate-card.ts';
 export { priceAttempt } from './pricing/price-attempt.ts';

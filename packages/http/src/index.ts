@@ -69,3 +69,8 @@ export type { FastifyInstanceLike } from './adapters/fastify.ts';
 export { toKoaMiddleware } from './adapters/koa.ts';
 export type { KoaContextLike } from './adapters/koa.ts';
 export { registerDriverRoutes } from './driver-routes.ts';
+export { inboundRefusal, watchDrivers } from './drivers/driver-events.ts';
+export type { DriverEvent, InboundRefusal, InboundRefusalReason } from './drivers/driver-events.ts';
+export { createDriverLog, REFUSAL_LOG_WINDOW_MS } from './drivers/driver-log.ts';
+export { createDriverMetrics } from './drivers/driver-metrics.ts';
+export type { DriverMetrics } from './drivers/driver-metrics.ts';

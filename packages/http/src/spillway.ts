@@ -10,6 +10,10 @@ import { createChatHubRoutes } from './chat-hub/chat-hub-routes.ts';
 import { createTokenService } from './chat-hub/token-service.ts';
 import type { TokenService } from './chat-hub/token-service.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
+import { inboundRefusal, watchDrivers } from './drivers/driver-events.ts';
+import type { DriverEvent } from './drivers/driver-events.ts';
+import { createDriverLog } from './drivers/driver-log.ts';
+import { createDriverMetrics } from './drivers/driver-metrics.ts';
 import type { Env, HttpLogger } from './env.ts';
 import { adaptLogger } from './host-logger.ts';
 import { checkOptions } from './spillway-options.ts';
@@ -76,6 +80,12 @@ export interface SpillwayOptions {
    * first, is recognised and called so. @default console
    */
   logger?: HttpLogger;
+  /**
+   * Observes what happens to the drivers, after it was logged and counted: a connection lost and
+   * back, a failover's breaker, an incoming message refused (the reference server's workers'
+   * thread posts them to the thread that serves `/metrics`).
+   */
+  onDriverEvent?: (event: DriverEvent) => void;
   /** Further engine options (rate card, ttl, batch size, accounts' own drivers in `accountChannels`, ...). */
   engine?: Omit<EngineOptions, 'storage' | 'channels' | 'hasher' | 'clock' | 'worker'>;
   /** Further options of the HTTP app (rate limits, admin key, e-mail, social, extra routes, ...). */
@@ -174,6 +184,16 @@ export function createSpillway(options: SpillwayOptions): Spillway {
 
   // Accounts' own drivers (engine.accountChannels) get their callback routes and are closed like the others.
   const allDrivers = [...options.channels, ...(options.engine?.accountChannels?.drivers ?? [])];
+  // The drivers' health and refused incoming messages: logged, counted, and told to the host.
+  const driverLog = createDriverLog(logger, clock);
+  const driverMetrics = registry ? createDriverMetrics(registry, allDrivers) : null;
+  const onDriverEvent = (event: DriverEvent) => {
+    driverLog(event);
+    driverMetrics?.record([event]);
+    options.onDriverEvent?.(event);
+  };
+  const unwatchDrivers = watchDrivers(allDrivers, onDriverEvent);
+  const onInboundRefused: NonNullable<EngineOptions['onInboundRefused']> = (refusal) => onDriverEvent(inboundRefusal(refusal));
   const engine = createEngine({
     // A database locked past the busy timeout (another writer) is retried by the next round or check.
     onError: (error) =>
@@ -189,6 +209,10 @@ export function createSpillway(options: SpillwayOptions): Spillway {
           },
         }
       : {}),
+    onInboundRefused: (refusal) => {
+      onInboundRefused(refusal);
+      options.engine?.onInboundRefused?.(refusal);
+    },
     ...(options.publicUrl ? { publicBaseUrl: options.publicUrl } : {}),
     storage,
     channels: options.channels,
@@ -217,7 +241,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     ...(webhooks ? { onWebhookQueued: () => webhooks.notify() } : {}),
     extraRoutes: [
       ...(tokens ? [(root: Hono<Env>) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))] : []),
-      (root) => registerDriverRoutes(root, engine, allDrivers),
+      (root) => registerDriverRoutes(root, engine, allDrivers, { onInboundRefused }),
       ...(options.routeStats ? [(root: Hono<Env>) => registerRouteStatsApi(root, options.routeStats!)] : []),
       ...(http.extraRoutes ?? []),
     ],
@@ -254,6 +278,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     await engine.stop(graceMs);
     await webhooks?.stop();
     await Promise.all(allDrivers.map((d) => d.close?.()));
+    unwatchDrivers();
     await storage.close();
   }
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFakeClock } from '@spillway/core';
-import type { OutboundAttempt } from '@spillway/core';
+import type { ChannelContext, ChannelDriver, DriverHealthEvent, InboundReport, OutboundAttempt, Receipt } from '@spillway/core';
 import { runChannelDriverContract } from '@spillway/core/testing';
 import { createSimulator } from '../simulator/simulator.ts';
 import { createWebhookDriver } from '../webhook/webhook.ts';
@@ -88,6 +88,8 @@ describe('failover driver', () => {
       consecutiveFailures: 3,
       halfOpenAfterMs: 30_000,
     });
+    const events: DriverHealthEvent[] = [];
+    failover.watch!((e) => events.push(e));
     const sent: OutboundAttempt[] = [];
     const send = async () => {
       const a = attempt();
@@ -112,6 +114,13 @@ describe('failover driver', () => {
     vi.setSystemTime(Date.UTC(2026, 0, 1) + 30_001);
     expect(await send()).toMatchObject({ outcome: 'accepted', driver: 'primary' });
     expect(failover.providerStates()).toEqual({ primary: 'closed', backup: 'closed' });
+    // Its watchers were told each change of the primary's breaker, and why.
+    const about = { type: 'breaker', driver: 'failover', provider: 'primary', channels: ['sms'] };
+    expect(events).toEqual([
+      { ...about, state: 'open', reason: expect.stringMatching(/^3 failed sends in a row, the last: .*429.*; skipped for 30000 ms$/) },
+      { ...about, state: 'half-open', reason: 'open for 30000 ms: one trial send' },
+      { ...about, state: 'closed', reason: 'the trial send went through' },
+    ]);
 
     // Nothing lost and nothing carried twice: each attempt was accepted by exactly one provider.
     expect(sent.map((a) => hits.filter((h) => h.key === a.idempotencyKey && h.status === 202).length)).toEqual([1, 1, 1, 1, 1, 1]);
@@ -145,5 +154,34 @@ describe('failover driver', () => {
     const check = await failover.check!();
     expect(check.ok).toBe(true);
     expect(check.detail).toContain('primary [closed]: ok');
+  });
+
+  it('has each member report its receipts and incoming messages under its own name, kept through a nested failover', async () => {
+    const seen: { receipts: Receipt[]; inbound: InboundReport[] } = { receipts: [], inbound: [] };
+    const ctx: ChannelContext = {
+      clock: createFakeClock(),
+      report: async (r) => void seen.receipts.push(r),
+      inbound: async (m) => void seen.inbound.push(m),
+    };
+    const contexts = new Map<string, ChannelContext>();
+    const member = (name: string): ChannelDriver => ({
+      name,
+      channels: ['sms'],
+      send: async () => ({ outcome: 'accepted' }),
+      start: async (c) => void contexts.set(name, c),
+    });
+    const inner = createFailoverDriver({ name: 'inner', drivers: [member('smsc'), member('kannel')] });
+    const outer = createFailoverDriver({ name: 'outer', drivers: [inner, member('backup')] });
+    await outer.start!(ctx);
+    await contexts.get('smsc')!.report({ providerMessageId: 'p-1', outcome: 'delivered' });
+    await contexts.get('backup')!.report({ messageId: 1, step: 0, outcome: 'delivered' });
+    await contexts.get('kannel')!.inbound!({ channel: 'sms', phoneNumber: '4915100000001', alphaName: 'Shop', text: 'STOP' });
+    expect(seen.receipts).toEqual([
+      { providerMessageId: 'p-1', outcome: 'delivered', driver: 'smsc' },
+      { messageId: 1, step: 0, outcome: 'delivered', driver: 'backup' },
+    ]);
+    expect(seen.inbound).toEqual([expect.objectContaining({ alphaName: 'Shop', driver: 'kannel' })]);
+    // The acceptance names the provider that took it, however deep.
+    expect(await outer.send(attempt(), ctx)).toMatchObject({ outcome: 'accepted', driver: 'smsc' });
   });
 });

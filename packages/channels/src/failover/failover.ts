@@ -1,6 +1,8 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel';
 import type { CircuitBreakerPolicy } from 'cockatiel';
 import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, PendingAttempt, SendResult } from '@spillway/core';
+import { memberContexts } from './member-context.ts';
+import { watchBreakers } from './breaker-watch.ts';
 
 /** Options of {@link createFailoverDriver}: the providers, in order of preference, and the channels they serve. */
 export interface FailoverOptions {
@@ -40,8 +42,9 @@ const STATES: Record<CircuitState, ProviderState> = {
  * circuit breaker (cockatiel) is closed; a throttled, temporary or thrown send counts against it
  * and the next provider is tried at once. A recipient's failure (undeliverable, not on channel,
  * permanent) is answered as is: another provider would not change it. The accepted result names
- * the provider in `driver`. Receipts go straight from each provider to the engine; their routes
- * stay theirs (`members`), mounted under their own names.
+ * the provider in `driver`, and so does every receipt it reports (`Receipt.driver`): the engine
+ * files and records both under the provider that carried the attempt. Their routes stay theirs
+ * (`members`), mounted under their own names.
  *
  * @example createFailoverDriver({ drivers: [createSmppDriver(primary), createKannelDriver(backup)] })
  */
@@ -52,16 +55,20 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
   if (options.drivers.length === 0) throw new Error('failover needs at least one driver');
   const name = options.name ?? 'failover';
   const members = options.drivers;
+  const halfOpenAfterMs = options.halfOpenAfterMs ?? 30_000;
+  const consecutiveFailures = options.consecutiveFailures ?? 3;
   const breakers = new Map<ChannelDriver, CircuitBreakerPolicy>(
     members.map((d) => [
       d,
       circuitBreaker(handleAll.orWhenResult(providerTrouble), {
-        halfOpenAfter: options.halfOpenAfterMs ?? 30_000,
-        breaker: new ConsecutiveBreaker(options.consecutiveFailures ?? 3),
+        halfOpenAfter: halfOpenAfterMs,
+        breaker: new ConsecutiveBreaker(consecutiveFailures),
       }),
     ]),
   );
   const channels = options.channels ?? ([...new Set(members.flatMap((d) => d.channels))] as ChannelId[]);
+  const watch = watchBreakers({ name, channels, breakers, consecutiveFailures, halfOpenAfterMs });
+  const contextOf = memberContexts();
   let closed = false;
 
   return {
@@ -69,6 +76,8 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
     channels,
     members,
     providerStates: () => Object.fromEntries(members.map((d) => [d.name, STATES[breakers.get(d)!.state]])),
+    // Its own breakers; its members' health (a member's bind) is theirs to tell (`members`).
+    watch,
     async send(attempt: OutboundAttempt, ctx: ChannelContext): Promise<SendResult> {
       if (closed) return { outcome: 'failed', failure: 'temporary', error: `${name} is closed` };
       const failures: Failed[] = [];
@@ -77,7 +86,7 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
         if (!driver.channels.includes(attempt.channel)) continue;
         let result: SendResult;
         try {
-          result = await breakers.get(driver)!.execute(() => driver.send(attempt, ctx));
+          result = await breakers.get(driver)!.execute(() => driver.send(attempt, contextOf(driver, ctx)));
         } catch (error) {
           if (error instanceof BrokenCircuitError) {
             skipped++;
@@ -85,8 +94,9 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
           }
           result = { outcome: 'failed', failure: 'temporary', error: `${driver.name} threw: ${String(error)}` };
         }
-        if (result.outcome === 'accepted') return { ...result, driver: driver.name };
-        if (!providerTrouble(result)) return { ...result, error: `${driver.name}: ${result.error}`, driver: driver.name };
+        // A member that is itself a failover already named its own member.
+        if (result.outcome === 'accepted') return { ...result, driver: result.driver ?? driver.name };
+        if (!providerTrouble(result)) return { ...result, error: `${driver.name}: ${result.error}`, driver: result.driver ?? driver.name };
         failures.push({ ...result, error: `${driver.name}: ${result.error}` });
       }
       if (failures.length === 0) {
@@ -107,11 +117,11 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
       };
     },
     async start(ctx) {
-      await Promise.all(members.map((d) => d.start?.(ctx)));
+      await Promise.all(members.map((d) => d.start?.(contextOf(d, ctx))));
     },
     async recover(pending: PendingAttempt[], ctx) {
       // Which provider carried each attempt is not known here: every provider re-arms what it can.
-      await Promise.all(members.map((d) => d.recover?.(pending, ctx)));
+      await Promise.all(members.map((d) => d.recover?.(pending, contextOf(d, ctx))));
     },
     async check() {
       const results = await Promise.all(

@@ -4,13 +4,15 @@ declare module 'smpp' {
   import type { Server as NetServer, Socket } from 'node:net';
 
   export class PDU {
-    constructor(command: string, options?: Record<string, unknown>);
+    /** A PDU to send, or (given its octets) one read from the wire. */
+    constructor(command: string | Buffer, options?: Record<string, unknown>);
     command: string;
     command_status: number;
     sequence_number: number;
     [field: string]: unknown;
     response(options?: Record<string, unknown>): PDU;
     isResponse(): boolean;
+    toBuffer(): Buffer;
   }
   export interface Session extends EventEmitter {
     socket: Socket;
@@ -31,6 +33,8 @@ declare module 'smpp' {
     createServer(listener: (session: Session) => void): Server;
     PDU: typeof PDU;
     errors: Record<string, number>;
+    /** GSM 03.38, one septet per octet; `table` is a national language table (0: the default alphabet). */
+    gsmCoder: { encode(text: string, table?: number): Buffer; decode(septets: Buffer, table?: number): string };
   };
   export default smpp;
 }

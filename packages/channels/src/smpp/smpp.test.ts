@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
-import type { ChannelContext, InboundReport, OutboundAttempt, Receipt } from '@spillway/core';
+import type { ChannelContext, DriverHealthEvent, InboundReport, OutboundAttempt, Receipt } from '@spillway/core';
 import { runChannelDriverContract } from '@spillway/core/testing';
 import { startTestSmsc } from '../testing/smsc-server.ts';
 import type { TestSmsc } from '../testing/smsc-server.ts';
 import { createSmppDriver } from './smpp.ts';
 import type { SmppOptions } from './smpp.ts';
 import { splitSms } from './smpp-encoding.ts';
+import { relativeValidity } from './smpp-validity.ts';
 import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
 
 let smsc: TestSmsc;
@@ -93,6 +94,34 @@ describe('smpp driver', () => {
         from: 'Shop',
       });
       expect(smsc.submitted.find((s) => s.to === '4915100000121')).toMatchObject({ dataCoding: 8, text: 'Ваш код: 1234' });
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it("gives each submit_sm the attempt's ttl as its validity_period (SMPP 3.4 relative time), every part alike", async () => {
+    const { driver, ctx } = await open();
+    try {
+      const short = { ...attempt('4915100000130', 'Your code: 1234'), ttl: 90_061 };
+      const long = { ...attempt('4915100000131', 'y'.repeat(200)), ttl: 600 };
+      expect((await driver.send(short, ctx)).outcome).toBe('accepted');
+      expect((await driver.send(long, ctx)).outcome).toBe('accepted');
+      // One day, one hour, one minute and one second; ten minutes.
+      expect(smsc.submitted.filter((s) => s.to === '4915100000130').map((s) => s.validityPeriod)).toEqual(['000001010101000R']);
+      expect(smsc.submitted.filter((s) => s.to === '4915100000131').map((s) => s.validityPeriod)).toEqual([
+        '000000001000000R',
+        '000000001000000R',
+      ]);
+    } finally {
+      await driver.close!();
+    }
+  });
+
+  it('sends no validity_period with validityPeriod: false (an SMSC that refuses relative times)', async () => {
+    const { driver, ctx } = await open({ validityPeriod: false });
+    try {
+      expect((await driver.send(attempt('4915100000132', 'Your code: 1234'), ctx)).outcome).toBe('accepted');
+      expect(smsc.submitted.find((s) => s.to === '4915100000132')?.validityPeriod).toBeNull();
     } finally {
       await driver.close!();
     }
@@ -314,6 +343,39 @@ describe('smpp driver', () => {
     }
   });
 
+  it('tells its watchers the bind went down once, however many binds fail meanwhile, and up again', async () => {
+    const own = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+    const clock = createFakeClock();
+    const driver = createSmppDriver(options({ name: 'smsc', port: own.port, reconnect: { initialMs: 1000, maxMs: 1000 } }));
+    const events: DriverHealthEvent[] = [];
+    driver.watch!((e) => events.push(e));
+    try {
+      await driver.start!({ clock, report: async () => {} });
+      own.refuseBinds = true;
+      own.dropAll();
+      await until(() => !driver.bound);
+      for (let i = 1; i <= 3; i++) {
+        await clock.advance(1000);
+        await until(() => own.bindAttempts > i);
+      }
+      own.refuseBinds = false;
+      await clock.advance(1000);
+      await until(() => driver.bound);
+      const link = { type: 'link', driver: 'smsc', link: `SMPP bind to 127.0.0.1:${own.port}` };
+      const bound = `bound to 127.0.0.1:${own.port} as spillway`;
+      expect(events).toEqual([
+        { ...link, up: true, reason: bound },
+        { ...link, up: false, reason: 'the SMSC closed the connection' },
+        { ...link, up: true, reason: bound },
+      ]);
+    } finally {
+      await driver.close!();
+      await own.close();
+    }
+    // Closed on purpose: nothing to tell.
+    expect(events).toHaveLength(3);
+  });
+
   it('limits throughput in segments per second on the injected clock: over it, sends fail as throttled', async () => {
     const { driver, ctx, clock } = await open({ segmentsPerSecond: 2 });
     try {
@@ -431,5 +493,14 @@ describe('smpp mappings', () => {
     // An escaped character (two septets) never straddles two parts.
     expect(splitSms('a'.repeat(152) + '€' + 'b'.repeat(10)).parts[0]).toBe('a'.repeat(152));
     expect(splitSms('й'.repeat(71))).toEqual({ dataCoding: 8, parts: ['й'.repeat(67), 'й'.repeat(4)] });
+  });
+});
+
+describe('relativeValidity', () => {
+  it('writes seconds as an SMPP 3.4 relative time (YYMMDDhhmmss000R), days up to 99', () => {
+    expect(relativeValidity(1)).toBe('000000000001000R');
+    expect(relativeValidity(3_600)).toBe('000000010000000R');
+    expect(relativeValidity(14 * 86_400)).toBe('000014000000000R');
+    expect(relativeValidity(1_000 * 86_400)).toBe('000099235959000R');
   });
 });

@@ -14,7 +14,11 @@ import type {
 import { systemClock } from '@spillway/core';
 import { oldestFirst } from '@spillway/core/adapter';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
+import { concatRefOf, payloadOf } from './smpp-concat.ts';
+import { createMoReassembly } from './smpp-mo-reassembly.ts';
 import { canonicalSmscId, parseReceiptText, receiptState, smppFailure } from './smpp-status.ts';
+import { relativeValidity } from './smpp-validity.ts';
+import { createLinkState } from './smpp-link.ts';
 
 /** Options of {@link createSmppDriver}: the SMSC to bind to and the credentials. */
 export interface SmppOptions {
@@ -65,6 +69,20 @@ export interface SmppOptions {
    * @default undefined: ids are compared as the SMSC wrote them
    */
   msgIdType?: 0 | 1 | 2 | 3;
+  /**
+   * Give each `submit_sm` the attempt's ttl as its `validity_period` (a relative time): the SMSC
+   * stops trying when the engine stops waiting. `false` for an SMSC that refuses relative times.
+   * @default true
+   */
+  validityPeriod?: boolean;
+  /**
+   * How long after its latest new part a long MO still missing parts is given up: what arrived is
+   * delivered, each missing part marked `[part N of M missing]`. Until then its parts are answered
+   * ESME_RX_T_APPN, so the SMSC keeps them. @default 300000 (5 minutes)
+   */
+  moPartsTimeoutMs?: number;
+  /** Where the driver reports what it gave up on. @default console.warn */
+  onWarning?: (message: string) => void;
 }
 
 interface Outstanding {
@@ -90,7 +108,8 @@ const MAX_GROUPED_PARTS = 100_000;
  * SMS over SMPP 3.4 with the `smpp` package: one transceiver bind, kept alive with
  * `enquire_link` and re-established with backoff; `submit_sm` in GSM-7 or UCS-2, long texts
  * concatenated; delivery receipts (`deliver_sm`) reported by the SMSC message id, acknowledged
- * once the report is durable; other `deliver_sm` are MO messages.
+ * once the report is durable; other `deliver_sm` are MO messages, the parts of a long one (UDH or
+ * `sar_*` TLVs) joined into one before they are handed over.
  *
  * @example createSmppDriver({ host: 'smsc.example.com', port: 2775, systemId: 'spillway', password: env.SMPP_PASSWORD })
  */
@@ -126,6 +145,17 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
   const idOf = (id: string, from: 'submit' | 'text') =>
     options.msgIdType === undefined ? id : canonicalSmscId(id, (options.msgIdType & (from === 'submit' ? 1 : 2)) !== 0);
   let refilledAt = 0;
+  const where = `${options.host}:${options.port ?? 2775}`;
+  const link = createLinkState(name, `SMPP bind to ${where}`);
+  const longMo = createMoReassembly({
+    clock: () => clock,
+    deliver: async (report) => {
+      if (!ctx?.inbound) throw new Error('incoming messages are not handled');
+      await ctx.inbound(report);
+    },
+    timeoutMs: options.moPartsTimeoutMs ?? 300_000,
+    warn: options.onWarning ?? ((message) => console.warn(`[spillway] ${name}: ${message}`)),
+  });
 
   function wakeBound(): void {
     const w = boundWaiters;
@@ -144,6 +174,9 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
           if (pdu.command_status === 0) {
             bound = true;
             failures = 0;
+            // What a close without an error (the SMSC went away) is told as, from now on.
+            lastError = 'the SMSC closed the connection';
+            link.set(true, `bound to ${where} as ${options.systemId}`);
             armEnquireLink(s);
             wakeBound();
           } else {
@@ -156,6 +189,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     s.on('deliver_sm', (pdu: PDU) => void onDeliver(s, pdu));
     s.on('enquire_link', (pdu: PDU) => s.send(pdu.response()));
     s.on('unbind', (pdu: PDU) => {
+      lastError = 'the SMSC unbound';
       s.send(pdu.response());
       s.close();
     });
@@ -172,6 +206,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     if (enquireTimer) clock.clearTimeout(enquireTimer);
     for (const o of [...outstanding]) o.fail(`connection to the SMSC lost (${lastError})`);
     if (closed) return;
+    link.set(false, lastError);
     const delay = Math.min(backoff.max, backoff.initial * 2 ** failures);
     failures++;
     reconnectTimer = clock.setTimeout(() => {
@@ -185,7 +220,11 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
       if (session !== s || !bound) return;
       request(s, 'enquire_link', {})
         .then(() => armEnquireLink(s))
-        .catch(() => s.destroy()); // no answer: the link is dead, reconnect
+        .catch((error: Error) => {
+          // No answer: the link is dead, reconnect.
+          lastError = error.message;
+          s.destroy();
+        });
     }, enquireMs);
   }
 
@@ -312,12 +351,11 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
           else if (decision) await ctx?.report(decision);
         }
       } else if (ctx?.inbound) {
-        await ctx.inbound({
-          channel: 'sms',
-          phoneNumber: String(pdu['source_addr']).replace(/^\+/, ''),
-          alphaName: String(pdu['destination_addr']),
-          text,
-        });
+        const phoneNumber = String(pdu['source_addr']).replace(/^\+/, '');
+        const alphaName = String(pdu['destination_addr']);
+        const concat = concatRefOf(pdu);
+        if (!concat) await ctx.inbound({ channel: 'sms', phoneNumber, alphaName, text });
+        else if ((await longMo.offer({ phoneNumber, alphaName, concat, payload: payloadOf(pdu) })) === 'later') status = TRY_LATER;
       }
     } catch {
       // Not durable: ESME_RX_T_APPN asks the SMSC to deliver it again later.
@@ -372,6 +410,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
     get bound() {
       return bound;
     },
+    watch: link.watch,
     async start(c) {
       begin(c);
       await whenBound();
@@ -408,6 +447,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
         destination_addr: attempt.to.replace(/^\+/, ''),
         registered_delivery: 1,
         data_coding: dataCoding,
+        ...(options.validityPeriod === false ? {} : { validity_period: relativeValidity(attempt.ttl) }),
       };
       const ids: string[] = [];
       const ref = (concatRef = (concatRef + 1) % 256);
@@ -446,6 +486,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
       closed = true;
       if (reconnectTimer) clock.clearTimeout(reconnectTimer);
       if (enquireTimer) clock.clearTimeout(enquireTimer);
+      longMo.close();
       wakeBound();
       const s = session;
       if (!s) return;

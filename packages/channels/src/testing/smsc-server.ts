@@ -12,7 +12,19 @@ export interface Submitted {
   text: string;
   udh: Buffer | null;
   sar: { ref: number; total: number; seq: number } | null;
+  /** `validity_period` as the ESME wrote it (`000001000000000R`), or null when empty. */
+  validityPeriod: string | null;
 }
+
+// The `smpp` package decodes a relative `validity_period` into a Date counted from the moment of
+// decoding; the test SMSC keeps the text the ESME sent. Only an SMSC decodes `submit_sm`: the
+// drivers, which encode it, are unaffected.
+type FieldDefs = Record<string, { filter?: object }>;
+const submitSmParams = (smpp as unknown as { commands: Record<string, { params: FieldDefs }> }).commands['submit_sm']!.params;
+submitSmParams['validity_period'] = {
+  ...submitSmParams['validity_period'],
+  filter: { ...submitSmParams['validity_period']!.filter, decode: (value: unknown) => value },
+};
 
 /**
  * An SMSC for tests, on the `smpp` package's server: binds transceivers, answers `submit_sm` and
@@ -25,6 +37,8 @@ export interface Submitted {
 export interface TestSmsc {
   port: number;
   binds: number;
+  /** Binds asked for, refused ones included. */
+  bindAttempts: number;
   enquireLinks: number;
   submitted: Submitted[];
   /** While true, binds are refused with ESME_RBINDFAIL. */
@@ -33,6 +47,17 @@ export interface TestSmsc {
   dropAll(): void;
   /** Sends an MO message to the bound ESME. */
   deliverMo(from: string, to: string, text: string): void;
+  /**
+   * Sends a `deliver_sm` with these fields (a part of a long MO: `esm_class` 0x40 and a raw
+   * `short_message` Buffer holding the UDH, or the `sar_*` TLVs), retried like the others.
+   */
+  deliver(fields: Record<string, unknown>): void;
+  /** Delivers again what the ESME answered with an error (an SMSC's retry, without waiting for one). */
+  retryDeliveries(): void;
+  /** The `command_status` of every `deliver_sm_resp`, in the order they came. */
+  answers: number[];
+  /** `deliver_sm` not acknowledged yet (answered with an error, in flight, or waiting for a bind). */
+  readonly unacknowledged: number;
   close(): Promise<void>;
 }
 
@@ -44,6 +69,10 @@ interface PendingReceipt {
 export async function startTestSmsc(options: {
   systemId: string;
   password: string;
+  /** The port to listen on (an SMSC started again where it was). @default a free one */
+  port?: number;
+  /** Refuse binds from the start (see `TestSmsc.refuseBinds`). @default false */
+  refuseBinds?: boolean;
   receiptDelayMs?: number;
   /**
    * `hex-then-decimal`: `submit_sm_resp` answers a hex id and the receipt names it in decimal in its
@@ -64,6 +93,7 @@ export async function startTestSmsc(options: {
       if (r.on) continue;
       r.on = target;
       target.deliver_sm(r.fields, (resp) => {
+        state.answers.push(resp.command_status);
         if (resp.command_status === 0) queue.splice(queue.indexOf(r), 1);
         else r.on = null;
       });
@@ -73,15 +103,25 @@ export async function startTestSmsc(options: {
   const state: TestSmsc = {
     port: 0,
     binds: 0,
+    bindAttempts: 0,
     enquireLinks: 0,
     submitted: [],
-    refuseBinds: false,
+    answers: [],
+    refuseBinds: options.refuseBinds ?? false,
     dropAll() {
       for (const s of server.sessions) s.destroy();
     },
     deliverMo(from, to, text) {
       queue.push({ fields: { source_addr: from, destination_addr: to, esm_class: 0, data_coding: 0, short_message: text }, on: null });
       flush();
+    },
+    deliver(fields) {
+      queue.push({ fields, on: null });
+      flush();
+    },
+    retryDeliveries: () => flush(),
+    get unacknowledged() {
+      return queue.length;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -110,6 +150,7 @@ export async function startTestSmsc(options: {
 
   const server = smpp.createServer((session) => {
     session.on('bind_transceiver', (pdu: PDU) => {
+      state.bindAttempts++;
       if (state.refuseBinds || pdu['system_id'] !== options.systemId || pdu['password'] !== options.password) {
         session.send(pdu.response({ command_status: smpp.errors['ESME_RBINDFAIL'] }));
         return;
@@ -148,6 +189,7 @@ export async function startTestSmsc(options: {
           pdu['sar_msg_ref_num'] !== undefined
             ? { ref: Number(pdu['sar_msg_ref_num']), total: Number(pdu['sar_total_segments']), seq: Number(pdu['sar_segment_seqnum']) }
             : null,
+        validityPeriod: typeof pdu['validity_period'] === 'string' && pdu['validity_period'] !== '' ? pdu['validity_period'] : null,
       };
       state.submitted.push(submitted);
       session.send(pdu.response({ message_id: messageId }));
@@ -164,7 +206,7 @@ export async function startTestSmsc(options: {
     });
     session.on('error', () => {});
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   state.port = (server.address() as AddressInfo).port;
   return state;
 }

@@ -71,6 +71,7 @@ export function createEngine(options: EngineOptions): Engine {
     defaultTtlSeconds,
     ...(reachability.service.enabled ? { unreachable: reachability.unreachable, onApplied: reachability.observe } : {}),
     onInbound: receiveInbound,
+    onInboundRefused: options.onInboundRefused,
     onCommit: (commit) => {
       cascades.poke();
       options.onCommit?.(commit);
@@ -121,7 +122,11 @@ export function createEngine(options: EngineOptions): Engine {
     const at = clock.now();
     const named: Array<ReceiptTarget & { index: number }> = [];
     const byDriver = new Map<string, string[]>();
-    receipts.forEach(({ receipt, driver }, index) => {
+    // A failover's member names itself (`Receipt.driver`): its attempts are filed under it.
+    const filedUnder = ({ receipt, driver }: ReceiptFrom) => receipt.driver ?? driver;
+    receipts.forEach((from, index) => {
+      const { receipt } = from;
+      const driver = filedUnder(from);
       if ('providerMessageId' in receipt) {
         if (!driver) {
           throw new SpillwayError('validation_failed', 'a receipt naming only the provider id needs the driver that sent it', [
@@ -139,9 +144,15 @@ export function createEngine(options: EngineOptions): Engine {
     for (const [driver, ids] of byDriver) found.set(driver, await storage.findAttempts(driver, ids));
     const queued: QueuedReceipt[] = [];
     const orphans: OrphanReceipt[] = [];
-    for (const { receipt, driver = null } of receipts) {
+    for (const from of receipts) {
+      const { receipt } = from;
+      const driver = filedUnder(from) ?? null;
       const detail = receipt.error ?? null;
-      const ref = 'providerMessageId' in receipt ? found.get(driver!)!.get(receipt.providerMessageId) : receipt;
+      let ref = 'providerMessageId' in receipt ? found.get(driver!)!.get(receipt.providerMessageId) : receipt;
+      if (!ref && 'providerMessageId' in receipt && from.driver && from.driver !== driver) {
+        // Accepted before acceptances were filed under a failover's member: filed under the failover.
+        ref = (await storage.findAttempts(from.driver, [receipt.providerMessageId])).get(receipt.providerMessageId);
+      }
       if (ref) queued.push({ messageId: ref.messageId, event: receiptEvent(receipt, ref.step), detail, driver, at });
       else if ('providerMessageId' in receipt) {
         const { providerMessageId, outcome, failure = null } = receipt;

@@ -77,6 +77,13 @@ export interface EngineOptions {
   onInboundQueued?: () => void;
   /** Observes every committed worker round (metrics, audit). Must not throw. */
   onCommit?: (commit: Commit) => void;
+  /**
+   * Observes every incoming message a driver of this engine's workers reported and that was not
+   * taken (no account owns its address, several do, the database failed): the driver refuses it and
+   * the provider keeps it (logs, metrics). `driver` is the one that received it (a failover's
+   * member). Must not throw.
+   */
+  onInboundRefused?: (refusal: { driver: string; message: InboundReport; error: unknown }) => void;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
   onError?: (error: unknown) => void;
   /**
@@ -190,7 +197,8 @@ export interface Engine {
   /**
    * Feeds a receipt to the machine of its message through the durable inbox; resolves once it is
    * stored (a crash after that loses nothing). A receipt naming only the provider's id needs the
-   * `driver` that accepted the attempt.
+   * `driver` that accepted the attempt; behind a failover, the member that carried it as
+   * `receipt.driver` (the failover's name in `driver` still finds attempts filed under it before).
    */
   receive(receipt: Receipt, options?: { driver?: string }): Promise<void>;
   /**

@@ -86,7 +86,7 @@ function walk(input: MessageStepInput, reports: AttemptReports | undefined, from
   const entry = (step: number, status: HistoryEntry['status'], at: number, error: string | null, item?: PendingEvent) => {
     const channel = message.steps[step]?.channel ?? message.steps[0]?.channel ?? 'sms';
     const h: Omit<HistoryEntry, 'messageId'> = { step, channel, status, at, error };
-    // A failover's member names the attempt; receipts and provider ids stay filed under the failover.
+    // A failover's member names the attempt (its send's `carrier`) and its receipts (their `driver`).
     const driver = item?.carrier ?? item?.driver;
     if (driver) h.driver = driver;
     if (item?.providerMessageId) h.providerMessageId = item.providerMessageId;

@@ -72,6 +72,8 @@ export interface WorkerDeps {
   onCommit?: (commit: Commit) => void;
   /** Incoming messages reported by drivers. */
   onInbound?: (message: InboundReport) => Promise<void>;
+  /** An incoming message `onInbound` did not take (see `EngineOptions.onInboundRefused`). */
+  onInboundRefused?: ((refusal: { driver: string; message: InboundReport; error: unknown }) => void) | undefined;
   /** The steps among a round's sends that cannot succeed (the reachability memory), with the reason. */
   unreachable?: (jobs: SendJob[], now: number) => Promise<Map<number, string>>;
   /** Called after each commit with the events applied to each message (the reachability memory learns from them). */
@@ -166,16 +168,18 @@ export function createWorker(deps: WorkerDeps) {
       // What the network hands in keeps its text, with U+FFFD for U+0000 (see withoutNul).
       report(reported: Receipt): Promise<void> {
         const receipt = withoutNul(reported);
+        // A failover's member names itself: the attempt is filed, and the receipt recorded, under it.
+        const by = receipt.driver ?? driver.name;
         return new Promise<void>((ack) => {
           if ('providerMessageId' in receipt) {
-            byProviderId.push({ receipt, driver: driver.name, at: clock.now(), ack });
+            byProviderId.push({ receipt, driver: by, composite: by === driver.name ? undefined : driver.name, at: clock.now(), ack });
           } else {
             queue.push({
               messageId: receipt.messageId,
               event: receiptEvent(receipt, receipt.step),
               at: clock.now(),
               detail: receipt.error,
-              driver: driver.name,
+              driver: by,
               rank: 1,
               seq: seq++,
               ack,
@@ -186,7 +190,12 @@ export function createWorker(deps: WorkerDeps) {
       },
       inbound: async (message) => {
         if (!deps.onInbound) throw new Error('incoming messages are not handled by this engine');
-        await deps.onInbound(withoutNul(message));
+        try {
+          await deps.onInbound(withoutNul(message));
+        } catch (error) {
+          deps.onInboundRefused?.({ driver: message.driver ?? driver.name, message, error });
+          throw error;
+        }
       },
     };
   }
@@ -197,18 +206,24 @@ export function createWorker(deps: WorkerDeps) {
     return c;
   };
 
-  /** Receipts that name only the provider's id, resolved in batches at the start of a round. */
-  const byProviderId: Array<{ receipt: Receipt & { providerMessageId: string }; driver: string; at: number; ack: () => void }> = [];
+  /**
+   * Receipts that name only the provider's id, resolved in batches at the start of a round: under
+   * the driver that reports them, a failover's member (`composite` is then the failover).
+   */
+  const byProviderId: Array<{
+    receipt: Receipt & { providerMessageId: string };
+    driver: string;
+    composite: string | undefined;
+    at: number;
+    ack: () => void;
+  }> = [];
   async function resolveProviderIds(): Promise<void> {
     if (byProviderId.length === 0) return;
     const items = byProviderId.splice(0);
     const byDriver = new Map<string, typeof items>();
     for (const item of items) byDriver.set(item.driver, [...(byDriver.get(item.driver) ?? []), item]);
     for (const [driver, list] of byDriver) {
-      const found = await storage.findAttempts(
-        driver,
-        list.map((i) => i.receipt.providerMessageId),
-      );
+      const found = await findAttempts(driver, list);
       const orphans = [];
       for (const item of list) {
         const attempt = found.get(item.receipt.providerMessageId);
@@ -243,6 +258,28 @@ export function createWorker(deps: WorkerDeps) {
         for (const o of orphans) o.ack();
       }
     }
+  }
+
+  /**
+   * The attempts of `driver` that `list` names by provider id. A failover's member's receipt not
+   * found under the member is looked up under the failover: attempts accepted before acceptances
+   * were filed under the member that carried them (`SendResult.driver`) are filed under it.
+   */
+  async function findAttempts(
+    driver: string,
+    list: ReadonlyArray<{ receipt: { providerMessageId: string }; composite: string | undefined }>,
+  ) {
+    const found = await storage.findAttempts(
+      driver,
+      list.map((i) => i.receipt.providerMessageId),
+    );
+    const missed = new Map<string, string[]>();
+    for (const { receipt, composite } of list) {
+      if (composite === undefined || found.has(receipt.providerMessageId)) continue;
+      missed.set(composite, [...(missed.get(composite) ?? []), receipt.providerMessageId]);
+    }
+    for (const [composite, ids] of missed) for (const [id, attempt] of await storage.findAttempts(composite, ids)) found.set(id, attempt);
+    return found;
   }
 
   const recovery = createWorkerRecovery({
@@ -462,8 +499,10 @@ export function createWorker(deps: WorkerDeps) {
       commit.updates.push(update);
       for (const e of list) {
         if (e.receiptId !== undefined) commit.receipts.push({ id: e.receiptId, messageId: message.id });
-        if (e.event.type === 'ACCEPTED' && e.providerMessageId && e.driver) {
-          commit.providerIds.push({ driver: e.driver, providerMessageId: e.providerMessageId, messageId: message.id, step: e.event.step });
+        // Filed under the driver that carried the attempt (a failover's member), whose receipts name it.
+        const carrier = e.carrier ?? e.driver;
+        if (e.event.type === 'ACCEPTED' && e.providerMessageId && carrier) {
+          commit.providerIds.push({ driver: carrier, providerMessageId: e.providerMessageId, messageId: message.id, step: e.event.step });
         }
       }
     };

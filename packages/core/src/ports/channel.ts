@@ -52,6 +52,12 @@ export type Receipt = AttemptRef & {
   outcome: 'delivered' | 'read' | 'failed';
   failure?: FailureClass;
   error?: string;
+  /**
+   * The member of a composite (failover) driver that carried the attempt and reports on it, set by
+   * the composite: the receipt is filed and recorded under it, as the attempt's acceptance was
+   * (`SendResult.driver`), rather than under the composite the context belongs to.
+   */
+  driver?: string;
 };
 
 /** A message a recipient sent in (an MO SMS, a chat reply), for the alpha-name's callback. */
@@ -64,7 +70,37 @@ export interface InboundReport {
   text: string;
   /** The account, when the driver knows it (a per-account bind). */
   accountId?: number;
+  /** The member of a composite (failover) driver that received it, set by the composite (for logs and metrics). */
+  driver?: string;
 }
+
+/**
+ * A change in a driver's health, told to whoever watches it (`ChannelDriver.watch`) for logs and
+ * metrics: a connection lost and back (an SMPP bind), or a failover's circuit breaker opening,
+ * half-opening (one trial send) and closing for one of its providers. Told once per change.
+ */
+export type DriverHealthEvent =
+  | {
+      type: 'link';
+      /** The driver whose connection it is. */
+      driver: string;
+      /** What the connection is, e.g. `SMPP bind to smsc.example.com:2775`. */
+      link: string;
+      up: boolean;
+      /** Why it went down (the error), or how it came back. */
+      reason: string;
+    }
+  | {
+      type: 'breaker';
+      /** The failover. */
+      driver: string;
+      /** Its provider (member) whose breaker changed. */
+      provider: string;
+      channels: readonly ChannelId[];
+      state: 'closed' | 'half-open' | 'open';
+      /** Why: the failure that opened it, or what closed it. */
+      reason: string;
+    };
 
 /**
  * What the engine hands a driver when it starts it (`ChannelDriver.start`): the way back for
@@ -123,5 +159,10 @@ export interface ChannelDriver {
   check?(): Promise<{ ok: boolean; detail: string }>;
   /** Optional: HTTP callbacks of the provider, mounted under `/channels/{name}`. */
   readonly routes?: readonly DriverRoute[];
+  /**
+   * Optional: tells `listener` of every change in the driver's health from now on (a bind lost or
+   * back, a failover's breaker), for logs and metrics; answers the function that stops telling it.
+   */
+  watch?(listener: (event: DriverHealthEvent) => void): () => void;
   close?(): Promise<void>;
 }
