@@ -38,6 +38,33 @@ describe('SPILLWAY_CONFIG', () => {
         channels: { sms: ['a', 'c'], pager: ['a'] },
       }),
     ).toThrow(/drivers\.a\.password: .*\n.*drivers\.b\.type: Invalid discriminator value.*\n.*channels: Unrecognized key: "pager"/);
+    // The long-MO give-up time of an SMPP driver can be set in the file.
+    expect(
+      parseDriversConfig({
+        drivers: { smsc: { type: 'smpp', host: 'smsc', systemId: 'x', password: 'p', moPartsTimeoutMs: 60_000 } },
+        channels: {},
+      }).drivers['smsc'],
+    ).toMatchObject({ moPartsTimeoutMs: 60_000 });
+    // An unknown key is told what it was probably meant to be; the channels are listed.
+    expect(() =>
+      parseDriversConfig({
+        drivers: {
+          smsc: { type: 'smpp', host: 'smsc', sytemId: 'x', password: 'p' },
+          k: { type: 'kannel', sendsmsUrl: 'http://k', username: 'u', password: 'p', dlrmask: 3 },
+        },
+        channels: { SMS: { drivers: ['smsc'], consecutiveFailure: 3 } },
+        acounts: {},
+      }),
+    ).toThrow(
+      new RegExp(
+        [
+          'drivers\\.smsc: Unrecognized key: "sytemId" \\(did you mean "systemId"\\?\\)',
+          'drivers\\.k: Unrecognized key: "dlrmask" \\(did you mean "dlrMask"\\?\\)',
+          'channels: Unrecognized key: "SMS" \\(did you mean "sms"\\?\\); the channels are messenger, chatapp_bot, chatapp, rcs, sms, flashcall',
+          '\\(root\\): Unrecognized key: "acounts" \\(did you mean "accounts"\\?\\)',
+        ].join('[\\s\\S]*'),
+      ),
+    );
     expect(() => parseDriversConfig({ drivers: { a: { type: 'simulator' } }, channels: { sms: ['a', 'nope'] } })).toThrow(
       /channels\.sms\.1: no driver named "nope" in drivers/,
     );

@@ -233,7 +233,7 @@ const NOT_SHOWN = /PASSWORD|API_KEY|SECRET|TOKEN|ADMIN_KEY|DATABASE_URL|SMTP_URL
 const UNIT = /^_(MS|MILLISECONDS|S|SEC|SECS|SECONDS|MINUTES|HOURS|DAYS)$/;
 
 /** Edit distance (insertions, deletions, substitutions, swaps of neighbours). */
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {

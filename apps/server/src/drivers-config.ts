@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CHANNELS } from '@spillway/core';
 import type { ChannelDriver, ChannelId } from '@spillway/core';
 import { ownedByAccount } from './account-channels.ts';
+import { distance } from './config.ts';
 import {
   createFailoverDriver,
   createKannelDriver,
@@ -49,6 +50,8 @@ const smpp = z.strictObject({
   throttleRetryAfterSeconds: z.number().int().positive().optional(),
   /** false: no validity_period from the attempt's ttl (an SMSC that refuses relative times). */
   validityPeriod: z.boolean().optional(),
+  /** How long after its latest new part an incomplete long MO is given up (delivered with its gaps marked). */
+  moPartsTimeoutMs: z.number().int().positive().optional(),
   /** Kannel's msg-id-type: bit 0 submit_sm_resp ids in hex, bit 1 receipt text ids in hex. */
   msgIdType: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
   /** Vendor command_status codes (decimal or 0x hex keys) mapped to failure classes. */
@@ -179,13 +182,60 @@ export async function loadDriversConfig(file: string): Promise<DriversConfig> {
   return parseDriversConfig(raw, file);
 }
 
+const DRIVER_KEYS: Record<string, readonly string[]> = Object.fromEntries(
+  [kannel, smpp, webhook, telegram, viber, simulator].map((s) => [s.shape.type.value, Object.keys(s.shape)]),
+);
+
+/**
+ * The keys the object at `path` of the file may have, for a key it has that is none of them:
+ * a driver's by its `type`, a channel entry's, the channels, an account's or the file's own.
+ */
+function keysAt(raw: unknown, path: readonly PropertyKey[]): readonly string[] {
+  let at: unknown = raw;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  const type = at !== null && typeof at === 'object' ? (at as { type?: unknown }).type : undefined;
+  if (typeof type === 'string' && DRIVER_KEYS[type]) return DRIVER_KEYS[type];
+  const last = path[path.length - 1];
+  if (last === 'channels') return CHANNELS;
+  if (path[path.length - 2] === 'channels') return ['drivers', 'consecutiveFailures', 'halfOpenAfterMs'];
+  if (last === 'reconnect') return ['initialMs', 'maxMs'];
+  if (path.length === 2 && path[0] === 'accounts') return Object.keys(accountSchema.shape);
+  if (path.length === 0) return Object.keys(driversConfigSchema.shape);
+  return [];
+}
+
+/** What an unknown key was probably meant to be (`sytemId`: `systemId`, `SMS`: `sms`), or undefined. */
+function meant(key: string, known: readonly string[]): string | undefined {
+  let best: { key: string; d: number } | undefined;
+  for (const k of known) {
+    const d = k.toLowerCase() === key.toLowerCase() ? 0 : distance(key, k);
+    if (d <= (k.length >= 6 ? 2 : 1) && (!best || d < best.d)) best = { key: k, d };
+  }
+  return best?.key;
+}
+
 /** Validates a drivers configuration; a bad one throws with every problem and its path named. */
 export function parseDriversConfig(raw: unknown, source = 'SPILLWAY_CONFIG'): DriversConfig {
   const parsed = driversConfigSchema.safeParse(raw);
   if (!parsed.success) {
+    // An unknown key is told what it was probably meant to be, and the channels are listed.
+    const unknownKeys = (i: z.core.$ZodIssueUnrecognizedKeys): string => {
+      const known = keysAt(raw, i.path);
+      const hints = i.keys.flatMap((key) => {
+        const m = meant(key, known);
+        return m ? [i.keys.length === 1 ? `did you mean "${m}"?` : `"${key}": did you mean "${m}"?`] : [];
+      });
+      const told = hints.length > 0 ? ` (${hints.join('; ')})` : '';
+      const channels = i.path[i.path.length - 1] === 'channels' ? `; the channels are ${CHANNELS.join(', ')}` : '';
+      return `${i.message}${told}${channels}`;
+    };
     // A bad record key (a driver's name) carries its reason in nested issues: name it.
     const reason = (i: z.core.$ZodIssue): string =>
-      i.code === 'invalid_key' ? `${i.issues.map((inner) => inner.message).join('; ')}` : i.message;
+      i.code === 'invalid_key'
+        ? `${i.issues.map((inner) => inner.message).join('; ')}`
+        : i.code === 'unrecognized_keys'
+          ? unknownKeys(i)
+          : i.message;
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${reason(i)}`).join('\n  ');
     throw new Error(`invalid ${source}:\n  ${problems}`);
   }
