@@ -9,6 +9,7 @@ import { startWebhookEndpoint } from '../../packages/channels/src/testing/webhoo
 import { API_KEY, startServer, until } from '../support/server-fixture.ts';
 import { runCli } from '../support/cli.ts';
 import { startCallbackReceiver } from '../support/callback-receiver.ts';
+import { WARN, capturedLog } from '../support/server-log.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-account-drivers-'));
 
@@ -180,6 +181,32 @@ describe("the server with accounts' own drivers", () => {
       await f.close();
       await smsc.close();
       delete process.env['ACME_SMPP_PASSWORD'];
+    }
+  }, 30_000);
+
+  it('gives providers a callback origin on 127.0.0.1, not 0.0.0.0, when it listens on every interface without SPILLWAY_PUBLIC_URL, and says so', async () => {
+    const secret = 'whsec_' + Buffer.from('spillway-wildcard-webhook-key').toString('base64');
+    let serverUrl = '';
+    const endpoint = await startWebhookEndpoint({ secret, receiptUrl: () => `${serverUrl}/channels/hook/receipts` });
+    const file = join(dir, 'wildcard.json');
+    writeFileSync(file, JSON.stringify({ drivers: { hook: { type: 'webhook', url: endpoint.url, secret } }, channels: { sms: ['hook'] } }));
+    const { logger, lines } = capturedLog();
+    const f = await startServer({ SPILLWAY_CONFIG: file, HOST: '0.0.0.0' }, { logger });
+    serverUrl = f.url;
+    try {
+      const port = new URL(f.url).port;
+      await f.call('/bat/messagelist', { json: { messages: [{ from: 'Acme', to: '4915112345678', type: 'sms', text: 'hello' }] } });
+      await until(
+        async () => endpoint.bodies.length,
+        (n) => n > 0,
+      );
+      expect(endpoint.bodies[0]!['callbackUrl']).toBe(`http://127.0.0.1:${port}/channels/hook/receipts`);
+      expect(lines.filter((l) => l.msg.startsWith('SPILLWAY_PUBLIC_URL is not set'))).toEqual([
+        expect.objectContaining({ level: WARN, callbackOrigin: `http://127.0.0.1:${port}` }),
+      ]);
+    } finally {
+      await f.close();
+      await endpoint.close();
     }
   }, 30_000);
 

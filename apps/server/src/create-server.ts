@@ -206,7 +206,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   if (options.writeFlag) writeFlag?.markCommits(storage);
   else writeFlag?.markIngests(storage);
   // The public origin is known once the server listens (PORT=0 picks a port); short links and driver callbacks read it late.
-  let publicUrl = config.SPILLWAY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  /**
+   * The origin providers are given for their callbacks without SPILLWAY_PUBLIC_URL: the address
+   * the server listens on, or 127.0.0.1 for a wildcard one (`0.0.0.0`, `::`), which names no host
+   * a provider could call (a Kannel dlr-url of http://0.0.0.0:8080 reached only a local Kannel).
+   */
+  const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::' || config.HOST === '[::]';
+  const callbackOrigin = (port: number) =>
+    config.SPILLWAY_PUBLIC_URL ?? `http://${wildcard ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  let publicUrl = callbackOrigin(config.PORT);
   const configured: BuiltDrivers = config.SPILLWAY_CONFIG
     ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl, accountIdOf(storage))
     : { channels: [], all: [], unconfigured: [], accounts: new Map(), ownerOf: new Map() };
@@ -396,7 +404,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       const origin = (port: number) => `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
       // The workers' thread starts before the port opens (a server that answers is a server that
       // sends), unless the public origin is only known once a free port was picked.
-      const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? origin(config.PORT) : null);
+      const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? callbackOrigin(config.PORT) : null);
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known)
         thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, writeFlag, logger, recordCounts);
@@ -413,7 +421,13 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       );
       listening = running;
       const url = origin(running.port);
-      if (!config.SPILLWAY_PUBLIC_URL) publicUrl = url;
+      if (!config.SPILLWAY_PUBLIC_URL) publicUrl = callbackOrigin(running.port);
+      if (wildcard && !config.SPILLWAY_PUBLIC_URL && config.SPILLWAY_CONFIG) {
+        logger.warn(
+          { HOST: config.HOST, callbackOrigin: publicUrl },
+          'SPILLWAY_PUBLIC_URL is not set: providers are given callback URLs on 127.0.0.1, which only a provider on this machine can call; set it to the URL providers reach this server at',
+        );
+      }
       if (httpThread) {
         balanceConnections(running.server, httpThread.balance);
         return { port: running.port, url };
