@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../packages/channels/src/testing/free-ports.ts';
 import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
 import type { TestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
-import type { CreateServerOptions } from '@spillway/server';
 import { startServer, until } from '../support/server-fixture.ts';
+import { INFO, WARN, capturedLog } from '../support/server-log.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
 // What the drivers go through shows in the server's log and on /metrics: an SMPP bind lost and
@@ -14,22 +14,6 @@ import type { RunningFixture } from '../support/server-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-driver-health-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-type LogLine = { level: string; msg: string } & Record<string, unknown>;
-
-/** The server's log, as its pino logger is called (merge object first, message second). */
-function capturedLogger() {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (meta: object | string, msg?: string) =>
-    void lines.push(typeof meta === 'string' ? { level, msg: meta } : { ...meta, level, msg: msg ?? '' });
-  const logger = Object.fromEntries(
-    ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((level) => [level, at(level)]),
-  ) as unknown as NonNullable<CreateServerOptions['logger']>;
-  return { logger, lines };
-}
-
-const WARN = 'warn';
-const INFO = 'info';
 
 function writeConfig(config: unknown): string {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
@@ -83,7 +67,7 @@ describe('driver health in the log and on /metrics', () => {
   it('logs and counts an SMPP bind lost and back, a breaker opening, and a refused MO once per address', async () => {
     let smsc = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
     const dead = await freePort();
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLog();
     const file = writeConfig({
       drivers: { dead: smpp(dead), smsc: smpp(smsc.port) },
       channels: { sms: { drivers: ['dead', 'smsc'], consecutiveFailures: 1 } },

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
-import type { CreateServerOptions } from '../../apps/server/src/create-server.ts';
 import type * as Threads from '../../apps/server/src/threads.ts';
 import { startServer, until } from '../support/server-fixture.ts';
+import { capturedLog } from '../support/server-log.ts';
 
 // SPILLWAY_HTTP_THREADS=2 on a machine where the extra HTTP thread cannot start (here every
 // `http-thread` fails as it starts; the workers' thread starts as usual): the main thread serves
@@ -20,22 +19,15 @@ vi.mock('../../apps/server/src/threads.ts', async (importOriginal) => {
   };
 });
 
-// The server's own pino (the tests' root has none of its own).
-const pino = createRequire(join(import.meta.dirname, '../../apps/server/package.json'))('pino') as (
-  options: { level: string },
-  stream: { write(line: string): void },
-) => NonNullable<CreateServerOptions['logger']>;
-
 const dir = mkdtempSync(join(tmpdir(), 'spillway-http-threads-fallback-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('serves from the main thread alone when the extra HTTP threads cannot start, and logs why', async () => {
-  const lines: Array<{ level: number; msg: string; err?: { message: string }; httpThreads?: number }> = [];
-  const logger = pino({ level: 'info' }, { write: (line) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+  const { logger, lines } = capturedLog();
   const f = await startServer({ SPILLWAY_DB: join(dir, 'fallback.db'), SPILLWAY_HTTP_THREADS: '2' }, { logger });
   try {
     const failed = lines.find((l) => l.msg === 'the extra HTTP threads did not start: serving from one thread');
-    expect(failed?.err?.message).toBe('http-thread said no');
+    expect(failed?.['err']).toMatchObject({ message: 'http-thread said no' });
     expect(lines.find((l) => l.msg === 'spillway is listening')?.httpThreads).toBe(1);
 
     const sent = await f.call('/bat/messagelist', {
