@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, until } from '../support/server-fixture.ts';
-import type { RunningFixture } from '../support/server-fixture.ts';
-import { testDatabase } from '../support/test-database.ts';
+import { describe, expect, it } from 'vitest';
+import { until } from '../support/server-fixture.ts';
+import { serverOnTestDatabase } from '../support/test-database.ts';
 
 // `route` of a cascade message (a Spillway extension) runs it on the route named, not the one bound
 // to its alpha-name: the designer's test cascade ran the bound route, not the one open. Runs on
 // SQLite, and on PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
-const database = testDatabase('named_route');
-
-let s: RunningFixture;
-beforeAll(async () => {
-  s = await startServer(database.env);
-});
-afterAll(async () => {
-  await s?.close();
-  await database.drop();
-});
+const s = serverOnTestDatabase('named_route');
 
 type Status = Record<string, any>;
 const msg = (toPhone: string, extra: Record<string, unknown> = {}) => ({ fromName: 'Acme', toPhone, text: 'Hello', ...extra });
@@ -32,7 +22,7 @@ const settled = (guid: string) =>
     (st) => st.status !== 'processing' && st.status !== 'scheduled',
   );
 
-describe(`a cascade message naming its route (${database.label})`, () => {
+describe(`a cascade message naming its route (${s.database.label})`, () => {
   const oneStep = (name: string, channel: string) => ({ name, start: channel, steps: [{ id: channel, channel }], edges: [] });
   const create = async (body: unknown, headers: Record<string, string> = {}) => {
     const res = await s.call('/api/routes', { json: body, headers });

@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../support/server-fixture.ts';
-import type { RunningFixture } from '../support/server-fixture.ts';
-import { testDatabase } from '../support/test-database.ts';
+import { describe, expect, it } from 'vitest';
+import { serverOnTestDatabase } from '../support/test-database.ts';
 
 // JSON carries a lone UTF-16 surrogate only as an escape (`\ud800`), and no storage keeps it as
 // such: PostgreSQL stores U+FFFD, SQLite kept it in its JSON columns and stored its text columns
 // another way. Every string of a request body is made well-formed at the door, so both storages
 // store, replay and send the same. SQLite, and PostgreSQL with SPILLWAY_TEST_STORAGE=postgres.
-const database = testDatabase('surrogate');
-
-let s: RunningFixture;
-beforeAll(async () => {
-  s = await startServer(database.env);
-});
-afterAll(async () => {
-  await s?.close();
-  await database.drop();
-});
+const s = serverOnTestDatabase('surrogate');
 
 const send = (customerMessageId: string) =>
   s.call('/bat/messagelist', {
@@ -25,7 +14,7 @@ const send = (customerMessageId: string) =>
     body: `{"messages":[{"type":"sms","from":"Acme","to":"79991234567","text":"high \\ud800 pair \\ud83d\\ude00","customerMessageId":"${customerMessageId}"}]}`,
   });
 
-describe(`a lone surrogate in a sent message (${database.label})`, () => {
+describe(`a lone surrogate in a sent message (${s.database.label})`, () => {
   it('stores U+FFFD in its place, in the text and in the customerMessageId, and a retry is a replay', async () => {
     const first = await send('order-\\udc00');
     expect(first.status).toBe(200);

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../support/server-fixture.ts';
-import type { RunningFixture } from '../support/server-fixture.ts';
-import { testDatabase } from '../support/test-database.ts';
+import { describe, expect, it } from 'vitest';
+import { serverOnTestDatabase } from '../support/test-database.ts';
 
 // A revision past the stored integer range (PostgreSQL's `integer`) was passed to the database:
 // PostgreSQL answered "out of range for type integer" and the API a 500; SQLite a 404. Runs on
 // SQLite, and on PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
-const database = testDatabase('revision');
+const s = serverOnTestDatabase('revision');
 
-let s: RunningFixture;
-beforeAll(async () => {
-  s = await startServer(database.env);
-});
-afterAll(async () => {
-  await s?.close();
-  await database.drop();
-});
-
-describe(`a route revision out of the stored range (${database.label})`, () => {
+describe(`a route revision out of the stored range (${s.database.label})`, () => {
   it('is a 404 like any revision the route does not have, for the route and for its stats', async () => {
     const res = await s.call('/api/routes', {
       json: { name: 'SMS only', start: 'sms', steps: [{ id: 'sms', channel: 'sms' }], edges: [] },

@@ -1,4 +1,7 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createPostgresStorage } from '@spillway/postgres';
+import { startServer } from './server-fixture.ts';
+import type { RunningFixture } from './server-fixture.ts';
 
 /**
  * The database an HTTP or server test runs on: SQLite, or, with SPILLWAY_TEST_STORAGE=postgres and
@@ -32,5 +35,37 @@ export function testDatabase(name: string): TestDatabase {
       await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await pg.close();
     },
+  };
+}
+
+/**
+ * The reference server on a {@link testDatabase} for the tests of one file: started before them,
+ * closed after them with its schema dropped. The answer stands for the running server
+ * (`call`, `url`, `server`) from the first test on.
+ */
+export function serverOnTestDatabase(name: string): RunningFixture & { database: TestDatabase } {
+  const database = testDatabase(name);
+  let running: RunningFixture | undefined;
+  beforeAll(async () => {
+    running = await startServer(database.env);
+  });
+  afterAll(async () => {
+    await running?.close();
+    await database.drop();
+  });
+  const started = (): RunningFixture => {
+    if (!running) throw new Error('the server starts before the first test');
+    return running;
+  };
+  return {
+    database,
+    get server() {
+      return started().server;
+    },
+    get url() {
+      return started().url;
+    },
+    call: (path, init) => started().call(path, init),
+    close: () => started().close(),
   };
 }
