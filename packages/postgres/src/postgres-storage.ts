@@ -24,6 +24,15 @@ export interface PostgresStorageOptions {
    * @default 'public'
    */
   schema?: string;
+  /**
+   * Told about a connection the database or the network dropped (a PostgreSQL restart or
+   * failover, `pg_terminate_backend`, `idle_session_timeout`, a pooler's restart). The pool
+   * forgets that connection and opens another on demand; what it was doing failed as any error
+   * does. Without a listener, node-postgres emits such an error where nobody listens, and the
+   * process exits.
+   * @default a warning on the console
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 /** The PostgreSQL storage, with its pool and schema for tools and tests. */
@@ -47,6 +56,13 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
   const owned = !options.pool;
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
   let closed = false;
+  const dropped =
+    options.onConnectionError ??
+    ((error: Error) => console.warn(`spillway: a PostgreSQL connection was dropped (the pool opens another): ${error.message}`));
+  // An idle connection's error reaches the pool; a connection lent out (a transaction, a COPY)
+  // emits it on itself: each gets a listener when the pool opens it.
+  pool.on('error', dropped);
+  pool.on('connect', (client) => client.on('error', dropped));
 
   const own = {
     name: 'postgres',
