@@ -96,6 +96,12 @@ export interface CreateServerOptions {
   onCommit?: (commit: Commit) => void;
   /** Observes every webhook delivery attempt (the workers' thread counts them for the HTTP thread's `/metrics`). */
   onWebhookAttempt?: (attempt: WebhookAttempt) => void;
+  /**
+   * Called when the workers' thread ended on its own (an error it did not survive): nothing is
+   * sent from this process any more, while its API would go on accepting. `spillway serve` stops
+   * the server and exits 1, so that a supervisor starts it again. @default logged only
+   */
+  onWorkersFailed?: (error: Error) => void;
   /** Observes what happens to the drivers (the workers' thread posts it for the HTTP thread's `/metrics`). */
   onDriverEvent?: (event: DriverEvent) => void;
   /** The HTTP thread's {@link WriteFlag} (the workers' thread of a SQLite file): its commits wait for a running ingest, then raise it. */
@@ -130,9 +136,14 @@ function sqliteFile(config: ServerConfig): string | null {
   return config.DATABASE_URL?.startsWith('postgres') || config.SPILLWAY_DB === ':memory:' ? null : config.SPILLWAY_DB;
 }
 
-function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): SqliteStorage | PostgresStorage {
+function openStorage(config: ServerConfig, checkpointsElsewhere: boolean, logger: Logger): SqliteStorage | PostgresStorage {
   if (config.DATABASE_URL?.startsWith('postgres')) {
-    return createPostgresStorage({ connectionString: config.DATABASE_URL, schema: config.SPILLWAY_PG_SCHEMA });
+    return createPostgresStorage({
+      connectionString: config.DATABASE_URL,
+      schema: config.SPILLWAY_PG_SCHEMA,
+      // A dropped connection is logged; the pool opens another (unheard, it ended the process).
+      onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection was dropped: the pool opens another'),
+    });
   }
   return createSqliteStorage({
     filename: config.SPILLWAY_DB,
@@ -145,10 +156,10 @@ function openStorage(config: ServerConfig, checkpointsElsewhere: boolean): Sqlit
  * The storage of a configuration, opened and migrated; a failure names the variable to look at
  * (it said "unable to open database file", "file is not a database" or "connect ECONNREFUSED").
  */
-async function openMigrated(config: ServerConfig, checkpointsElsewhere: boolean): Promise<SqliteStorage | PostgresStorage> {
+async function openMigrated(config: ServerConfig, checkpointsElsewhere: boolean, logger: Logger): Promise<SqliteStorage | PostgresStorage> {
   let storage: SqliteStorage | PostgresStorage | undefined;
   try {
-    storage = openStorage(config, checkpointsElsewhere);
+    storage = openStorage(config, checkpointsElsewhere, logger);
     await storage.migrate();
     return storage;
   } catch (error) {
@@ -200,7 +211,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     !ownClock &&
     !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
   const checkpointFile = threaded ? sqliteFile(config) : null;
-  const storage = await openMigrated(config, checkpointFile !== null || options.checkpointsElsewhere === true);
+  const storage = await openMigrated(config, checkpointFile !== null || options.checkpointsElsewhere === true, logger);
   // The HTTP thread's ingests and the workers' thread's commits say when they hold the write lock.
   const writeFlag = options.writeFlag ? openWriteFlag(options.writeFlag) : checkpointFile !== null ? createWriteFlag() : null;
   if (options.writeFlag) writeFlag?.markCommits(storage);
@@ -364,6 +375,12 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   /** A workers-only process's `/metrics` and `/health` (SPILLWAY_METRICS_PORT). */
   let metricsListener: MetricsListener | null = null;
   let closing = false;
+  /** The workers' thread ended without being asked to (not by close()). */
+  const workersFailed = (error: Error) => {
+    if (closing) return;
+    logger.error({ err: error }, "the workers' thread ended: this process sends nothing until it is restarted");
+    options.onWorkersFailed?.(error);
+  };
 
   return {
     engine,
@@ -407,7 +424,14 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       const known = config.SPILLWAY_PUBLIC_URL ?? (config.PORT !== 0 ? callbackOrigin(config.PORT) : null);
       if (checkpointFile && !checkpoints) checkpoints = await startCheckpointThread(checkpointFile, logger);
       if (threaded && known)
-        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: known }, threadWorkerId, writeFlag, logger, recordCounts);
+        thread = await startWorkerThread(
+          { ...config, SPILLWAY_PUBLIC_URL: known },
+          threadWorkerId,
+          writeFlag,
+          logger,
+          recordCounts,
+          workersFailed,
+        );
       const running = await listenOrName(
         () =>
           serve({
@@ -433,7 +457,14 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
         return { port: running.port, url };
       }
       if (threaded && !thread)
-        thread = await startWorkerThread({ ...config, SPILLWAY_PUBLIC_URL: publicUrl }, threadWorkerId, writeFlag, logger, recordCounts);
+        thread = await startWorkerThread(
+          { ...config, SPILLWAY_PUBLIC_URL: publicUrl },
+          threadWorkerId,
+          writeFlag,
+          logger,
+          recordCounts,
+          workersFailed,
+        );
       if (counts && shared && !httpThreadsRunning) {
         // The others accept from the same socket with descriptors of their own; this thread writes.
         httpThreadsRunning = await startHttpThreads({
@@ -512,6 +543,7 @@ async function startWorkerThread(
   writeFlag: WriteFlag | null,
   logger: Logger,
   record: ThreadCounts,
+  failed: (error: Error) => void,
 ): Promise<Worker> {
   const thread = await startThread('worker-thread', {
     config,
@@ -525,9 +557,14 @@ async function startWorkerThread(
     if ('webhookAttempts' in message) record.webhooks(message.webhookAttempts as WebhookAttempt[]);
     if ('driverEvents' in message) record.drivers(message.driverEvents as DriverEvent[]);
   });
-  thread.on('error', (error) => logger.error({ err: error }, 'the worker thread failed: nothing is sent until a restart'));
-  // Ended inside a commit, it would leave every ingest waiting for the commit's end.
-  thread.once('exit', () => writeFlag?.clearCommits());
+  // An error ends the thread: its exit says so, once.
+  let error: Error | undefined;
+  thread.on('error', (e) => (error = e));
+  thread.once('exit', (code) => {
+    // Ended inside a commit, it would leave every ingest waiting for the commit's end.
+    writeFlag?.clearCommits();
+    failed(error ?? new Error(`the workers' thread exited with code ${code}`));
+  });
   return thread;
 }
 

@@ -24,13 +24,18 @@ export async function startThread(name: string, workerData: unknown): Promise<Wo
 
 /** Asks a thread to stop cleanly ('stop', answered 'stopped'), and ends it after `timeoutMs` at the latest. */
 export async function stopThread(thread: Worker, timeoutMs: number): Promise<void> {
+  // A thread that has ended already answers nothing: its stop would wait the whole timeout.
+  if (thread.threadId === -1) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, timeoutMs);
-    thread.on('message', (message) => {
-      if (message !== 'stopped') return;
+    const done = () => {
       clearTimeout(timer);
       resolve();
+    };
+    thread.on('message', (message) => {
+      if (message === 'stopped') done();
     });
+    thread.once('exit', done);
     thread.postMessage('stop');
   });
   await thread.terminate();
