@@ -98,7 +98,8 @@ export function countCommit(commit: Commit, into: EngineCounts = { events: [], f
       if (counted) counted[2]++;
       else into.events.push([h.channel, h.status, 1]);
     }
-    if (isFinalStatus(u.status)) {
+    // A Read after its Delivered leaves the message `delivered`: finished once, not again.
+    if (u.finished ?? isFinalStatus(u.status)) {
       const counted = into.finished.find(([status]) => status === u.status);
       if (counted) counted[1]++;
       else into.finished.push([u.status, 1]);

@@ -7,6 +7,7 @@ import { historyOf } from './history.ts';
 import type { PendingEvent } from './pending-event.ts';
 import { isReceiptEvent, noteReport, receiptRepeat, reportedStatus, type AttemptReports } from './receipt-repeats.ts';
 import { hasStateLeaf } from './state-leaf.ts';
+import { isFinalStatus } from '../types/status.ts';
 
 /** Whether the machine waits for the outcome (or the read) of an attempt a channel accepted. */
 export function awaitsOutcome(value: PersistedMachineState['value']): boolean {
@@ -148,5 +149,6 @@ function walk(input: MessageStepInput, reports: AttemptReports | undefined, from
   }
   const awaiting = status === 'processing' && awaitsOutcome(state.value);
   const attempt: AttemptHolder = !awaiting ? 'none' : accepted ? 'mine' : 'keep';
-  return { id: message.id, version: message.version, status, snapshot: state, work, history, attempt };
+  const finished = isFinalStatus(status) && !isFinalStatus(message.status);
+  return { id: message.id, version: message.version, status, snapshot: state, work, history, attempt, finished };
 }

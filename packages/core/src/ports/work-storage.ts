@@ -29,6 +29,12 @@ export interface MessageUpdate {
    * step). Nobody else claims it meanwhile, and `takeHandedOver` answers it to the committer.
    */
   lease?: number | undefined;
+  /**
+   * The step took the message to a final status from one that was not (a Read after its Delivered
+   * leaves it `delivered`, and is not this): what metrics count as a message finished. Storages
+   * ignore it. Absent: told by `status` alone.
+   */
+  finished?: boolean | undefined;
 }
 
 /** A provider's id of an accepted attempt, so that a receipt naming only it finds the message. */
