@@ -86,6 +86,23 @@ describe('createSpillway: surfaces', () => {
     expect(doc.paths['/bat/balance']).toBeDefined();
   });
 
+  // Regression: `GET /spillway` was answered "No route for GET /spillway/", naming a path nobody asked for.
+  it('answers the prefix without its trailing slash as the base itself, naming the path as asked', async () => {
+    const { call } = await embed({ basePath: '/spillway' });
+    const bare = await call('/spillway?x=1');
+    const slash = await call('/spillway/');
+    expect([bare.status, slash.status]).toEqual([404, 404]);
+    expect(await bare.json()).toEqual({ error: 'not_found', message: 'No route for GET /spillway', status: 404 });
+    expect(await slash.json()).toEqual({ error: 'not_found', message: 'No route for GET /spillway/', status: 404 });
+    expect(await (await call('/spillway', { method: 'POST', json: {} })).json()).toMatchObject({ message: 'No route for POST /spillway' });
+    // A host's route at the base answers both.
+    const withRoot = await embed({
+      basePath: '/spillway',
+      http: { extraRoutes: [(app) => void app.get('/', (c) => c.json({ root: true }))] },
+    });
+    for (const path of ['/spillway', '/spillway/']) expect(await (await withRoot.call(path)).json(), path).toEqual({ root: true });
+  });
+
   it('accepts a POST body under the prefix (a send with an invalid item is a 400 listing it)', async () => {
     const { call } = await embed({ basePath: '/spillway' });
     const bad = await call('/spillway/bat/messagelist', { json: { messages: [{ from: 'Shop', to: '12', type: 'sms', text: 'x' }] } });
@@ -345,6 +362,37 @@ describe('createSpillway: wrong options', () => {
       expect(() => createSpillway(options as SpillwayOptions), String(message)).toThrow(TypeError);
       expect(() => createSpillway(options as SpillwayOptions), String(message)).toThrow(message);
     }
+  });
+});
+
+describe('createSpillway: no channel drivers', () => {
+  // Regression: `channels: []` was taken, and every send was then accepted, charged and failed
+  // `not_on_channel` on its channel.
+  it('refuses an empty channels list, naming the option, where its workers would send through nothing', () => {
+    expect(() => createSpillway({ storage: createSqliteStorage(), channels: [] })).toThrow(
+      new TypeError(
+        'createSpillway: channels is empty, so every send would fail not_on_channel: give at least one channel driver ' +
+          "([createSimulator()] or your providers' drivers), or workers: false for a process that leaves the sending to another",
+      ),
+    );
+  });
+
+  it('takes it where it has a use: a process that only accepts (workers: false), or accounts that bring their own drivers', async () => {
+    const apiOnly = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [],
+      workers: false,
+      hasher: createNodeHasher({ N: 2 ** 12 }),
+    });
+    running.push(apiOnly);
+    await apiOnly.start();
+    const own = createSimulator();
+    const accountsOwn = createSpillway({
+      storage: createSqliteStorage(),
+      channels: [],
+      engine: { accountChannels: { drivers: [own], forAccount: () => [own] } },
+    });
+    running.push(accountsOwn);
   });
 });
 

@@ -10,6 +10,8 @@ import type { KannelProcess } from '../../packages/channels/src/testing/kannel-p
 import { LOGIN, startServer, until } from '../support/server-fixture.ts';
 import { startCallbackReceiver } from '../support/callback-receiver.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
+import { WARN, capturedLog } from '../support/server-log.ts';
+import type { CreateServerOptions } from '../../apps/server/src/create-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-mo-'));
 
@@ -29,10 +31,10 @@ const ACME_NUMBER = '4915200000000';
 const filled = (url: string, codes: Record<string, string>) => url.replace(/%([a-zA-Z])/g, (code, c: string) => codes[c] ?? code);
 
 /** The server with `drivers` configured; Acme's incoming messages go to the receiver. */
-async function serverWith(config: unknown): Promise<RunningFixture> {
+async function serverWith(config: unknown, options: CreateServerOptions = {}): Promise<RunningFixture> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' });
+  const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' }, options);
   const acme = (await f.server.engine.accounts.getByLogin(LOGIN))!;
   await f.server.engine.accounts.setAlphaNameCallback(acme.id, 'Acme', receiver.url);
   // A number of Acme's, approved as digits: MOs name it with a + too.
@@ -101,6 +103,57 @@ describe('incoming SMS from drivers reach the account that owns the address (sec
       expect(receiver.bodies.filter((b) => b['phoneNumber'] === '4915100000129')).toEqual([]);
     } finally {
       await f.close();
+    }
+  });
+
+  // Regression: an SMSC writing the sender with the international prefix 00 had every MO refused
+  // as invalid and answered ESME_RX_T_APPN, so it delivered them again for ever.
+  it('an SMPP MO from a sender written with 00 arrives with its digits; one from a sender that is no number is acknowledged, dropped and logged', async () => {
+    const own = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+    const { logger, lines } = capturedLog();
+    const f = await serverWith(
+      {
+        drivers: { smsc: { type: 'smpp', host: '127.0.0.1', port: own.port, systemId: 'spillway', password: 'secret' } },
+        channels: { sms: ['smsc'] },
+      },
+      { logger },
+    );
+    try {
+      await until(
+        async () => own.binds,
+        (n) => n > 0,
+      );
+      const before = receiver.bodies.length;
+      own.deliverMo('004915100000131', 'Acme', 'HELLO');
+      const bodies = await until(
+        async () => receiver.bodies.slice(before),
+        (b) => b.length > 0,
+      );
+      expect(bodies[0]).toMatchObject({ alphaName: 'Acme', phoneNumber: '4915100000131', text: 'HELLO' });
+
+      own.deliverMo('0012', 'Acme', 'never taken');
+      await until(
+        async () => own.answers.length,
+        (n) => n > 1,
+      );
+      // Acknowledged (not ESME_RX_T_APPN), so the SMSC has nothing left to deliver again.
+      expect(own.answers).toEqual([0, 0]);
+      expect(own.unacknowledged).toBe(0);
+      expect(receiver.bodies.filter((b) => b['text'] === 'never taken')).toEqual([]);
+      const dropped = lines.filter((l) => l.msg.startsWith('incoming message dropped'));
+      expect(dropped).toEqual([
+        expect.objectContaining({
+          level: WARN,
+          driver: 'smsc',
+          address: 'Acme',
+          reason: 'invalid',
+          error: expect.stringContaining('phoneNumber'),
+        }),
+      ]);
+      expect(JSON.stringify(dropped)).not.toContain('0012');
+    } finally {
+      await f.close();
+      await own.close();
     }
   });
 

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { MAX_FROM, MIN_PASSWORD_LENGTH, parseRateCard, SpillwayError } from '@spillway/core';
 import type { RateLimit } from '@spillway/core';
+import { distance } from '@spillway/core/adapter';
 import { MIN_JWT_SECRET_LENGTH } from '@spillway/http';
 import { readPlainAmount } from './plain-amount.ts';
 
@@ -231,20 +232,6 @@ const NOT_SHOWN = /PASSWORD|API_KEY|SECRET|TOKEN|ADMIN_KEY|DATABASE_URL|SMTP_URL
 
 /** The suffix of a unit, as one name may have it and a misspelling of it not. */
 const UNIT = /^_(MS|MILLISECONDS|S|SEC|SECS|SECONDS|MINUTES|HOURS|DAYS)$/;
-
-/** Edit distance (insertions, deletions, substitutions, swaps of neighbours). */
-export function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
 
 /**
  * The variable a `SPILLWAY_*` name that is none was probably meant to be (`SPILLWAY_WORKER_THREADS`,

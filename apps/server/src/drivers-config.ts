@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CHANNELS } from '@spillway/core';
 import type { ChannelDriver, ChannelId } from '@spillway/core';
+import { distance } from '@spillway/core/adapter';
 import { ownedByAccount } from './account-channels.ts';
-import { distance } from './config.ts';
 import {
   createFailoverDriver,
   createKannelDriver,

@@ -56,6 +56,7 @@ export type {
   VariableInput,
 } from './engine/inputs.ts';
 export { createEngine } from './engine/create-engine.ts';
+export { inboundRefusedForGood } from './inbound/inbound-refusal.ts';
 export type { AccountChannels } from './engine/account-channels.ts';
 export { toMicros, fromMicros, MICROS } from './engine/money.ts';
 export { messagePatchSchema } from './engine/message-patch.ts';

@@ -34,9 +34,24 @@ export function pathBelow(pathname: string, basePath: string): string | null {
   return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
 }
 
+/** Requests {@link withBasePath} handed on for the prefix itself asked without its slash (`/spillway`), with that path. */
+const atBareBase = new WeakMap<Request, string>();
+
+/**
+ * The path a request routed at `path` below `basePath` was asked for, prefix and all, as the 404
+ * and 405 answers name it: `/spillway` for the prefix asked without its slash, which is routed at
+ * `/` as `/spillway/` is.
+ */
+export function askedPath(req: Request, basePath: string, path: string): string {
+  return atBareBase.get(req) ?? `${basePath}${path}`;
+}
+
 /**
  * Serves `handler` under `basePath`: a request to `/spillway/bat/balance` reaches it as
- * `/bat/balance`; a request outside the prefix gets the JSON 404 of every unknown route.
+ * `/bat/balance`; a request outside the prefix gets the JSON 404 of every unknown route. The
+ * prefix itself, with its slash or without, reaches it as `/`: `/spillway` is answered as the base
+ * it names, not as a path outside it (nor redirected: the base of the API serves no page whose
+ * relative links need the slash).
  */
 export function withBasePath(handler: FetchHandler, basePath: string): FetchHandler {
   const base = normalizeBasePath(basePath);
@@ -48,6 +63,7 @@ export function withBasePath(handler: FetchHandler, basePath: string): FetchHand
       const body = { error: 'not_found', message: `No route for ${req.method} ${url.pathname}`, status: 404 };
       return Response.json(body, { status: 404 });
     }
+    const asked = url.pathname;
     url.pathname = below;
     // The body stream is handed over unread: a large send is never buffered twice.
     const init: RequestInit & { duplex?: 'half' } = {
@@ -56,7 +72,9 @@ export function withBasePath(handler: FetchHandler, basePath: string): FetchHand
       signal: req.signal,
       ...(req.body ? { body: req.body, duplex: 'half' } : {}),
     };
-    return handler(new Request(url, init), env);
+    const inner = new Request(url, init);
+    if (asked === base) atBareBase.set(inner, asked);
+    return handler(inner, env);
   };
 }
 

@@ -4,6 +4,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Env, HttpLogger } from './env.ts';
+import { askedPath } from './base-path.ts';
 
 /** The JSON error body of every failed request: `{ error, message, status, details? }`. */
 export interface ErrorBody {
@@ -87,7 +88,12 @@ export function createErrorHandler(logger: HttpLogger): ErrorHandler<Env> {
  * is mounted under (`basePath`), which it routes without.
  */
 export function notFoundHandler(basePath = ''): NotFoundHandler<Env> {
-  return (c) => errorResponse(c, { error: 'not_found', message: `No route for ${c.req.method} ${basePath}${c.req.path}`, status: 404 });
+  return (c) =>
+    errorResponse(c, {
+      error: 'not_found',
+      message: `No route for ${c.req.method} ${askedPath(c.req.raw, basePath, c.req.path)}`,
+      status: 404,
+    });
 }
 
 /** JSON 405 with `Allow`, for a known path asked with another method (named with the prefix, as the 404). */
@@ -96,7 +102,7 @@ export function methodNotAllowedResponse(basePath = '') {
     c.header('Allow', methods.join(', '));
     return errorResponse(c, {
       error: 'method_not_allowed',
-      message: `${c.req.method} is not allowed on ${basePath}${c.req.path}; allowed: ${methods.join(', ')}`,
+      message: `${c.req.method} is not allowed on ${askedPath(c.req.raw, basePath, c.req.path)}; allowed: ${methods.join(', ')}`,
       status: 405,
     });
   };

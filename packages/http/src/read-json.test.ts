@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpApp } from './app.ts';
-import { isJsonContentType } from './read-json.ts';
+import { wellFormedCopy } from '@spillway/core/adapter';
+import { isJsonContentType, parseJsonBody } from './read-json.ts';
 import { FAKE_KEY, createFakeEngine } from './testing/fake-engine.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -123,5 +124,19 @@ describe('isJsonContentType', () => {
     expect(isJsonContentType('application/json+xml')).toBe(false);
     expect(isJsonContentType('application/+json')).toBe(false);
     expect(isJsonContentType(null)).toBe(false);
+  });
+});
+
+describe('parseJsonBody', () => {
+  // The engine's entry points make strings well-formed for their other callers; a body made so
+  // here is marked, so that a 5000-message send is not walked a second time.
+  it('answers the body marked well-formed, which the engine then takes as it is', () => {
+    const body = parseJsonBody('{"messages":[{"text":"a \\ud800 b"}],"k\\udc00":1}') as { messages: Array<{ text: string }> };
+    expect(body).toEqual({ messages: [{ text: 'a \uFFFD b' }], 'k\uFFFD': 1 });
+    const plain = parseJsonBody('{"text":"plain"}') as { text: string };
+    // Taken as it is, even were it changed afterwards (nobody does).
+    plain.text = 'x\ud800';
+    expect(wellFormedCopy(plain)).toBe(plain);
+    expect(wellFormedCopy({ text: 'x\ud800' })).toEqual({ text: 'x\uFFFD' });
   });
 });

@@ -33,6 +33,15 @@ export function checkOptions(options: SpillwayOptions | undefined): void {
   if (!Array.isArray(o.channels)) {
     fail(`channels must be an array of channel drivers ([createSimulator()] or your providers' drivers), got ${describe(o.channels)}`);
   }
+  // Empty, every send would be accepted, charged and then fail not_on_channel. It has two uses: a
+  // process that only accepts, its workers elsewhere on the database, and accounts that all bring
+  // drivers of their own.
+  if (o.channels.length === 0 && o.workers !== false && o.engine?.accountChannels === undefined) {
+    fail(
+      "channels is empty, so every send would fail not_on_channel: give at least one channel driver ([createSimulator()] or your providers' drivers), " +
+        'or workers: false for a process that leaves the sending to another',
+    );
+  }
   o.channels.forEach((driver: unknown, i) => {
     const d = driver as Partial<ChannelDriver> | null;
     if (typeof d !== 'object' || d === null || typeof d.name !== 'string' || !Array.isArray(d.channels) || typeof d.send !== 'function') {

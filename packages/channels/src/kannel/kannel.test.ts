@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '@spillway/core';
+import { SpillwayError, systemClock } from '@spillway/core';
 import type { ChannelDriver, InboundReport, Receipt } from '@spillway/core';
 import { runChannelDriverContract } from '@spillway/core/testing';
 import { startKannel, kannelMissing } from '../testing/kannel-process.ts';
@@ -198,6 +198,25 @@ describe('kannel MO route', () => {
     expect(url).toBe(`https://spillway.example.com/channels/kannel-de/mo?sig=${sig}&from=%p&to=%P&text=%b&coding=%c&charset=%C`);
     // Without a name, the driver's default name.
     expect(kannelMoUrl({ callbackBaseUrl: 'https://spillway.example.com', password: 'p' })).toMatch(/\/channels\/kannel\/mo\?/);
+  });
+
+  // Regression: an MO the engine refused as invalid was answered 400, which smsbox retries as its
+  // http-request-retry says although no retry can change it.
+  it('answers 200 with an empty body (no reply SMS) for an MO the engine can never take, and fails one it may take later', async () => {
+    const handle = (error: Error) =>
+      route.handle(new Request(`http://x/channels/kannel-de/mo?sig=${sig}&from=12&to=Acme&text=hi`), {
+        clock: systemClock,
+        report: async () => {},
+        inbound: async () => {
+          throw error;
+        },
+      });
+    const dropped = await handle(
+      new SpillwayError('validation_failed', 'Invalid incoming message', [{ path: 'phoneNumber', message: 'not a valid phone number' }]),
+    );
+    expect(dropped.status).toBe(200);
+    expect(await dropped.text()).toBe('');
+    await expect(handle(new SpillwayError('not_found', 'no account owns the address "Acme"'))).rejects.toMatchObject({ code: 'not_found' });
   });
 
   // The queries are what Kannel 1.4.5's smsbox sent for these MOs (%b is url-encoded with + for 0x20).

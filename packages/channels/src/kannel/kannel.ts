@@ -1,5 +1,5 @@
 import type { ChannelContext, ChannelDriver, ChannelId, DriverRoute, OutboundAttempt, SendResult } from '@spillway/core';
-import { countSegments } from '@spillway/core';
+import { countSegments, inboundRefusedForGood } from '@spillway/core';
 import { callbackToken, jsonError, verifyCallbackToken } from '../shared/callback-token.ts';
 import { moText } from './kannel-mo.ts';
 import { DEFAULT_DLR_MASK, dlrOutcome, sendsmsOutcome } from './kannel-status.ts';
@@ -134,8 +134,14 @@ export function createKannelDriver(options: KannelOptions): ChannelDriver {
       const to = q.get('to');
       if (!from || !to) return jsonError(400, 'bad_request', 'expected from and to');
       if (!ctx.inbound) return jsonError(501, 'not_implemented', 'incoming messages are not handled here');
-      // `to` as Kannel names it (`+` or not): the engine finds its owner however a number is spelled.
-      await ctx.inbound({ channel: 'sms', phoneNumber: from.replace(/^\+/, ''), alphaName: to, text: moText(url) });
+      try {
+        // `to` as Kannel names it (`+` or not): the engine finds its owner however a number is spelled.
+        await ctx.inbound({ channel: 'sms', phoneNumber: from.replace(/^\+/, ''), alphaName: to, text: moText(url) });
+      } catch (error) {
+        // Refused for good (the message itself is invalid; the engine reported it): taken and
+        // dropped, as no retry of smsbox can change it. Any other refusal fails, and smsbox retries.
+        if (!inboundRefusedForGood(error)) throw error;
+      }
       // An empty body: smsbox sends no reply SMS.
       return new Response('', { status: 200 });
     },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeClock } from '@spillway/core';
+import { createFakeClock, SpillwayError } from '@spillway/core';
 import type { ChannelContext, InboundReport } from '@spillway/core';
 import { startTestSmsc } from '../testing/smsc-server.ts';
 import type { TestSmsc } from '../testing/smsc-server.ts';
@@ -22,17 +22,19 @@ async function until(done: () => boolean, ms = 5000): Promise<void> {
 }
 
 /** A driver bound to a fresh test SMSC (parts it defers stay there for the next test otherwise). */
-async function open(over: Partial<SmppOptions> = {}, inboundFails = 0) {
+async function open(over: Partial<SmppOptions> = {}, inboundFails: number | ((m: InboundReport) => Error | null) = 0) {
   smsc ??= await startTestSmsc({ systemId: 'spillway', password: 'secret' });
   const clock = createFakeClock();
   const inbound: InboundReport[] = [];
   const warnings: string[] = [];
-  let failures = inboundFails;
+  let failures = typeof inboundFails === 'number' ? inboundFails : 0;
   const ctx: ChannelContext = {
     clock,
     report: async () => {},
     inbound: async (m) => {
       if (failures-- > 0) throw new Error('the database is away');
+      const refusal = typeof inboundFails === 'function' ? inboundFails(m) : null;
+      if (refusal) throw refusal;
       inbound.push(m);
     },
   };
@@ -189,6 +191,29 @@ describe('smpp long MO (concatenated deliver_sm)', () => {
     await until(() => smsc.unacknowledged === 0);
     expect(smsc.unacknowledged).toBe(0);
     expect(inbound.map((m) => m.text)).toEqual(['Stored at last.']);
+  });
+
+  // Regression: a long MO the engine can never take (a sender that is no number) was answered
+  // ESME_RX_T_APPN at every retry of the SMSC, and given up and handed over again every 5 minutes, for ever.
+  it('acknowledges every part of a message the engine can never take, once it is whole, and drops it', async () => {
+    let refusals = 0;
+    const { inbound, smsc } = await open({}, () => {
+      refusals++;
+      return new SpillwayError('validation_failed', 'Invalid incoming message', [
+        { path: 'phoneNumber', message: 'not a valid phone number' },
+      ]);
+    });
+    smsc.deliver(udhPart('12', udh8(15, 2, 1), septets('Never ')));
+    smsc.deliver(udhPart('12', udh8(15, 2, 2), septets('taken.')));
+    await answered(smsc, 2);
+    expect(smsc.answers).toEqual([ESME_RX_T_APPN, 0]);
+    smsc.retryDeliveries();
+    await until(() => smsc.unacknowledged === 0);
+    expect(smsc.unacknowledged).toBe(0);
+    expect(smsc.answers).toEqual([ESME_RX_T_APPN, 0, 0]);
+    // Handed over once; the SMSC's retry of the first part is recognised as delivered.
+    expect(refusals).toBe(1);
+    expect(inbound).toEqual([]);
   });
 
   it('loses no part to a restart between parts: the SMSC delivers the deferred one to the next process', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFakeClock } from '@spillway/core';
+import { createFakeClock, SpillwayError } from '@spillway/core';
 import type { ChannelContext, DriverHealthEvent, InboundReport, OutboundAttempt, Receipt } from '@spillway/core';
 import { runChannelDriverContract } from '@spillway/core/testing';
 import { startTestSmsc } from '../testing/smsc-server.ts';
@@ -400,6 +400,37 @@ describe('smpp driver', () => {
       expect(inbound).toEqual([{ channel: 'sms', phoneNumber: '4915100000128', alphaName: 'Shop', text: 'STOP' }]);
     } finally {
       await driver.close!();
+    }
+  });
+
+  // Regression: an MO the engine refused as invalid (a sender spelled in no way it reads) was
+  // answered ESME_RX_T_APPN, so the SMSC delivered it again and again, for ever.
+  it('acknowledges and drops an MO the engine can never take (validation_failed); one no account owns yet stays with the SMSC', async () => {
+    const own = await startTestSmsc({ systemId: 'spillway', password: 'secret' });
+    const ctx: ChannelContext = {
+      clock: createFakeClock(),
+      report: async () => {},
+      inbound: async (m) => {
+        if (m.alphaName === 'Nobody') throw new SpillwayError('not_found', 'no account owns the address "Nobody"');
+        throw new SpillwayError('validation_failed', 'Invalid incoming message', [
+          { path: 'phoneNumber', message: 'not a valid phone number' },
+        ]);
+      },
+    };
+    const driver = createSmppDriver(options({ port: own.port }));
+    await driver.start!(ctx);
+    try {
+      own.deliverMo('12', 'Shop', 'STOP');
+      await until(() => own.answers.length > 0);
+      expect(own.answers).toEqual([0]);
+      expect(own.unacknowledged).toBe(0);
+      own.deliverMo('4915100000128', 'Nobody', 'STOP');
+      await until(() => own.answers.length > 1);
+      expect(own.answers).toEqual([0, 0x64]);
+      expect(own.unacknowledged).toBe(1);
+    } finally {
+      await driver.close!();
+      await own.close();
     }
   });
 

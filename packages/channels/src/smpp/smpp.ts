@@ -6,12 +6,13 @@ import type {
   ChannelId,
   Clock,
   FailureClass,
+  InboundReport,
   OutboundAttempt,
   Receipt,
   SendResult,
   TimerHandle,
 } from '@spillway/core';
-import { systemClock } from '@spillway/core';
+import { inboundRefusedForGood, systemClock } from '@spillway/core';
 import { oldestFirst } from '@spillway/core/adapter';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
 import { concatRefOf, payloadOf } from './smpp-concat.ts';
@@ -147,12 +148,23 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
   let refilledAt = 0;
   const where = `${options.host}:${options.port ?? 2775}`;
   const link = createLinkState(name, `SMPP bind to ${where}`);
+  /**
+   * Hands an MO to the engine; resolves once it is durable, or once the engine refused it for good
+   * (`inboundRefusedForGood`: the message itself is invalid, and the engine reported it): the
+   * `deliver_sm` is then acknowledged and the message dropped, since the SMSC would deliver it
+   * again for ever. Any other refusal rejects, and the SMSC is asked to deliver it again later.
+   */
+  async function inbound(report: InboundReport): Promise<void> {
+    if (!ctx?.inbound) throw new Error('incoming messages are not handled');
+    try {
+      await ctx.inbound(report);
+    } catch (error) {
+      if (!inboundRefusedForGood(error)) throw error;
+    }
+  }
   const longMo = createMoReassembly({
     clock: () => clock,
-    deliver: async (report) => {
-      if (!ctx?.inbound) throw new Error('incoming messages are not handled');
-      await ctx.inbound(report);
-    },
+    deliver: inbound,
     timeoutMs: options.moPartsTimeoutMs ?? 300_000,
     warn: options.onWarning ?? ((message) => console.warn(`[spillway] ${name}: ${message}`)),
   });
@@ -354,7 +366,7 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
         const phoneNumber = String(pdu['source_addr']).replace(/^\+/, '');
         const alphaName = String(pdu['destination_addr']);
         const concat = concatRefOf(pdu);
-        if (!concat) await ctx.inbound({ channel: 'sms', phoneNumber, alphaName, text });
+        if (!concat) await inbound({ channel: 'sms', phoneNumber, alphaName, text });
         else if ((await longMo.offer({ phoneNumber, alphaName, concat, payload: payloadOf(pdu) })) === 'later') status = TRY_LATER;
       }
     } catch {

@@ -30,8 +30,9 @@ export { formatPath, issuesToDetails, rethrowAt } from '../validation/issue-deta
 export { isoTimeSchema, readIsoTime } from '../iso-time.ts';
 export type { IsoTimeReading, WithoutOffset } from '../iso-time.ts';
 export { holdsNul, nulError, NUL_MESSAGE, NUL_REPLACEMENT, withoutNul } from '../validation/nul.ts';
-export { wellFormed, wellFormedDeep } from '../validation/well-formed.ts';
+export { markWellFormed, wellFormed, wellFormedCopy, wellFormedDeep } from '../validation/well-formed.ts';
 export { redirectKind, resolveLocation } from '../validation/redirects.ts';
+export { distance } from '../validation/edit-distance.ts';
 export { createInboundService } from '../inbound/inbound-service.ts';
 export type { InboundService, InboundServiceDeps, InboundReceipt, InboundRecord } from '../inbound/inbound-service.ts';
 export { inboundRequestSchema, parseInboundRequest, MAX_INBOUND_TEXT } from '../inbound/inbound-request.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCascadeRequest } from './cascade-request.ts';
+import { chatappMessageSchema, messengerMessageSchema, parseCascadeRequest } from './cascade-request.ts';
 import { checkCascadeVariables } from './cascade-variables.ts';
 import { SpillwayError } from '../errors.ts';
 
@@ -237,6 +237,63 @@ describe('parseCascadeRequest: sheduledSent and ttl as clients write them', () =
     const overview = { fromName: 'Shop', ttl: 1e308, messages: [{ recipient: '99912345600', text: 'a' }] };
     expect(detailsOf(() => parseCascadeRequest(overview, { now }))).toEqual([{ path: 'ttl', message: bound }]);
     expect(parseCascadeRequest([{ ...base, ttl: '2592000' }], { now })[0]?.ttl).toBe(2_592_000);
+  });
+});
+
+describe('parseCascadeRequest: a member that nearly names a known one is refused, not dropped', () => {
+  const odd = '(the interface spells it so)';
+
+  it('refuses "scheduledSent" and "whetherCheckSession", the spellings users fix the interface\'s into', () => {
+    const item = { ...base, scheduledSent: '2026-01-02T00:00:00Z', whetherCheckSession: true };
+    expect(detailsOf(() => parseCascadeRequest([item], { now }))).toEqual([
+      { path: '[0].scheduledSent', message: `unknown member; did you mean "sheduledSent"? ${odd}` },
+      { path: '[0].whetherCheckSession', message: `unknown member; did you mean "wheterCheckSession"? ${odd}` },
+    ]);
+  });
+
+  it('refuses a member equal to a known one but for case, and one 1 edit from a short name', () => {
+    expect(detailsOf(() => parseCascadeRequest([{ ...base, FromName: 'Shop', tttl: 60 }], { now }))).toEqual([
+      { path: '[0].FromName', message: 'unknown member; did you mean "fromName"?' },
+      { path: '[0].tttl', message: 'unknown member; did you mean "ttl"?' },
+    ]);
+  });
+
+  it('still ignores an unknown member that nearly names none (fields of the client or of other DTOs)', () => {
+    const [c] = parseCascadeRequest([{ ...base, messageId: 'm-1', priority: 'high', trackinId: 'x', botName: 'b' }], { now });
+    expect(c).toMatchObject({ trackinId: 'c-1', toPhone: '99912345600' });
+  });
+
+  it('refuses near misses at the overview top level and in its messages, at their paths', () => {
+    const body = {
+      fromName: 'Shop',
+      scheduledSent: '2026-01-02T00:00:00Z',
+      messages: [{ recipient: '99912345600', text: 'a', Variables: [] }],
+    };
+    expect(detailsOf(() => parseCascadeRequest(body, { now }))).toEqual([
+      { path: 'scheduledSent', message: `unknown member; did you mean "sheduledSent"? ${odd}` },
+      { path: 'messages[0].Variables', message: 'unknown member; did you mean "variables"?' },
+    ]);
+    // A misspelt recipient is told so beside the missing one.
+    expect(detailsOf(() => parseCascadeRequest({ fromName: 'Shop', messages: [{ recipent: '99912345600', text: 'a' }] }, { now }))).toEqual(
+      [
+        { path: 'messages[0].recipient', message: expect.any(String) },
+        { path: 'messages[0].recipent', message: 'unknown member; did you mean "recipient"?' },
+      ],
+    );
+  });
+
+  it('refuses near misses in chatappMessage and messengerMessage, keeping their other members', () => {
+    const item = { ...base, chatappMessage: { Text: 'Hi', fallbackTxt: 'Hi' }, messengerMessage: { text: 'Hi', chat_id: 5 } };
+    expect(detailsOf(() => parseCascadeRequest([item], { now }))).toEqual([
+      { path: '[0].chatappMessage.Text', message: 'unknown member; did you mean "text"?' },
+      { path: '[0].chatappMessage.fallbackTxt', message: 'unknown member; did you mean "fallbackText"?' },
+      { path: '[0].messengerMessage.chat_id', message: 'unknown member; did you mean "chatId"?' },
+    ]);
+    expect(messengerMessageSchema.safeParse({ text: 'Hi', botName: 'shop_bot', parse_mode: 'HTML' }).success).toBe(true);
+    expect(chatappMessageSchema.parse({ text: 'Hi', tracking_data: 't' })).toEqual({ text: 'Hi', tracking_data: 't' });
+    // Told beside the errors of other members.
+    const both = chatappMessageSchema.safeParse({ media: 'not a url', Text: 'Hi' });
+    expect(both.error?.issues.map((i) => i.path.join('.'))).toEqual(['media', 'Text']);
   });
 });
 

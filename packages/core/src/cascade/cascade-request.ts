@@ -5,6 +5,8 @@ import { isoTimeSchema } from '../iso-time.ts';
 import { inlineVariablesSchema } from './variables.ts';
 import type { Variable } from './variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
+import { addNearMisses, knownMembers, refusingNearMisses } from '../validation/near-miss.ts';
+import type { KnownMembers } from '../validation/near-miss.ts';
 import { wholeSeconds } from '../validation/whole-seconds.ts';
 
 /** `messageType` of a cascade message (interface 2.6). */
@@ -56,51 +58,67 @@ const cascadeRouteSchema = z
 /** Bounds of what a cascade message may carry. */
 export const CASCADE_LIMITS = { customerData: 4096, chatappMessage: 65_536, messengerMessage: 32_768 } as const;
 
-/** `chatappMessage` of a cascade message: the chat-app content (text, media, buttons, survey, template). */
-export const chatappMessageSchema = z
-  .looseObject({
-    receiver: z.string().max(100).optional(),
-    minApiVersion: z.number().int().optional(),
-    type: z.string().max(32).optional(),
-    sender: z.looseObject({ name: z.string().max(64).optional(), avatar: httpUrl.max(2048).optional() }).optional(),
-    text: z.string().max(4096).optional(),
-    media: httpUrl.max(2048).optional(),
-    keyboard: z
-      .looseObject({
-        type: z.string().max(32).optional(),
-        defaultHeight: z.boolean().optional(),
-        buttons: z
-          .array(
-            z.looseObject({
-              actionType: z.string().max(32).optional(),
-              actionBody: z.string().max(1024).optional(),
-              text: z.string().max(250).optional(),
-              textSize: z.string().max(16).optional(),
-            }),
-          )
-          .max(24)
-          .optional(),
-      })
-      .optional(),
-    fallbackText: z.string().max(4096).optional(),
-    ttl: ttlSeconds(`must be ${TTL_BOUNDS}`).optional(),
-    // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
-    survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
-  })
-  .refine(withinJson(CASCADE_LIMITS.chatappMessage), tooLarge(CASCADE_LIMITS.chatappMessage));
+/** Members the interface spells as no user would (interface 2.6): a near miss of one is told so. */
+const SPELLED_ODDLY = ['sheduledSent', 'wheterCheckSession'];
 
-/** `messengerMessage` of a cascade message: the messenger bot content (text, photo, buttons). */
-export const messengerMessageSchema = z
-  .looseObject({
-    text: z.string().max(4096).optional(),
-    photoUrl: httpUrl.max(2048).optional(),
-    chatId: z.number().int().optional(),
-    buttons: z
-      .array(z.looseObject({ action: z.string().max(1024), text: z.string().max(250) }))
-      .max(24)
-      .optional(),
-  })
-  .refine(withinJson(CASCADE_LIMITS.messengerMessage), tooLarge(CASCADE_LIMITS.messengerMessage));
+const chatappMessageShape = {
+  receiver: z.string().max(100).optional(),
+  minApiVersion: z.number().int().optional(),
+  type: z.string().max(32).optional(),
+  sender: z.looseObject({ name: z.string().max(64).optional(), avatar: httpUrl.max(2048).optional() }).optional(),
+  text: z.string().max(4096).optional(),
+  media: httpUrl.max(2048).optional(),
+  keyboard: z
+    .looseObject({
+      type: z.string().max(32).optional(),
+      defaultHeight: z.boolean().optional(),
+      buttons: z
+        .array(
+          z.looseObject({
+            actionType: z.string().max(32).optional(),
+            actionBody: z.string().max(1024).optional(),
+            text: z.string().max(250).optional(),
+            textSize: z.string().max(16).optional(),
+          }),
+        )
+        .max(24)
+        .optional(),
+    })
+    .optional(),
+  fallbackText: z.string().max(4096).optional(),
+  ttl: ttlSeconds(`must be ${TTL_BOUNDS}`).optional(),
+  // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
+  survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
+};
+/**
+ * `chatappMessage` of a cascade message: the chat-app content (text, media, buttons, survey, template).
+ * Members it does not name are kept (they reach the chat-app channel), but a near miss of one it
+ * names (`Text`, `fallbackTxt`) is refused. `keyboard` goes to the vendor as written, in the
+ * vendor's spelling (Viber's `Buttons`): its members are not looked at.
+ */
+export const chatappMessageSchema = refusingNearMisses(
+  z.looseObject(chatappMessageShape).refine(withinJson(CASCADE_LIMITS.chatappMessage), tooLarge(CASCADE_LIMITS.chatappMessage)),
+  knownMembers(Object.keys(chatappMessageShape)),
+);
+
+const messengerMessageShape = {
+  text: z.string().max(4096).optional(),
+  photoUrl: httpUrl.max(2048).optional(),
+  chatId: z.number().int().optional(),
+  buttons: z
+    .array(z.looseObject({ action: z.string().max(1024), text: z.string().max(250) }))
+    .max(24)
+    .optional(),
+};
+/**
+ * `messengerMessage` of a cascade message: the messenger bot content (text, photo, buttons). Members
+ * it does not name are kept, but a near miss of one it names (`chat_id`) is refused; `botName`
+ * (which of the account's bots, read by the engine) is one of those.
+ */
+export const messengerMessageSchema = refusingNearMisses(
+  z.looseObject(messengerMessageShape).refine(withinJson(CASCADE_LIMITS.messengerMessage), tooLarge(CASCADE_LIMITS.messengerMessage)),
+  knownMembers([...Object.keys(messengerMessageShape), 'botName']),
+);
 
 /**
  * An optional member sent as `null` is taken as absent, as the messaging API takes it: clients
@@ -176,6 +194,13 @@ export const cascadeItemSchema = z
     }
   });
 
+/**
+ * Members of a cascade message. `cascadeItemSchema` drops the members it does not name: a near miss
+ * of one is refused by `parseCascadeRequest` (see `addNearMisses`), not by the schema, whose
+ * OpenAPI description stays that of a plain object.
+ */
+export const cascadeItemMembers: KnownMembers = knownMembers(Object.keys(cascadeItemSchema.shape), SPELLED_ODDLY);
+
 /** A cascade message as a client writes it (the input of {@link cascadeItemSchema}). */
 export type CascadeItem = z.input<typeof cascadeItemSchema>;
 /** A validated `chatappMessage` (see {@link chatappMessageSchema}). */
@@ -195,6 +220,12 @@ const overviewSchema = z.object({
     .min(1)
     .max(MAX_CASCADE_MESSAGES),
 });
+/** Members of the overview shape's top level, and of its messages (a cascade message's, `recipient` for `toPhone`). */
+const overviewMembers = knownMembers(Object.keys(overviewSchema.shape), SPELLED_ODDLY);
+const overviewMessageMembers = knownMembers(
+  [...cascadeItemMembers.names].map((name) => (name === 'toPhone' ? 'recipient' : name)),
+  SPELLED_ODDLY,
+);
 
 /** A cascade message, validated and normalized. */
 export interface ValidatedCascade {
@@ -256,21 +287,30 @@ export interface ParseCascadeOptions {
  * (a lone object is taken as an array of one), or the overview `{ messages: [{ recipient, text,
  * variables }] }` whose top-level `fromName`, `messageType`, `ttl` and `sheduledSent` apply to
  * every message, as does Spillway's `route` (an item may carry any cascade member itself;
- * `recipient` is its `toPhone`).
+ * `recipient` is its `toPhone`). A member that nearly names a known one (`scheduledSent` for
+ * `sheduledSent`, `FromName`) is refused; any other unknown member is ignored.
  * @throws SpillwayError `validation_failed` listing every bad item (`[3].toPhone`, `messages[0].recipient`).
  */
 export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions): ValidatedCascade[] {
   const fail = (details: ErrorDetail[]) => new SpillwayError('validation_failed', 'The cascade request is invalid', details);
-  let items: { path: string; value: unknown; rename?: Record<string, string> }[];
+  const errors: ErrorDetail[] = [];
+  // `members`: the item's members are to be looked at for near misses (the overview's were already).
+  let items: { path: string; value: unknown; rename?: Record<string, string>; members?: KnownMembers }[];
   if (Array.isArray(body) || (body !== null && typeof body === 'object' && !('messages' in body))) {
     const list: unknown[] = Array.isArray(body) ? body : [body];
     if (list.length === 0 || list.length > MAX_CASCADE_MESSAGES) {
       throw fail([{ path: '(body)', message: `must hold 1 to ${MAX_CASCADE_MESSAGES} messages` }]);
     }
-    items = list.map((value, i) => ({ path: `[${i}]`, value }));
+    items = list.map((value, i) => ({ path: `[${i}]`, value, members: cascadeItemMembers }));
   } else {
+    // Near misses of the members of the top level and of the messages, told beside any other error.
+    addNearMisses(body, overviewMembers, '', errors);
+    const given = (body as { messages?: unknown } | null)?.messages;
+    if (Array.isArray(given) && given.length <= MAX_CASCADE_MESSAGES) {
+      given.forEach((message, i) => addNearMisses(message, overviewMessageMembers, `messages[${i}]`, errors));
+    }
     const parsed = overviewSchema.safeParse(body);
-    if (!parsed.success) throw fail(issuesToDetails(parsed.error.issues));
+    if (!parsed.success) throw fail([...issuesToDetails(parsed.error.issues), ...errors]);
     const { messages, ...defaults } = parsed.data;
     // Each item reads sheduledSent again: it gets the text, checked once above, not the time read from it.
     const shared = { ...defaults, sheduledSent: (body as { sheduledSent?: unknown }).sheduledSent };
@@ -281,7 +321,6 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
     }));
   }
 
-  const errors: ErrorDetail[] = [];
   const out: ValidatedCascade[] = [];
   // A client id names one message of a request: a repeat would make status_id ambiguous.
   const firstWithId = new Map<string, string>();
@@ -294,8 +333,9 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
         return renamed ? { ...issue, path: [renamed, ...tail] } : issue;
       });
       errors.push(...issuesToDetails(issues, item.path));
-      return;
     }
+    if (item.members) addNearMisses(item.value, item.members, item.path, errors);
+    if (!parsed.success) return;
     const m = parsed.data;
     if (m.id !== undefined && m.id !== null) {
       const first = firstWithId.get(String(m.id));

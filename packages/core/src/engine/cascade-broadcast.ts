@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { MAX_CASCADE_MESSAGES } from '../cascade/cascade-request.ts';
+import { cascadeItemMembers, MAX_CASCADE_MESSAGES } from '../cascade/cascade-request.ts';
 import { inlineVariablesSchema } from '../cascade/variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
+import { addNearMisses, knownMembers } from '../validation/near-miss.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 
@@ -23,6 +24,9 @@ export const broadcastSchema = z.looseObject({
   recipients: z.array(broadcastRecipientSchema).min(1).max(MAX_CASCADE_MESSAGES),
 });
 
+/** Members of a broadcast's top level: a cascade message's, as its template, and `recipients`. */
+const broadcastMembers = knownMembers([...cascadeItemMembers.names, 'recipients'], cascadeItemMembers.spelledOddly);
+
 /** What {@link expandBroadcast} answers. */
 export interface ExpandedBroadcast {
   /** The array shape of a cascade request: one message per recipient. */
@@ -31,11 +35,21 @@ export interface ExpandedBroadcast {
   own: ReadonlySet<string>[];
 }
 
-/** Expands a broadcast into the array shape of a cascade request. */
+/**
+ * Expands a broadcast into the array shape of a cascade request. The cascade request refuses the
+ * near misses of its messages' members (the template's and the recipients'); a broadcast refused
+ * here is told its own (`recipient` for `recipients`) beside its other errors.
+ */
 export function expandBroadcast(body: unknown): ExpandedBroadcast {
   const parsed = broadcastSchema.safeParse(body);
   if (!parsed.success) {
-    throw new SpillwayError('validation_failed', 'The broadcast is invalid', firstRecipients(issuesToDetails(parsed.error.issues)));
+    const details = issuesToDetails(parsed.error.issues);
+    addNearMisses(body, broadcastMembers, '', details);
+    const recipients = (body as { recipients?: unknown } | null)?.recipients;
+    if (Array.isArray(recipients) && recipients.length <= MAX_CASCADE_MESSAGES) {
+      recipients.forEach((r, i) => addNearMisses(r, cascadeItemMembers, `recipients[${i}]`, details));
+    }
+    throw new SpillwayError('validation_failed', 'The broadcast is invalid', firstRecipients(details));
   }
   const { recipients, ...template } = parsed.data;
   delete (template as Record<string, unknown>)['toPhone'];

@@ -19,6 +19,7 @@ import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
+import { wellFormedCalls } from '../validation/well-formed.ts';
 import { receiptTargetIssues, type ReceiptTarget, type ReceiptTargetIssue } from './receipt-targets.ts';
 import type { OrphanReceipt, QueuedReceipt } from '../ports/work-storage.ts';
 import { formatPath } from '../validation/issue-details.ts';
@@ -186,14 +187,17 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     clock,
     storage,
-    // Every call refuses the NUL character at its path before any storage sees it (the sends check
-    // their items themselves).
+    // Every call refuses the NUL character at its path before any storage sees it, then has each
+    // lone UTF-16 surrogate of its arguments made U+FFFD, as HTTP bodies are at the door (the sends
+    // do both on their items themselves, and skip the second for a body HTTP made well-formed).
     accounts: refusingUnstorable(
-      createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
+      wellFormedCalls(createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency })),
     ),
-    messages: refusingUnstorable(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']),
-    cascades: refusingUnstorable(cascades.service),
-    reachability: refusingUnstorable(reachability.service),
+    messages: refusingUnstorable(wellFormedCalls(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']), [
+      'send',
+    ]),
+    cascades: refusingUnstorable(wellFormedCalls(cascades.service)),
+    reachability: refusingUnstorable(wellFormedCalls(reachability.service)),
     start: () => {
       if (!runsWorker) return;
       worker.start();
@@ -203,7 +207,7 @@ export function createEngine(options: EngineOptions): Engine {
       ownWorkerRuns = false;
       return worker.stop(graceMs);
     },
-    ...refusingUnstorable({ receive, receiveMany, receiveInbound }),
+    ...refusingUnstorable(wellFormedCalls({ receive, receiveMany, receiveInbound })),
     wake: () => worker.notify(),
     handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),

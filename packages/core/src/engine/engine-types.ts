@@ -80,8 +80,9 @@ export interface EngineOptions {
   /**
    * Observes every incoming message a driver of this engine's workers reported and that was not
    * taken (no account owns its address, several do, the database failed): the driver refuses it and
-   * the provider keeps it (logs, metrics). `driver` is the one that received it (a failover's
-   * member). Must not throw.
+   * the provider keeps it (logs, metrics); or it is invalid (`validation_failed`, see
+   * `inboundRefusedForGood`), and the driver acknowledges and drops it. `driver` is the one that
+   * received it (a failover's member). Must not throw.
    */
   onInboundRefused?: (refusal: { driver: string; message: InboundReport; error: unknown }) => void;
   /** Called with errors the workers survive (a driver throwing, a storage hiccup). */
@@ -213,9 +214,11 @@ export interface Engine {
   /**
    * Takes an incoming message a driver reported (an MO SMS, a chat reply) to the account owning
    * the address it was sent to (or the one it names), records it and queues its webhook to the
-   * alpha-name's callback (section 6) in one transaction; resolves once it is durable. Rejects
-   * (`not_found`, `conflict`, `validation_failed`) when it cannot be routed: the driver then
-   * refuses it, so the provider keeps it.
+   * alpha-name's callback (section 6) in one transaction; resolves once it is durable. The sender
+   * may be written with `00` for `+`. Rejects (`not_found`, `conflict`) when it cannot be routed:
+   * the driver then refuses it, so the provider keeps it; and `validation_failed` when the message
+   * itself is invalid (a sender that is no phone number, an empty text): the driver then
+   * acknowledges and drops it (`inboundRefusedForGood`).
    */
   receiveInbound(report: InboundReport): Promise<void>;
   /** New work was stored elsewhere (another thread or process): look for it now, not at the next poll. */

@@ -22,3 +22,18 @@ export function addressSpellings(address: string): string[] {
   if (address.startsWith('00') && !normalizePhoneNumber(digits)) return [address];
   return [...new Set([address, digits, `+${digits}`])];
 }
+
+/**
+ * The number an incoming message came from, as the inbound service reads it (digits, an optional
+ * `+`): a leading `00` is read as the international prefix, as a `+`, when a possible number
+ * follows, since SMSCs and gateways write the sender so too (`004915112345678`). Anything else is
+ * handed on as it is, to be normalised or refused there: a `00` before what is no possible number,
+ * a national number (`0151…`), whose country nobody can tell.
+ *
+ * @example senderNumber('004915112345678') // '4915112345678'
+ * @example senderNumber('0012') // '0012' (refused as invalid)
+ */
+export function senderNumber(phoneNumber: string): string {
+  const digits = DOUBLE_ZERO.exec(phoneNumber)?.[1];
+  return digits !== undefined && normalizePhoneNumber(digits) !== null ? digits : phoneNumber;
+}

@@ -78,6 +78,31 @@ describe('inbound router: the owner of the address an MO was sent to', () => {
   });
 });
 
+describe('inbound router: the sender of an MO', () => {
+  // Regression: an SMSC writing the sender with the international prefix 00 had its MO refused as
+  // invalid (validation_failed), which the driver answered "try again later", for ever.
+  it('reads a leading 00 as the international prefix before a possible number, and records the digits', async () => {
+    const { storage, recorded } = fakeStorage([[1, 'Acme', ['sms']]]);
+    const receive = createInboundRouter({ storage, clock });
+    for (const phoneNumber of ['004915112345678', '+4915112345678', '4915112345678', '0099900000000']) {
+      await receive({ ...mo('Acme'), phoneNumber });
+    }
+    expect(recorded.map((r) => r.phoneNumber)).toEqual(['4915112345678', '4915112345678', '4915112345678', '99900000000']);
+  });
+
+  it('refuses as invalid a sender that is no number in any spelling: 00 before an impossible one, a national number', async () => {
+    const { storage, recorded } = fakeStorage([[1, 'Acme', ['sms']]]);
+    const receive = createInboundRouter({ storage, clock });
+    for (const phoneNumber of ['0012', '00049151', '015112345678', '00+4915112345678']) {
+      await expect(receive({ ...mo('Acme'), phoneNumber }), phoneNumber).rejects.toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: 'phoneNumber' }],
+      });
+    }
+    expect(recorded).toEqual([]);
+  });
+});
+
 describe('addressSpellings', () => {
   it.each([
     ['+4915200000000', ['+4915200000000', '4915200000000']],

@@ -3,7 +3,7 @@ import { SpillwayError } from '../errors.ts';
 import { hasAlphaNameDirectory } from '../ports/alpha-name-directory.ts';
 import type { InboundReport } from '../ports/channel.ts';
 import type { Storage } from '../ports/storage.ts';
-import { addressSpellings } from './inbound-address.ts';
+import { addressSpellings, senderNumber } from './inbound-address.ts';
 import { createInboundService } from './inbound-service.ts';
 import type { InboundReceipt } from './inbound-service.ts';
 
@@ -22,8 +22,11 @@ export interface InboundRouterDeps {
  * acknowledge it. The account is the one the driver names (a per-account bind), else the only
  * account owning the alpha-name, preferring those approved on the channel. A number is found however
  * the driver spells it (`+`, `00` or bare digits, see {@link addressSpellings}), once here for every
- * driver; the exact spelling is preferred. Nobody, or several accounts alike, is an error: the
- * driver refuses the message and the provider keeps it.
+ * driver; the exact spelling is preferred. The sender's number is read with `00` for `+` too
+ * ({@link senderNumber}). Nobody, or several accounts alike, is an error: the driver refuses the
+ * message and the provider keeps it. A message that can never be taken (a sender that is no
+ * number, an empty text) is `validation_failed`: the driver acknowledges and drops it (see
+ * `ChannelContext.inbound`).
  */
 export function createInboundRouter(deps: InboundRouterDeps) {
   const inbound = createInboundService({ storage: deps.storage, clock: deps.clock, ...(deps.onQueued ? { onQueued: deps.onQueued } : {}) });
@@ -60,6 +63,6 @@ export function createInboundRouter(deps: InboundRouterDeps) {
 
   return async function receive(report: InboundReport): Promise<InboundReceipt> {
     const { accountId, alphaName } = await ownerOf(report);
-    return inbound.receive(accountId, { alphaName, phoneNumber: report.phoneNumber, text: report.text });
+    return inbound.receive(accountId, { alphaName, phoneNumber: senderNumber(report.phoneNumber), text: report.text });
   };
 }

@@ -24,7 +24,8 @@ import {
  * The zod schemas of a send request (interface 2.1): a message item per type, with its fallbacks.
  * Parsing normalizes: `to` to digits, `ttl` to seconds, a flash call code to a string, an empty
  * `customerMessageId` to null, `scheduledAt` to UTC ISO, OTP params to their types. Unknown
- * top-level members of an item are ignored (stripped).
+ * top-level members of an item are ignored (stripped); `parseSendRequest` refuses those that nearly
+ * name a known one (`sheduledAt`).
  */
 
 /** At most this many messages per request (interface 8). */

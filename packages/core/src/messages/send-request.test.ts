@@ -386,3 +386,46 @@ describe('sendRequestSchema', () => {
     expect(schema.properties.messages.maxItems).toBe(5000);
   });
 });
+
+describe('parseSendRequest: a member that nearly names a known one is refused, not dropped', () => {
+  const meant = (name: string) => `Unknown field; did you mean "${name}"?`;
+
+  it('refuses a misspelt scheduledAt on the common sms (it was sent at once)', () => {
+    expect(failure({ messages: [msg({}), msg({ sheduledAt: '2030-01-02T00:00:00Z' })] }).details).toEqual([
+      { path: 'messages[1].sheduledAt', message: meant('scheduledAt') },
+    ]);
+    expect(failure({ messages: [msg({ ScheduledAt: '2030-01-02T00:00:00Z', customerMessageID: 'c-1' })] }).details).toEqual([
+      { path: 'messages[0].ScheduledAt', message: meant('scheduledAt') },
+      { path: 'messages[0].customerMessageID', message: meant('customerMessageId') },
+    ]);
+  });
+
+  it('refuses near misses of an item and of its fallbacks beside their other errors', () => {
+    const item = msg({ type: 'chatapp_service', form: 'Acme', from: undefined, fallbacks: [msg({ TTL: 60 })], Fallbacks: [] });
+    expect(failure({ messages: [item] }).details).toEqual([
+      { path: 'messages[0].from', message: expect.any(String) },
+      { path: 'messages[0].form', message: meant('from') },
+      { path: 'messages[0].Fallbacks', message: meant('fallbacks') },
+      { path: 'messages[0].fallbacks[0].TTL', message: meant('ttl') },
+    ]);
+  });
+
+  it('tells an unknown messageData member what it was meant to be, wherever it is', () => {
+    const trans = msg({ type: 'chatapp_trans', text: 'x', messageData: { fileurl: PDF.fileUrl, fileName: 'a.pdf', fileType: 'pdf' } });
+    const rcs = msg({ type: 'rcs', text: 'x', messageData: { suggestions: [{ sugtext: 'Open', sugUrl: 'https://example.com/go' }] } });
+    const promo = msg({ type: 'chatapp_promo', text: 'Sale', messageData: { imgUrl: IMG } });
+    expect(failure({ messages: [trans, rcs, promo] }).details).toEqual([
+      { path: 'messages[0].messageData.fileurl', message: meant('fileUrl') },
+      { path: 'messages[1].messageData.suggestions[0].sugText', message: expect.any(String) },
+      { path: 'messages[1].messageData.suggestions[0].sugtext', message: meant('sugText') },
+      { path: 'messages[2].messageData.imgUrl', message: 'Unknown field' },
+    ]);
+  });
+
+  it('still ignores an unknown member that nearly names none', () => {
+    const promo = msg({ type: 'chatapp_promo', text: 'Sale', priority: 'high', messageData: BUTTON });
+    const [common, other] = parse(msg({ priority: 'high', campaign: 'spring' }), promo);
+    expect(common?.item).not.toHaveProperty('priority');
+    expect(other?.item).not.toHaveProperty('priority');
+  });
+});

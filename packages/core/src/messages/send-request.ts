@@ -5,8 +5,11 @@ import { channelOfType, MESSAGE_TYPES } from '../types/channel.ts';
 import type { StepSpec } from '../types/message.ts';
 import { countSegments } from '../sms/segments.ts';
 import { formatPath } from '../validation/issue-details.ts';
+import { addNearMisses, didYouMean, knownMembers, meantMember } from '../validation/near-miss.ts';
 import { holdsNul, NUL_MESSAGE, nulPath } from '../validation/nul.ts';
-import { commonItemSchema, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
+import { membersAt } from '../validation/schema-members.ts';
+import { holdsLoneSurrogate, isMarkedWellFormed, wellFormedCopy } from '../validation/well-formed.ts';
+import { commonItemSchema, MAX_FALLBACKS, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
 import type { FallbackItem, MessageItem } from './message-item.ts';
 import { parseCommonSms } from './sms-fast-path.ts';
 import { getOtpTemplate, renderOtpTemplate } from './otp-templates.ts';
@@ -46,7 +49,9 @@ export interface ValidatedMessage {
 /**
  * Validates a send request body and answers its messages normalized, or throws a
  * `validation_failed` SpillwayError listing every bad path (`messages[3].to`,
- * `messages[2].fallbacks[0].type`). The size limit is checked before any item is looked at.
+ * `messages[2].fallbacks[0].type`). The size limit is checked before any item is looked at. Each
+ * item's strings are made well-formed (a lone UTF-16 surrogate becomes U+FFFD, see
+ * `wellFormed`), unless the body was made so as it was parsed (`markWellFormed`: an HTTP body).
  *
  * @example
  * parseSendRequest({ messages: [{ from: 'Acme', to: '+999000000100', type: 'sms', text: 'Hi' }] }, { now: Date.now() })
@@ -65,6 +70,8 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
   const out: ValidatedMessage[] = [];
   const details: ErrorDetail[] = [];
   let invalid = 0;
+  // An HTTP body was made well-formed at the door: its items are not looked at again.
+  const wellFormedAlready = isMarkedWellFormed(body);
   for (let index = 0; index < messages.length; index++) {
     const raw: unknown = messages[index];
     const prefix = `messages[${index}]`;
@@ -72,20 +79,34 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
     let item = parseCommonSms(raw);
     // The common item's strings are its from, text and customerMessageId (to is digits by now).
     let nul = item !== undefined && (holdsNul(item.from) || holdsNul(item.text) || holdsNul(item.customerMessageId));
+    // Whether the item's strings are to be made well-formed: the common item's three looked at here.
+    let mend =
+      item !== undefined &&
+      !wellFormedAlready &&
+      (holdsLoneSurrogate(item.from) ||
+        holdsLoneSurrogate(item.text) ||
+        (item.customerMessageId !== null && holdsLoneSurrogate(item.customerMessageId)));
     if (item === undefined) {
       const result = messageItemSchema.safeParse(raw);
       if (!result.success) {
         invalid++;
-        addIssues(details, prefix, result.error.issues);
+        addIssues(details, prefix, result.error.issues, raw);
         // With no usable type only `type` is reported by the union; report the shared members too.
         if (result.error.issues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'type')) {
           const common = commonItemSchema.safeParse(raw);
-          if (!common.success) addIssues(details, prefix, common.error.issues);
+          if (!common.success) addIssues(details, prefix, common.error.issues, raw);
         }
+        addItemNearMisses(raw, prefix, details);
         continue;
       }
       item = result.data;
       nul = holdsNul(item);
+      mend = !wellFormedAlready; // walked by wellFormedCopy, which answers the item itself when it holds none
+    }
+    // A member that nearly names one the item takes (`sheduledAt`) was meant as it: refused, not dropped.
+    if (addItemNearMisses(raw, prefix, details)) {
+      invalid++;
+      continue;
     }
     if (nul) {
       // No channel carries it, and PostgreSQL cannot store it in text: refused on every storage alike.
@@ -93,6 +114,8 @@ export function parseSendRequest(body: unknown, opts: { now: number }): Validate
       details.push({ path: `${prefix}${nulPath(item)}`, message: NUL_MESSAGE });
       continue;
     }
+    // A copy, when a string holds a lone surrogate: the parsed item may share the caller's objects.
+    if (mend) item = wellFormedCopy(item);
     let scheduledAt: number | null = null;
     if (item.scheduledAt !== null) {
       const at = Date.parse(item.scheduledAt);
@@ -150,12 +173,45 @@ function draftOf(item: MessageItem | FallbackItem): AttemptDraft {
   return draft;
 }
 
-/** Converts zod issues to details with the interface's paths (`messages[3].fallbacks[0].to`). */
-function addIssues(details: ErrorDetail[], prefix: string, issues: readonly z.core.$ZodIssue[]): void {
+/** What a member no schema of the item takes is told: `messageData` and its parts refuse them all. */
+const UNKNOWN_FIELD = 'Unknown field';
+
+/**
+ * Members of an item or a fallback, whatever its type. The item schemas drop the members they do
+ * not name (clients send fields of their own): a near miss of one of these is refused instead.
+ */
+const itemMembers = knownMembers(messageItemSchema.options.flatMap((option) => Object.keys(option.shape)));
+
+/**
+ * Adds a detail for every member of the item `raw` or of one of its fallbacks that nearly names
+ * one they take (`messages[0].sheduledAt`: did you mean "scheduledAt"?); answers whether it did.
+ * Looks only at names, without allocating: it runs on every item of a bulk request.
+ */
+function addItemNearMisses(raw: unknown, prefix: string, details: ErrorDetail[]): boolean {
+  let any = addNearMisses(raw, itemMembers, prefix, details, UNKNOWN_FIELD);
+  const fallbacks = typeof raw === 'object' && raw !== null ? (raw as { fallbacks?: unknown }).fallbacks : undefined;
+  if (Array.isArray(fallbacks) && fallbacks.length <= MAX_FALLBACKS) {
+    for (let i = 0; i < fallbacks.length; i++) {
+      if (addNearMisses(fallbacks[i], itemMembers, `${prefix}.fallbacks[${i}]`, details, UNKNOWN_FIELD)) any = true;
+    }
+  }
+  return any;
+}
+
+/**
+ * Converts zod issues to details with the interface's paths (`messages[3].fallbacks[0].to`); an
+ * unknown member of a strict object (`messageData`) is told the member it nearly names, if any, of
+ * that object in the item `raw`.
+ */
+function addIssues(details: ErrorDetail[], prefix: string, issues: readonly z.core.$ZodIssue[], raw: unknown): void {
   for (const issue of issues) {
     const path = formatPath(issue.path, prefix);
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) details.push({ path: `${path}.${key}`, message: 'Unknown field' });
+      const known = membersAt(messageItemSchema, raw, issue.path);
+      for (const key of issue.keys) {
+        const meant = meantMember(key, known);
+        details.push({ path: `${path}.${key}`, message: meant === undefined ? UNKNOWN_FIELD : `${UNKNOWN_FIELD}; ${didYouMean(meant)}` });
+      }
     } else if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator === 'type') {
       details.push({ path, message: `type must be one of ${MESSAGE_TYPES.join(', ')}` });
     } else {

@@ -114,7 +114,12 @@ export interface ChannelContext {
    * engine's inbox or applied in a committed round): acknowledge it to the provider only then.
    */
   report(receipt: Receipt): Promise<void>;
-  /** Reports an incoming message; resolves once it is durable. */
+  /**
+   * Reports an incoming message; resolves once it is durable. A rejection the driver can tell apart
+   * with `inboundRefusedForGood` (the message itself is invalid) is for good: acknowledge the
+   * message to the provider and drop it. Any other may be taken later: refuse it, so that the
+   * provider keeps it and tries again.
+   */
   inbound?(message: InboundReport): Promise<void>;
 }
 

@@ -1,13 +1,17 @@
-import { SpillwayError } from '@spillway/core';
+import { SpillwayError, inboundRefusedForGood } from '@spillway/core';
 import type { ChannelDriver, ChannelId, DriverHealthEvent, InboundReport } from '@spillway/core';
 
-/** Why an incoming message was not taken: no account owns its address, several do, or the store failed. */
-export type InboundRefusalReason = 'no_owner' | 'several_owners' | 'failed';
+/**
+ * Why an incoming message was not taken: no account owns its address, several do, or the store
+ * failed (the provider keeps it and tries again); or it is invalid (a sender that is no phone
+ * number, an empty text), and the driver acknowledged and dropped it (`inboundRefusedForGood`).
+ */
+export type InboundRefusalReason = 'no_owner' | 'several_owners' | 'failed' | 'invalid';
 
 /**
  * An incoming message (an MO SMS) a driver reported and the engine did not take: the driver
- * refuses it and the provider keeps it, usually to try again. Plain data (it crosses threads);
- * the sender's number stays out.
+ * refuses it and the provider keeps it, usually to try again, or, `invalid`, drops it. Plain data
+ * (it crosses threads); the sender's number stays out.
  */
 export interface InboundRefusal {
   type: 'inbound-refused';
@@ -27,13 +31,16 @@ export type DriverEvent = DriverHealthEvent | InboundRefusal;
 export function inboundRefusal(refusal: { driver: string; message: InboundReport; error: unknown }): InboundRefusal {
   const { driver, message, error } = refusal;
   const code = error instanceof SpillwayError ? error.code : undefined;
+  const invalid = inboundRefusedForGood(error);
+  // What is wrong with an invalid one (its details name fields, never their values).
+  const details = invalid && error instanceof SpillwayError ? (error.details ?? []).map((d) => `${d.path}: ${d.message}`) : [];
   return {
     type: 'inbound-refused',
     driver,
     channel: message.channel,
     address: message.alphaName,
-    reason: code === 'not_found' ? 'no_owner' : code === 'conflict' ? 'several_owners' : 'failed',
-    error: error instanceof Error ? error.message : String(error),
+    reason: invalid ? 'invalid' : code === 'not_found' ? 'no_owner' : code === 'conflict' ? 'several_owners' : 'failed',
+    error: [error instanceof Error ? error.message : String(error), ...details].join(': '),
   };
 }
 

@@ -74,6 +74,32 @@ describe('the drivers log', () => {
     ]);
   });
 
+  // Regression: an MO refused as invalid was logged as an error "it could not be stored", as if the
+  // database had failed, while the driver went on asking for it again.
+  it('logs an incoming message dropped as invalid as a warning, with what is wrong with it, and never the number', () => {
+    const { lines, logger } = captured();
+    const log = createDriverLog(logger, createFakeClock());
+    const invalid = new SpillwayError('validation_failed', 'Invalid incoming message', [
+      { path: 'phoneNumber', message: 'not a valid phone number' },
+    ]);
+    log(inboundRefusal({ driver: 'smsc', message: { ...mo('Acme'), phoneNumber: '0012' }, error: invalid }));
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'incoming message dropped: it is invalid, and no retry of the provider can change that',
+        meta: {
+          driver: 'smsc',
+          channel: 'sms',
+          address: 'Acme',
+          reason: 'invalid',
+          error: 'Invalid incoming message: phoneNumber: not a valid phone number',
+          count: 1,
+        },
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('0012');
+  });
+
   it('logs a link lost as a warning and back as info with how long it was down, and a breaker by its state', async () => {
     const clock = createFakeClock();
     const { lines, logger } = captured();

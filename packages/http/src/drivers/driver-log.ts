@@ -11,12 +11,14 @@ const REFUSED: Record<InboundRefusal['reason'], string> = {
   no_owner: 'incoming message refused: no account owns its address',
   several_owners: 'incoming message refused: several accounts own its address',
   failed: 'incoming message not taken: it could not be stored',
+  invalid: 'incoming message dropped: it is invalid, and no retry of the provider can change that',
 };
 
 /**
  * Logs what happens to the drivers: a connection lost (warn) and back (info, with how long it was
  * down), a failover's breaker opening (warn), half-opening and closing (info), and incoming
- * messages refused. Those come again as long as the provider retries them: one line per address,
+ * messages refused or dropped as invalid. Those come again as long as the provider retries them
+ * (and a sender may send an invalid one again): one line per address,
  * driver and reason every {@link REFUSAL_LOG_WINDOW_MS} on `clock`, its `count` the refusals since
  * the last line (this one included).
  */

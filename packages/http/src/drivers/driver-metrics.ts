@@ -18,7 +18,7 @@ export interface DriverMetrics {
  * `spillway_breaker_state{failover,driver}` (a failover's breaker for one of its providers: 0
  * closed, 1 half-open, 2 open; every provider of the failovers among `drivers` from 0) and
  * `spillway_inbound_refused_total{driver,reason}` (incoming messages not taken: `no_owner`,
- * `several_owners`, `failed`). Labels are configured names and fixed reasons only.
+ * `several_owners`, `failed`, kept by the provider; `invalid`, dropped). Labels are configured names and fixed reasons only.
  *
  * @example
  * const metrics = createDriverMetrics(registry, drivers);
@@ -53,7 +53,7 @@ export function createDriverMetrics(registry: Registry, drivers: readonly Channe
     () =>
       new Counter({
         name: 'spillway_inbound_refused_total',
-        help: 'Incoming messages from drivers not taken (the provider keeps them), by driver and reason: no_owner, several_owners, failed',
+        help: 'Incoming messages from drivers not taken, by driver and reason: no_owner, several_owners, failed (the provider keeps them), invalid (dropped)',
         labelNames: ['driver', 'reason'] as const,
         registers: [registry],
       }),
