@@ -39,6 +39,16 @@ describe('DELETE /organizations/{id}', () => {
     expect(company.status).toBe(200);
   });
 
+  it('never gives a deleted id to a new organization: a second DELETE with the stale id deletes nothing', async () => {
+    // The newest organization is deleted: SQLite gave its id to the next one.
+    const newest = await create('Stale Ltd', '7700000050');
+    expect((await remove(newest)).status).toBe(204);
+    const next = await create('Fresh Ltd', '7700000051');
+    expect(next).toBeGreaterThan(newest);
+    expect((await remove(newest)).status).toBe(404);
+    expect((await json(await s.call('/organizations?pageSize=1000'))).map((o: any) => o.id)).toContain(next);
+  });
+
   it("answers 404 for another account's organization and an unknown id, deleting nothing", async () => {
     const sub = await json(await s.call('/api/client/provision', { json: { login: 'acme-sub', password: 'sub-password-1' } }));
     const theirs = await create('Sub Ltd', '7700000009', sub.apiKey);

@@ -72,8 +72,16 @@ async function serve(flags: Flags): Promise<void> {
   // The signals are handled from the start: a stop while starting waits for the start to
   // finish, then stops cleanly.
   let server: SpillwayServer | undefined;
+  let exitCode = 0;
   const started = (async () => {
-    server = await createServer(config);
+    // A process whose workers died must not go on accepting what it cannot send: it stops and
+    // exits 1, for its supervisor to start it again.
+    server = await createServer(config, {
+      onWorkersFailed: () => {
+        exitCode = 1;
+        shutdown();
+      },
+    });
     await server.listen();
   })();
   let stopping = false;
@@ -86,7 +94,7 @@ async function serve(flags: Flags): Promise<void> {
         server?.logger.info('shutting down');
         await server?.close();
       })
-      .then(() => process.exit(0));
+      .then(() => process.exit(exitCode));
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
@@ -113,6 +121,16 @@ function idOf({ need }: AdminContext, what: string): number {
   const id = Number(need('id'));
   if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`--id is the numeric id shown by \`${what}\``);
   return id;
+}
+
+/** The channels of `--channels sms,chatapp`, checked; undefined without the flag. */
+function channelsOf(flag: string | undefined): ChannelId[] | undefined {
+  const names = flag?.split(',').map((c) => c.trim());
+  if (names?.every((c) => c === '')) throw new Error(`--channels names at least one channel: ${CHANNELS.join(', ')}`);
+  const unknown = names?.filter((c) => !(CHANNELS as readonly string[]).includes(c)) ?? [];
+  if (unknown.length)
+    throw new Error(`unknown channel(s): ${unknown.map((c) => JSON.stringify(c)).join(', ')}; known: ${CHANNELS.join(', ')}`);
+  return names as ChannelId[] | undefined;
 }
 
 /** The alpha-name and bot applications of the storage. */
@@ -186,13 +204,31 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   },
   'alphanames approve': {
     args: '--login L --name Shop [--channels sms,chatapp,...]',
+    help: 'adds the channels (default all), keeps the ones it has',
+    // Additive, as an approved application is: `--channels sms` on a name with more channels had
+    // set it to ["sms"], silently. Fewer channels is a revocation (`alphanames revoke`), with a reason.
     admin: async ({ server, flags, need, account }) => {
-      const names = flags['channels']?.split(',').map((c) => c.trim());
-      if (names?.every((c) => c === '')) throw new Error(`--channels names at least one channel: ${CHANNELS.join(', ')}`);
-      const unknown = names?.filter((c) => !(CHANNELS as readonly string[]).includes(c)) ?? [];
-      if (unknown.length)
-        throw new Error(`unknown channel(s): ${unknown.map((c) => JSON.stringify(c)).join(', ')}; known: ${CHANNELS.join(', ')}`);
-      return server.engine.accounts.approveAlphaName((await account()).id, need('name'), names as ChannelId[] | undefined);
+      const names = channelsOf(flags['channels']) ?? [...CHANNELS];
+      const accountId = (await account()).id;
+      const name = need('name');
+      const had = (await server.engine.accounts.listAlphaNames(accountId)).find((a) => a.name === name)?.channels ?? [];
+      const approved = await server.engine.accounts.approveAlphaName(accountId, name, [...new Set([...had, ...names])]);
+      return { ...approved, added: approved.channels.filter((c) => !had.includes(c)) };
+    },
+  },
+  'alphanames revoke': {
+    args: '--login L --name Shop --reason R [--channels sms,...]',
+    help: 'withdraws it from the channels (default all), sub-clients too',
+    admin: async (context) => {
+      const channels = channelsOf(context.flags['channels']);
+      const body = { alphaName: context.need('name'), reason: context.need('reason'), ...(channels ? { channels } : {}) };
+      const revoked = await sendersOf(context).revokeAlphaName((await context.account()).id, body);
+      return {
+        alphaName: revoked.alphaName,
+        reason: revoked.reason,
+        accounts: revoked.alphaNames.map((a) => ({ accountId: a.accountId, channels: a.withdrawn, channelsLeft: a.left })),
+        applicationIds: revoked.applications.map((a) => a.id).sort((x, y) => x - y),
+      };
     },
   },
   'alphanames list': {

@@ -45,7 +45,10 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** Operator: applications of every account */
+    /**
+     * Operator: applications of every account
+     * @description Filtered by `accountId`, `status` and `kind`, all of them when given. Parameter names are read in any case; a parameter the route does not take is refused (400) rather than ignored, so that a misspelt filter never answers every account.
+     */
     get: operations['listAllSenderApplications'];
     put?: never;
     post?: never;
@@ -179,7 +182,10 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** Wallet history */
+    /**
+     * Wallet history
+     * @description Parameter names are read in any case (`Page` or `page`); `TransactionTypes` may be repeated, comma-separated or written `TransactionTypes[]` (axios, qs). A parameter the route does not take, or one given twice with different values, is refused (400) rather than ignored.
+     */
     get: operations['getWalletHistory'];
     put?: never;
     post?: never;
@@ -457,6 +463,50 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/api/client/clients/{clientId}/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The API keys of a sub-client that work
+     * @description Oldest first, without the keys themselves (their first characters in `prefix`). Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.
+     */
+    get: operations['listClientKeys'];
+    put?: never;
+    /**
+     * Issue a new API key of a sub-client
+     * @description A new API key of the sub-client, answered once (it is never kept in clear): for a key that was lost, such as the one a provisioning answered. Its other keys keep working until revoked. Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.
+     */
+    post: operations['issueClientKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/client/clients/{clientId}/keys/{keyId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key of a sub-client
+     * @description The key is refused (401) from the next request on, by every process of the server. Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.
+     */
+    delete: operations['revokeClientKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/client/clients/{clientId}/transfer': {
     parameters: {
       query?: never;
@@ -508,7 +558,7 @@ export type paths = {
     put?: never;
     /**
      * Create a sub-client account
-     * @description Creates an account with its own login, password and API key (answered once), linked to the caller. `balance` moves from the caller’s wallet (402 when it does not cover it); `alphaNames` must be approved names of the caller and are approved for the sub-client on the same channels. The sub-client authenticates as itself and sees only its own data.
+     * @description Creates an account with its own login, password and API key (answered once), linked to the caller. `balance` moves from the caller’s wallet (402 when it does not cover it); `alphaNames` must be approved names of the caller and are approved for the sub-client on the same channels. The sub-client authenticates as itself and sees only its own data. Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the client, in the transaction that creates it, and a request with the same key (of the same caller) and the same body answers that client again, with `Idempotent-Replayed: true`, creating nothing and moving no money; with another login, password, name, balance or alpha-names it answers 409 naming what differs. The API key is shown once and never kept: a replayed answer has `apiKey` null (and a `message` saying so); issue a new key with `POST /api/client/clients/{clientId}/keys` and revoke the lost one (`keyId`). A key is kept for 7 days. A refused request (400, 402, 409) records nothing: its key may be sent again.
      */
     post: operations['provisionClient'];
     delete?: never;
@@ -668,7 +718,7 @@ export type paths = {
     put?: never;
     /**
      * Send an e-mail through the configured SMTP server (SendEmailRequest)
-     * @description Records the e-mail, hands it to SMTP (`SPILLWAY_SMTP_URL`, sender `SPILLWAY_SMTP_FROM`) and answers its record: `sent` with the server’s Message-ID, or `failed` with the server’s answer. Read it again at `GET /api/email/{id}`.
+     * @description Records the e-mail, hands it to SMTP (`SPILLWAY_SMTP_URL`, sender `SPILLWAY_SMTP_FROM`) and answers its record: `sent` with the server’s Message-ID, or `failed` with the server’s answer when it refused the e-mail for good (a 5xx answer to its sender, recipients or content). When the mail server cannot take it now (unreachable, not answering, a 4xx answer), the answer is 503 `upstream_unavailable` with `Retry-After`, naming the record, which is `failed`; nothing of the server’s address is told, the operator’s log has the detail. Read a record again at `GET /api/email/{id}`.
      */
     post: operations['sendEmail'];
     delete?: never;
@@ -1241,7 +1291,7 @@ export type paths = {
     };
     /**
      * The organizations of the account, one page, oldest first
-     * @description The total count is in the `X-Total-Count` header.
+     * @description The total count is in the `X-Total-Count` header. Parameter names are read in any case (`page` or the wallet’s `Page`); a parameter the route does not take, or one given twice with different values, is refused (400).
      */
     get: operations['listOrganizations'];
     put?: never;
@@ -2197,6 +2247,24 @@ export type components = {
       phoneNumber: string;
       text: string;
     };
+    IssueClientKeyRequest: {
+      /**
+       * @description A name to recognise the key by in listings
+       * @default default
+       * @example pos-terminal-3
+       */
+      label?: string;
+    };
+    IssueClientKeyResponse: {
+      /** @description The new API key, shown once: it is never kept in clear */
+      apiKey: string;
+      clientId: number;
+      /** Format: date-time */
+      createdAt: string;
+      keyId: number;
+      label: string;
+      prefix: string;
+    };
     ListAccountAlphaNamesResponse: {
       alphaName: string;
       callbackUrl: string | null;
@@ -2222,6 +2290,14 @@ export type components = {
       reason: string | null;
       /** @enum {string} */
       status: 'pending' | 'approved' | 'rejected' | 'revoked';
+    }[];
+    ListClientKeysResponse: {
+      /** Format: date-time */
+      createdAt: string;
+      keyId: number;
+      label: string;
+      /** @description First characters of the key, to recognise it */
+      prefix: string;
     }[];
     ListClientsResponse: components['schemas']['Client'][];
     ListOperatorsResponse: components['schemas']['CreateOperatorResponse'][];
@@ -2321,13 +2397,17 @@ export type components = {
         alphaName: string;
         channels: ('messenger' | 'chatapp_bot' | 'chatapp' | 'rcs' | 'sms' | 'flashcall')[];
       }[];
-      /** @description The sub-client’s API key, shown once */
-      apiKey: string;
+      /** @description The sub-client’s API key, shown once: null in a replayed answer (same `Idempotency-Key`), for it is never kept. Issue a new one with `POST /api/client/clients/{clientId}/keys` */
+      apiKey: string | null;
       /** @description Opening balance moved from the parent, currency units */
       balance: number;
       clientId: number;
       currency: string;
+      /** @description The id of that key, to revoke it (`DELETE /api/client/clients/{clientId}/keys/{keyId}`) */
+      keyId: number | null;
       login: string;
+      /** @description In a replayed answer only: why `apiKey` is null and how to get a new key */
+      message?: string;
       name: string;
       parentId: number;
     };
@@ -2908,6 +2988,8 @@ export interface operations {
   listAllSenderApplications: {
     parameters: {
       query?: {
+        /** @description Only the applications of this account */
+        accountId?: number;
         kind?: 'alpha_name' | 'chatapp_bot' | 'messenger_bot';
         status?: 'pending' | 'approved' | 'rejected' | 'revoked';
       };
@@ -3869,11 +3951,124 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  listClientKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        clientId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The keys not revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListClientKeysResponse'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The account is not a sub-client of the caller */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  issueClientKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        clientId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "label": "pos-terminal-3"
+         *     }
+         */
+        'application/json': components['schemas']['IssueClientKeyRequest'];
+      };
+    };
+    responses: {
+      /** @description The new key, shown once */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IssueClientKeyResponse'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      /** @description The account is not a sub-client of the caller */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  revokeClientKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        clientId: number;
+        keyId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The account is not a sub-client of the caller, or the key is not one of its keys that work */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   transferClientBalance: {
     parameters: {
       query?: never;
       header?: {
-        /** @description A key of the client for this one transfer, sent again with each retry of it */
+        /** @description A key of the client for this one request, sent again with each retry of it */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -3979,7 +4174,10 @@ export interface operations {
   provisionClient: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of the client for this one request, sent again with each retry of it */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3989,7 +4187,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The new sub-client (CreateExternalClientDTO answered) */
+      /** @description The new sub-client (CreateExternalClientDTO answered); for a replayed key, that client with `apiKey` null */
       200: {
         headers: {
           [name: string]: unknown;
@@ -4009,7 +4207,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The login is taken */
+      /** @description The login is taken, or the `Idempotency-Key` was used for another client (`details` name what differs) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4405,7 +4603,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      503: components['responses']['ServiceUnavailable'];
+      /** @description The mail server could not take the e-mail now (`upstream_unavailable`; its record is `failed`), or the database was too busy to take the request: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   storePhoneDataBulk: {

@@ -18,7 +18,9 @@ export type SpillwayErrorCode =
   | 'rate_limited'
   | 'internal'
   /** A feature this server was not set up for (its setting names it): not the client's fault, nor a fault. */
-  | 'not_configured';
+  | 'not_configured'
+  /** A server this one depends on (the SMTP server) could not take the request now: retry later. */
+  | 'upstream_unavailable';
 
 const STATUS: Record<SpillwayErrorCode, number> = {
   bad_request: 400,
@@ -33,6 +35,7 @@ const STATUS: Record<SpillwayErrorCode, number> = {
   rate_limited: 429,
   internal: 500,
   not_configured: 501,
+  upstream_unavailable: 503,
 };
 
 /**
@@ -44,8 +47,14 @@ export class SpillwayError extends Error {
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
 
-  constructor(code: SpillwayErrorCode, message: string, details?: ErrorDetail[]) {
-    super(message);
+  constructor(
+    code: SpillwayErrorCode,
+    message: string,
+    details?: ErrorDetail[],
+    /** `cause`: the error behind it, for the operator's log; never part of the answer. */
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
     this.name = 'SpillwayError';
     this.code = code;
     this.status = STATUS[code];

@@ -147,6 +147,7 @@ export type {
   SenderApplication,
   ClientLinkKind,
   ClientLink,
+  ClientProvisionRecord,
   ClientTransferDirection,
   ClientTransferRecord,
   Organization,

@@ -26,6 +26,7 @@ import type {
 } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
+import { createClientProvisionStore } from './client-provision-store.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
 import { conflictOnUnique, row, rows, run, transaction } from './pg-util.ts';
@@ -172,6 +173,7 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
     revokeAlphaNames: createAlphaNameRevocation(pool, x),
 
     createLinkedClient: createLinkedClientCreation(pool, x),
+    ...createClientProvisionStore(pool, x),
     async linkClient(link) {
       return insert.link(link);
     },

@@ -3,6 +3,7 @@ import type { ClientStorage, WalletTransaction } from '@spillway/core';
 import type { LinkedClientRecord } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
 import { alphaNameList } from './alpha-name-list.ts';
+import { clientProvisionInsert } from './client-provision-store.ts';
 import { transaction } from './pg-util.ts';
 import { walletMove } from './wallet-move.ts';
 
@@ -14,6 +15,7 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
   const insert = accountInserts(pool, x);
   const move = walletMove(pool, x);
   const list = alphaNameList(pool, x);
+  const record = clientProvisionInsert(x);
 
   return async (c, at) => {
     try {
@@ -31,6 +33,24 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
           const taken = await move(c.opening.debit, at, true, client);
           if (!taken) throw NOT_COVERED;
           opening = [taken, (await move({ ...c.opening.credit, accountId: account.id }, at, false, client))!];
+        }
+        // The parent's key last, with what was written: a key another transaction recorded rolls
+        // all of it back, and one it is recording makes this insert wait for its end.
+        if (c.idempotencyKey) {
+          await record(
+            {
+              accountId: c.link.parentId,
+              idempotencyKey: c.idempotencyKey,
+              clientId: account.id,
+              login: account.login,
+              name: account.name,
+              balance: c.opening?.credit.amount ?? 0,
+              alphaNames: c.alphaNames.map((a) => ({ name: a.name, channels: [...a.channels] })),
+              keyId: apiKey?.id ?? null,
+              createdAt: at,
+            },
+            client,
+          );
         }
         return { account, link, alphaNames, apiKey, opening };
       });

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
+import { CLIENT_PROVISIONS_MIGRATION } from './client-provision-store.ts';
 import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
@@ -325,6 +326,8 @@ const MIGRATIONS: readonly string[] = [
   CLIENT_TRANSFERS_MIGRATION,
   // Their keys are pruned by age (`pruneClientTransfers`).
   CLIENT_TRANSFERS_CREATED_MIGRATION,
+  // Sub-clients created under an idempotency key of their parent, pruned by age (`pruneClientProvisions`).
+  CLIENT_PROVISIONS_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */

@@ -23,6 +23,7 @@ import type {
 } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
 import { createAlphaNameRevocation } from './alpha-name-revocation.ts';
+import { createClientProvisionStore } from './client-provision-store.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
 import { toSenderApplication } from './rows.ts';
@@ -128,6 +129,36 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   );
   `,
 ];
+
+/**
+ * Organization ids are never reused (appended to the storage's migrations): an `INTEGER PRIMARY KEY`
+ * without AUTOINCREMENT gives a new row the highest deleted id, so a client still holding the id of
+ * an organization it deleted could delete the next one (PostgreSQL's BIGSERIAL never reuses).
+ * SQLite cannot add AUTOINCREMENT to a table: it is rebuilt with the same columns, rows, ids,
+ * unique tax id and foreign key. Copying the rows sets its counter to the highest id kept; an id
+ * deleted from the top before this migration ran is not known, and may be given once more.
+ * The other tables whose rows are deleted either have no integer id the API shows (bot receivers,
+ * social connections, OAuth states, client transfers: natural keys) or never had this problem
+ * (chat hub operators were created with AUTOINCREMENT); api keys, sender applications, e-mails,
+ * accounts and messages are never deleted.
+ */
+export const ORGANIZATION_IDS_MIGRATION = `
+  CREATE TABLE organizations_rebuilt (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    name       TEXT NOT NULL,
+    tax_id     TEXT NOT NULL,
+    address    TEXT,
+    email      TEXT,
+    phone      TEXT,
+    created_at INTEGER NOT NULL,
+    UNIQUE (account_id, tax_id)
+  );
+  INSERT INTO organizations_rebuilt (id, account_id, name, tax_id, address, email, phone, created_at)
+    SELECT id, account_id, name, tax_id, address, email, phone, created_at FROM organizations;
+  DROP TABLE organizations;
+  ALTER TABLE organizations_rebuilt RENAME TO organizations;
+`;
 
 /** The client-management part of the SQLite storage, over the storage's database handle. */
 export function createClientStore(db: Database.Database): ClientStorage {
@@ -263,6 +294,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
     revokeAlphaNames: createAlphaNameRevocation(db),
 
     createLinkedClient: createLinkedClientCreation(db),
+    ...createClientProvisionStore(db),
     async linkClient(link) {
       return insert.link(link);
     },

@@ -3,6 +3,7 @@ import type { ClientStorage, WalletTransaction } from '@spillway/core';
 import type { LinkedClientRecord, NewLinkedClient } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
 import { alphaNameList } from './alpha-name-list.ts';
+import { clientProvisionInsert } from './client-provision-store.ts';
 import { walletMove } from './wallet-move.ts';
 
 /** Thrown inside the transaction to roll the client back when the opening balance is not covered. */
@@ -13,6 +14,7 @@ export function createLinkedClientCreation(db: Database.Database): ClientStorage
   const insert = accountInserts(db);
   const move = walletMove(db);
   const list = alphaNameList(db);
+  const record = clientProvisionInsert(db);
 
   // IMMEDIATE: the write lock is held from the login's insert to the debit of the opening balance.
   const createTx = db.transaction((c: NewLinkedClient, at: number): LinkedClientRecord => {
@@ -25,6 +27,20 @@ export function createLinkedClientCreation(db: Database.Database): ClientStorage
       const taken = move(c.opening.debit, at, true);
       if (!taken) throw NOT_COVERED;
       opening = [taken, move({ ...c.opening.credit, accountId: account.id }, at, false)!];
+    }
+    // The parent's key last, with what was written: a key recorded already rolls all of it back.
+    if (c.idempotencyKey) {
+      record({
+        accountId: c.link.parentId,
+        idempotencyKey: c.idempotencyKey,
+        clientId: account.id,
+        login: account.login,
+        name: account.name,
+        balance: c.opening?.credit.amount ?? 0,
+        alphaNames: c.alphaNames.map((a) => ({ name: a.name, channels: [...a.channels] })),
+        keyId: apiKey?.id ?? null,
+        createdAt: at,
+      });
     }
     return { account, link, alphaNames, apiKey, opening };
   });

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_FOREIGN_KEYS_DROPPED, SCHEMA_VERSION, migrate } from './schema.ts';
+import { MESSAGE_FOREIGN_KEYS_DROPPED, ORGANIZATION_IDS_KEPT, SCHEMA_VERSION, migrate } from './schema.ts';
 
 const REBUILT = ['messages', 'wallet_transactions', 'history'] as const;
 
@@ -74,5 +74,56 @@ describe('migration: per-message rows without foreign keys', () => {
     migrate(db);
     migrate(db);
     expect(db.prepare('SELECT COUNT(*) AS n FROM messages').get()).toEqual({ n: 1 });
+  });
+});
+
+describe('migration: organization ids are never reused', () => {
+  const autoincrement = (db: Database.Database) =>
+    /AUTOINCREMENT/i.test(
+      db.prepare<[], { sql: string }>(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'organizations'`).get()!.sql,
+    );
+  const seedOrganizations = (db: Database.Database) =>
+    db.exec(`
+      INSERT INTO accounts (id, login, name, password_hash, currency, created_at) VALUES (1, 'a', 'A', 'x', 'EUR', 1), (2, 'b', 'B', 'x', 'EUR', 1);
+      INSERT INTO organizations (id, account_id, name, tax_id, address, email, phone, created_at)
+        VALUES (3, 1, 'Org 3', '7700000003', 'Main st 1', 'a@example.com', '79990000001', 10),
+               (6, 2, 'Org 6', '7700000006', NULL, NULL, NULL, 11);
+    `);
+
+  it('rebuilds organizations with AUTOINCREMENT, keeping rows, ids, columns, the unique tax id and the account foreign key', () => {
+    const db = open();
+    migrate(db, ORGANIZATION_IDS_KEPT - 1);
+    seedOrganizations(db);
+    expect(autoincrement(db)).toBe(false);
+    const before = { shape: shapeOf(db, 'organizations'), rows: db.prepare('SELECT * FROM organizations ORDER BY id').all() };
+    const foreignKeys = db.pragma('foreign_key_list(organizations)');
+    const uniques = db.pragma('index_list(organizations)');
+
+    migrate(db);
+    expect(autoincrement(db)).toBe(true);
+    expect(db.prepare('SELECT * FROM organizations ORDER BY id').all()).toEqual(before.rows);
+    expect(shapeOf(db, 'organizations')).toEqual(before.shape);
+    expect(db.pragma('foreign_key_list(organizations)')).toEqual(foreignKeys);
+    expect(db.pragma('index_list(organizations)')).toEqual(uniques);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    // The tax id stays unique per account.
+    expect(() => db.exec(`INSERT INTO organizations (account_id, name, tax_id, created_at) VALUES (1, 'Dup', '7700000003', 12)`)).toThrow(
+      /UNIQUE/,
+    );
+
+    // The newest is deleted: the next one does not take its id.
+    db.exec('DELETE FROM organizations WHERE id = 6');
+    const insert = db.prepare(`INSERT INTO organizations (account_id, name, tax_id, created_at) VALUES (1, 'New', ?, 13)`);
+    expect(insert.run('7700000007').lastInsertRowid).toBe(7);
+  });
+
+  it('is applied once: migrating again changes nothing', () => {
+    const db = open();
+    migrate(db, ORGANIZATION_IDS_KEPT - 1);
+    seedOrganizations(db);
+    migrate(db);
+    migrate(db);
+    expect(db.prepare('SELECT id FROM organizations ORDER BY id').all()).toEqual([{ id: 3 }, { id: 6 }]);
   });
 });

@@ -2,7 +2,8 @@ import { INBOUND_SCHEMA } from './inbound-store.ts';
 import type Database from 'better-sqlite3';
 import { CASCADE_SCHEMA } from './cascade-store.ts';
 import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
-import { CLIENT_MIGRATIONS } from './client-store.ts';
+import { CLIENT_MIGRATIONS, ORGANIZATION_IDS_MIGRATION } from './client-store.ts';
+import { CLIENT_PROVISIONS_MIGRATION } from './client-provision-store.ts';
 import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 
@@ -291,12 +292,18 @@ const MIGRATIONS: readonly string[] = [
   CLIENT_TRANSFERS_MIGRATION,
   // Their keys are pruned by age (`pruneClientTransfers`).
   CLIENT_TRANSFERS_CREATED_MIGRATION,
+  // Sub-clients created under an idempotency key of their parent, pruned by age (`pruneClientProvisions`).
+  CLIENT_PROVISIONS_MIGRATION,
+  // A deleted organization's id is never given to a new one (AUTOINCREMENT; the table is rebuilt).
+  ORGANIZATION_IDS_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The version that rebuilt the per-message tables without their foreign keys (its tests migrate to the one before). */
 export const MESSAGE_FOREIGN_KEYS_DROPPED = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE messages_rebuilt')) + 1;
+/** The version that rebuilt `organizations` with AUTOINCREMENT (its tests migrate to the one before). */
+export const ORGANIZATION_IDS_KEPT = MIGRATIONS.indexOf(ORGANIZATION_IDS_MIGRATION) + 1;
 
 /**
  * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas

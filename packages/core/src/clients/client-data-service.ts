@@ -22,7 +22,7 @@ import { refusingUnstorable } from '../validation/nul.ts';
 export interface ClientDataServiceDeps {
   storage: Storage & ClientStorage;
   clock: Clock;
-  /** Without it `sendEmail` answers 503-like `internal` errors: e-mail is not configured. */
+  /** Without it `sendEmail` answers `not_configured` (501): e-mail is not configured. */
   email?: EmailTransport | undefined;
 }
 
@@ -41,12 +41,24 @@ export interface ClientDataService {
   putPhoneDataBulk(accountId: number, body: unknown): Promise<number>;
   putPhoneData(accountId: number, phoneNumber: string, body: unknown): Promise<PhoneData>;
   getPhoneData(accountId: number, phoneNumber: string): Promise<PhoneData>;
-  /** Records the e-mail, hands it to SMTP and records the outcome; a refusal is a `failed` record, not a throw. */
+  /**
+   * Records the e-mail, hands it to SMTP and records the outcome. A refusal for good is a `failed`
+   * record, not a throw; a server that could not take it now leaves the record `failed` and throws
+   * `upstream_unavailable` (503), its error as the `cause` (for the log, never for the caller).
+   */
   sendEmail(accountId: number, body: unknown): Promise<EmailRecord>;
   getEmail(accountId: number, id: number): Promise<EmailRecord>;
 }
 
 const MAX_COST_DAYS = 366;
+
+/** The record's error when the mail server could not take an e-mail now (the detail is the operator's). */
+const UNAVAILABLE = 'the mail server is unavailable (unreachable, not answering or refusing for now)';
+
+/** A transport's refusal of the e-mail for good, its message fit for the caller (`EmailTransport`). */
+function isRefusal(error: unknown): error is Error & { refused: true } {
+  return error instanceof Error && (error as { refused?: unknown }).refused === true;
+}
 const DAY = 86_400_000;
 
 function phoneOf(raw: string): string {
@@ -132,15 +144,27 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
       const transport = deps.email;
       if (!transport) throw new SpillwayError('not_configured', 'e-mail is not configured on this server (SPILLWAY_SMTP_URL)');
       const record = await storage.createEmail({ accountId, from: transport.from, to: req.to, subject: req.subject }, clock.now());
+      let accepted: Awaited<ReturnType<EmailTransport['send']>>;
       try {
-        const { messageId, rejected } = await transport.send({ from: transport.from, ...req });
-        // Sent to the others; the ones the server refused are named, not hidden behind `sent`.
-        const error = rejected?.length ? `the SMTP server refused ${rejected.join(', ')}`.slice(0, 1000) : null;
-        return await storage.completeEmail(record.id, { status: 'sent', messageId, error }, clock.now());
+        accepted = await transport.send({ from: transport.from, ...req });
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        return storage.completeEmail(record.id, { status: 'failed', messageId: null, error: message.slice(0, 1000) }, clock.now());
+        if (isRefusal(error)) {
+          return storage.completeEmail(record.id, { status: 'failed', messageId: null, error: error.message.slice(0, 1000) }, clock.now());
+        }
+        // Nothing of the error reaches the caller: it names the mail server's host and port.
+        const reason = `${UNAVAILABLE}; the e-mail was not sent`;
+        await storage.completeEmail(record.id, { status: 'failed', messageId: null, error: reason }, clock.now());
+        throw new SpillwayError(
+          'upstream_unavailable',
+          `e-mail ${record.id} was not sent: ${UNAVAILABLE}; retry later (GET /api/email/${record.id} shows it failed)`,
+          undefined,
+          { cause: error },
+        );
       }
+      // Sent to the others; the ones the server refused are named, not hidden behind `sent`.
+      const { messageId, rejected } = accepted;
+      const error = rejected?.length ? `the SMTP server refused ${rejected.join(', ')}`.slice(0, 1000) : null;
+      return storage.completeEmail(record.id, { status: 'sent', messageId, error }, clock.now());
     },
     async getEmail(accountId, id) {
       const found = await storage.getEmail(accountId, id);

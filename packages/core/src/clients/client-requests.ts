@@ -92,16 +92,27 @@ export const clientTransferSchema = z.strictObject({
 });
 
 /**
- * The `Idempotency-Key` of a transfer: 1 to 255 visible ASCII characters (a UUID, say), chosen by
- * the client for one transfer and sent again with each retry of it.
+ * The `Idempotency-Key` of a transfer or a provisioning: 1 to 255 visible ASCII characters (a
+ * UUID, say), chosen by the client for one request and sent again with each retry of it.
  */
 export const idempotencyKeySchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, '1 to 255 visible ASCII characters (letters, digits, punctuation; no spaces)')
   .meta({
-    description: 'A key of the client for this one transfer, sent again with each retry of it',
+    description: 'A key of the client for this one request, sent again with each retry of it',
     examples: ['7f9c2e1a-5b1d-4c55-9a41-0d2f6f0b8e3a'],
   });
+
+/** Body of `POST /api/client/clients/{clientId}/keys`: a new API key of a sub-client. */
+export const clientKeyRequestSchema = z.strictObject({
+  label: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'A name to recognise the key by in listings', default: 'default', examples: ['pos-terminal-3'] }),
+});
 
 /** Body of the operator's revocation of an alpha-name. */
 export const alphaNameRevocationSchema = z.strictObject({
@@ -151,6 +162,8 @@ export type BotApplicationRequest = z.infer<typeof botApplicationSchema>;
 export type ApplicationDecision = z.infer<typeof applicationDecisionSchema>;
 /** A validated sub-client to create (see {@link provisionClientSchema}). */
 export type ProvisionClientRequest = z.infer<typeof provisionClientSchema>;
+/** A validated new API key of a sub-client (see {@link clientKeyRequestSchema}). */
+export type ClientKeyRequest = z.infer<typeof clientKeyRequestSchema>;
 /** A validated transfer between a parent and its sub-client (see {@link clientTransferSchema}). */
 export type ClientTransferRequest = z.infer<typeof clientTransferSchema>;
 /** A validated revocation of an alpha-name (see {@link alphaNameRevocationSchema}). */

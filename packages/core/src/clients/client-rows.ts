@@ -10,6 +10,7 @@ import type {
   SocialConnection,
   ClientLink,
   ClientLinkKind,
+  ClientProvisionRecord,
   ClientTransferDirection,
   ClientTransferRecord,
   Organization,
@@ -92,6 +93,34 @@ export function clientTransferFromRow(row: ClientTransferRow): ClientTransferRec
     amount: row.amount,
     balance: row.balance,
     clientBalance: row.client_balance,
+    createdAt: row.created_at,
+  };
+}
+
+/** A `client_provisions` row with `alpha_names` parsed. */
+export interface ClientProvisionRow {
+  account_id: number;
+  idempotency_key: string;
+  client_id: number;
+  login: string;
+  name: string;
+  balance: number;
+  alpha_names: Array<{ name: string; channels: ChannelId[] }>;
+  key_id: number | null;
+  created_at: number;
+}
+
+/** A sub-client created under its parent's idempotency key, from its storage row. */
+export function clientProvisionFromRow(row: ClientProvisionRow): ClientProvisionRecord {
+  return {
+    accountId: row.account_id,
+    idempotencyKey: row.idempotency_key,
+    clientId: row.client_id,
+    login: row.login,
+    name: row.name,
+    balance: row.balance,
+    alphaNames: row.alpha_names,
+    keyId: row.key_id,
     createdAt: row.created_at,
   };
 }

@@ -1,25 +1,21 @@
 import type { Clock } from '../clock.ts';
 import type { AccountService } from '../engine/engine-types.ts';
-import { fromMicros, toMicros } from '../engine/money.ts';
+import { fromMicros } from '../engine/money.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ClientStorage, LinkedClientRecord, NewLinkedClient, PageQuery } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
-import type { Account, AlphaName } from '../types/account.ts';
+import type { Account, ApiKey } from '../types/account.ts';
 import type { ClientLink, Organization } from '../types/client.ts';
-import { organizationRequestSchema, parseRequest, provisionClientSchema, referralClientSchema } from './client-requests.ts';
+import { organizationRequestSchema, parseRequest, referralClientSchema } from './client-requests.ts';
+import { createClientKeys } from './client-keys.ts';
+import type { IssuedClientKey } from './client-keys.ts';
+import { createClientProvisioning } from './client-provision.ts';
+import type { ClientProvisionOptions, ProvisionedClient } from './client-provision.ts';
 import { createClientTransfers } from './client-transfer.ts';
 import type { ClientTransfer, ClientTransferOptions } from './client-transfer.ts';
 import { refusingUnstorable } from '../validation/nul.ts';
 
-/** A sub-client created by `POST /api/client/provision`; the API key is shown once. */
-export interface ProvisionedClient {
-  account: Account;
-  apiKey: string;
-  /** Opening balance, currency units. */
-  balance: number;
-  alphaNames: AlphaName[];
-  link: ClientLink;
-}
+export type { ProvisionedClient } from './client-provision.ts';
 
 /** A client linked to an account, with its balance (`GET /api/client/clients`). */
 export interface LinkedClient {
@@ -37,7 +33,13 @@ export interface ClientServiceDeps {
 
 /** Sub-clients, referred clients and organizations of an account. */
 export interface ClientService {
-  provision(parentId: number, body: unknown): Promise<ProvisionedClient>;
+  /**
+   * Creates a sub-client of `parentId` whole (account, link, shared alpha-names, API key, opening
+   * balance from the parent's wallet) in one transaction. With `idempotencyKey`, the key is
+   * recorded in that transaction: the same key again answers the same client (`replayed`, its API
+   * key null: shown once, never kept) and creates nothing, and a `conflict` for another request.
+   */
+  provision(parentId: number, body: unknown, options?: ClientProvisionOptions): Promise<ProvisionedClient>;
   /** Registers a client referred by `referrerId` under `referralId`; a replay of the same login answers the same client. */
   registerReferral(referrerId: number, referralId: string, body: unknown): Promise<{ account: Account; created: boolean }>;
   listClients(parentId: number, kind?: ClientLink['kind']): Promise<LinkedClient[]>;
@@ -49,6 +51,15 @@ export interface ClientService {
    * same transfer (`replayed`) without moving money, and a `conflict` for another transfer.
    */
   transfer(parentId: number, clientId: number, body: unknown, options?: ClientTransferOptions): Promise<ClientTransfer>;
+  /** Issues a new API key of the parent's own sub-client (its clear key answered once); 404 for another account. */
+  issueClientKey(parentId: number, clientId: number, body: unknown): Promise<IssuedClientKey>;
+  /** The working API keys of the parent's own sub-client, oldest first; 404 for another account. */
+  listClientKeys(parentId: number, clientId: number): Promise<ApiKey[]>;
+  /**
+   * Revokes an API key of the parent's own sub-client, refused at once in every process; 404 for
+   * another account, or a key that is not one of the sub-client's working keys.
+   */
+  revokeClientKey(parentId: number, clientId: number, keyId: number): Promise<void>;
   addOrganization(accountId: number, body: unknown): Promise<Organization>;
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
   /** Deletes an organization of the account; 404 for another account's or an unknown one. */
@@ -67,60 +78,15 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
 
   const { unassignedRows, transfer } = createClientTransfers({ storage, accounts, clock });
 
+  const provision = createClientProvisioning({ storage, accounts, clock, unassignedRows, loginFree });
+  const keys = createClientKeys({ storage, accounts });
+
   /** A conflict of the storage: a login or a referral id taken by a request that passed the same checks at the same time. */
   const isConflict = (error: unknown) => error instanceof SpillwayError && error.code === 'conflict';
 
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
   return refusingUnstorable({
-    async provision(parentId, body) {
-      const req = parseRequest(provisionClientSchema, body, 'client');
-      const parent = await accounts.get(parentId);
-      if (!parent) throw new SpillwayError('not_found', `account ${parentId} does not exist`);
-      // Only names the parent may send from can be shared, on the parent's channels.
-      const shared: AlphaName[] = [];
-      const missing: string[] = [];
-      for (const name of new Set(req.alphaNames ?? [])) {
-        const own = await storage.getAlphaName(parentId, name);
-        if (own) shared.push(own);
-        else missing.push(name);
-      }
-      if (missing.length) {
-        throw new SpillwayError(
-          'validation_failed',
-          'alphaNames must be approved alpha-names of the account',
-          missing.map((name) => ({ path: `alphaNames[${(req.alphaNames ?? []).indexOf(name)}]`, message: `'${name}' is not approved` })),
-        );
-      }
-      await loginFree(req.login);
-      const micros = toMicros(req.balance ?? 0);
-      const uncovered = () => new SpillwayError('payment_required', 'the balance does not cover the opening balance of the client');
-      if (micros > 0 && (await storage.getBalance(parentId)) < micros) throw uncovered();
-      // The slow part (the password's hash) and the key first; then the client whole in one
-      // transaction: the account, its link, its names, its key and its opening balance with the
-      // parent's debit. However the process stops, the parent finds the client whole, or nothing of
-      // it and the money still its own (the login free for the retry).
-      const prepared = await accounts.prepare(
-        { login: req.login, password: req.password, name: req.name ?? req.login, currency: parent.currency },
-        'provisioned',
-      );
-      const { key, ...apiKey } = prepared.key!;
-      const [debit, credit] = unassignedRows(parent.login, req.login, micros, 'to_client');
-      const client: NewLinkedClient = {
-        account: prepared.account,
-        link: { parentId, kind: 'sub', referralId: null, createdAt: clock.now() },
-        alphaNames: shared.map((a) => ({ name: a.name, channels: a.channels })),
-        apiKey,
-        opening: micros > 0 ? { debit: { accountId: parentId, ...debit }, credit } : null,
-      };
-      const made = await storage.createLinkedClient(client, clock.now()).catch(async (error: unknown) => {
-        // Taken meanwhile: answered as the check above answers.
-        if (isConflict(error)) await loginFree(req.login);
-        throw error;
-      });
-      // Spent meanwhile by the parent's other requests: nothing was created.
-      if (!made) throw uncovered();
-      return { account: made.account, apiKey: key, balance: fromMicros(micros), alphaNames: made.alphaNames, link: made.link };
-    },
+    provision,
 
     async registerReferral(referrerId, referralId, body) {
       const req = parseRequest(referralClientSchema, body, 'referred client');
@@ -180,6 +146,7 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     },
 
     transfer,
+    ...keys,
 
     async addOrganization(accountId, body) {
       const req = parseRequest(organizationRequestSchema, body, 'organization');

@@ -10,6 +10,7 @@ import type {
   SocialConnection,
   ClientLink,
   ClientLinkKind,
+  ClientProvisionRecord,
   ClientTransferDirection,
   ClientTransferRecord,
   Organization,
@@ -75,6 +76,11 @@ export interface NewLinkedClient {
    * that wallet covers it, and `credit`, the positive one, on the new account. Null for none.
    */
   opening: { debit: NewWalletTransaction; credit: Omit<NewWalletTransaction, 'accountId'> } | null;
+  /**
+   * The parent's idempotency key (`link.parentId`'s) for this creation: recorded with it, in its
+   * transaction, as a {@link ClientProvisionRecord} of what was written. Null or absent for none.
+   */
+  idempotencyKey?: string | null;
 }
 
 /** What {@link ClientStorage.createLinkedClient} wrote. */
@@ -146,8 +152,20 @@ export interface ClientStorage {
    * when the link's referral id is taken, as `linkClient` does, or when the key is registered, as
    * `createApiKey` does; a login another transaction is creating waits for it. Null, writing
    * nothing, when the wallet of `opening.debit` does not cover it. A memo of alpha-names is forgotten.
+   *
+   * With `idempotencyKey`, the creation is recorded under the parent's key in the same transaction
+   * (read back by {@link ClientStorage.getClientProvision}); when the parent's key is recorded
+   * already it fails with a `conflict`, writing nothing (a key another transaction is recording
+   * waits for it). A creation that writes nothing records nothing: its key stays free.
    */
   createLinkedClient(client: NewLinkedClient, at: number): Promise<LinkedClientRecord | null>;
+  /** The creation recorded under the parent's key (compared exactly), or null. */
+  getClientProvision(accountId: number, idempotencyKey: string): Promise<ClientProvisionRecord | null>;
+  /**
+   * Forgets the keys of the creations recorded before `before` (ms), of every parent (the clients
+   * stay): such a key then creates a client as a new one. Answers how many were forgotten.
+   */
+  pruneClientProvisions(before: number): Promise<number>;
   /** Links `childId` to `parentId`. Fails with `conflict` when the child is linked already or the referral id is taken. */
   linkClient(link: ClientLink): Promise<ClientLink>;
   getClientLink(childId: number): Promise<ClientLink | null>;

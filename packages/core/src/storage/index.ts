@@ -99,6 +99,7 @@ export type { RouteRow, ShortLinkRow, RouteBindingRow } from './cascade-rows.ts'
 export {
   senderApplicationFromRow,
   clientLinkFromRow,
+  clientProvisionFromRow,
   clientTransferFromRow,
   organizationFromRow,
   stepActivitiesOf,
@@ -111,6 +112,7 @@ export {
 export type {
   SenderApplicationRow,
   ClientLinkRow,
+  ClientProvisionRow,
   ClientTransferRow,
   OrganizationRow,
   BotReceiverRow,

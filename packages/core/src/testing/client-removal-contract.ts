@@ -37,6 +37,23 @@ export function describeClientRemovals(
     );
 
     it(
+      'never reuses the id of a deleted organization, not even the newest one',
+      withStore(async (s) => {
+        // SQLite's INTEGER PRIMARY KEY without AUTOINCREMENT gave the next row the highest deleted
+        // id: a client holding the stale id then deleted the new organization.
+        const [a] = await accounts(s, 1);
+        const org = { accountId: a!, name: 'Org', address: null, email: null, phone: null };
+        await s.createOrganization({ ...org, taxId: '7700000001' }, T0);
+        const newest = await s.createOrganization({ ...org, taxId: '7700000002' }, T0);
+        expect(await s.deleteOrganization(a!, newest.id)).toBe(true);
+        const next = await s.createOrganization({ ...org, taxId: '7700000003' }, T0);
+        expect(next.id).toBeGreaterThan(newest.id);
+        expect(await s.deleteOrganization(a!, newest.id)).toBe(false);
+        expect((await s.listOrganizations(a!, { page: 1, pageSize: 10 })).total).toBe(2);
+      }),
+    );
+
+    it(
       'unbinds the chat of one bot and number, and with a chat id only while bound to that chat',
       withStore(async (s) => {
         const [a, b] = await accounts(s, 2);

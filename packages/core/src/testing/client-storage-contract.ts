@@ -4,6 +4,7 @@ import type { ClientStorage } from '../ports/client-storage.ts';
 import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec } from '../types/message.ts';
+import { describeClientProvisions } from './client-provision-contract.ts';
 import { describeClientRemovals } from './client-removal-contract.ts';
 import { describeClientTransfers } from './client-transfer-contract.ts';
 import { describeLinkedClients } from './linked-client-contract.ts';
@@ -56,7 +57,7 @@ const message = (steps: StepSpec[], history: NewMessage['history'], charge = 0):
 
 /**
  * The conformance suite of the client-management part of the storage port (sender applications,
- * client links, clients created whole, organizations, keyed transfers, statistics reads); every
+ * client links, clients created whole (under a key too), organizations, keyed transfers, statistics reads); every
  * adapter's test file calls it.
  * @example runClientStorageContract({ create: async () => { const s = createSqliteStorage(); await s.migrate(); return s; } })
  */
@@ -343,5 +344,6 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
     describeClientRemovals(withStore, accounts);
     describeClientTransfers(withStore, accounts, options.share);
     describeLinkedClients(withStore, accounts, options.share);
+    describeClientProvisions(withStore, accounts, options.share);
   });
 }

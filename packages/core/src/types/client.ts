@@ -71,6 +71,28 @@ export interface ClientTransferRecord {
   createdAt: number;
 }
 
+/**
+ * A sub-client created under its parent's idempotency key (`POST /api/client/provision` with
+ * `Idempotency-Key`), as recorded in the transaction that created it: a retry with the same key
+ * answers this client instead of creating another. Its clear API key is never recorded.
+ */
+export interface ClientProvisionRecord {
+  /** The parent: the account that asked, whose key it is. */
+  accountId: number;
+  idempotencyKey: string;
+  /** The sub-client. */
+  clientId: number;
+  login: string;
+  name: string;
+  /** Opening balance moved from the parent, micro-units (0 for none). */
+  balance: number;
+  /** The alpha-names shared with it, on their channels then. */
+  alphaNames: Array<{ name: string; channels: ChannelId[] }>;
+  /** The id of the API key made with it (its clear key was answered once); null without one. */
+  keyId: number | null;
+  createdAt: number;
+}
+
 /** An organization (legal entity) of an account. */
 export interface Organization {
   id: number;

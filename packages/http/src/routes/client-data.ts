@@ -1,3 +1,4 @@
+import { isSpillwayError } from '@spillway/core';
 import { createClientDataService, phoneDataObjectSchema, sendEmailSchema, userBonusBulkSchema } from '@spillway/core/adapter';
 import type { EmailRecord, Engine } from '@spillway/core';
 import type { ClientDataService, EmailTransport } from '@spillway/core/adapter';
@@ -29,6 +30,16 @@ export function dataServiceOf(engine: Engine, options: ClientDataRouteOptions): 
       (service = createClientDataService({ storage: clientStorageOf(engine), clock: engine.clock, email: options.email })),
     );
   return service;
+}
+
+/** Seconds a caller waits before sending again an e-mail the mail server could not take. */
+const EMAIL_RETRY_AFTER_SECONDS = 30;
+
+/** What the operator's log says of an error of the mail server (the caller is told none of it). */
+function smtpErrorFields(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const { code, command, responseCode, response } = error as Error & Record<string, unknown>;
+  return { error: { name: error.name, message: error.message, code, command, responseCode, response } };
 }
 
 const phoneDataSchema = z.object({
@@ -131,7 +142,10 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
       summary: 'Send an e-mail through the configured SMTP server (SendEmailRequest)',
       description:
         'Records the e-mail, hands it to SMTP (`SPILLWAY_SMTP_URL`, sender `SPILLWAY_SMTP_FROM`) and answers its record: `sent` with ' +
-        'the server’s Message-ID, or `failed` with the server’s answer. Read it again at `GET /api/email/{id}`.',
+        'the server’s Message-ID, or `failed` with the server’s answer when it refused the e-mail for good (a 5xx answer to its ' +
+        'sender, recipients or content). When the mail server cannot take it now (unreachable, not answering, a 4xx answer), ' +
+        'the answer is 503 `upstream_unavailable` with `Retry-After`, naming the record, which is `failed`; nothing of the ' +
+        'server’s address is told, the operator’s log has the detail. Read a record again at `GET /api/email/{id}`.',
       tags: ['client'],
       auth: 'basic-or-key',
       rateLimit: 'messaging',
@@ -139,9 +153,30 @@ export function registerClientDataRoutes(app: Hono<Env>, options: ClientDataRout
       responses: {
         200: { description: 'The e-mail record', schema: emailSchema },
         501: { description: 'E-mail is not configured on this server (`not_configured`)' },
+        503: {
+          description:
+            'The mail server could not take the e-mail now (`upstream_unavailable`; its record is `failed`), or the database was too ' +
+            'busy to take the request: retry after `Retry-After` seconds',
+        },
       },
     },
-    async (c) => c.json(emailView(await dataServiceOf(c.var.engine, options).sendEmail(c.var.account.id, await readJson(c)))),
+    async (c) => {
+      const body = await readJson(c);
+      try {
+        return c.json(emailView(await dataServiceOf(c.var.engine, options).sendEmail(c.var.account.id, body)));
+      } catch (error) {
+        if (isSpillwayError(error) && error.code === 'upstream_unavailable') {
+          // The answer's message names the record: the operator finds the caller's e-mail by it.
+          c.var.logger.warn('e-mail not sent: the mail server could not take it', {
+            accountId: c.var.account.id,
+            answer: error.message,
+            ...smtpErrorFields(error.cause),
+          });
+          c.header('Retry-After', String(EMAIL_RETRY_AFTER_SECONDS));
+        }
+        throw error;
+      }
+    },
   );
 
   defineRoute(

@@ -72,10 +72,40 @@ export const provisionedClientSchema = z.object({
   login: z.string(),
   name: z.string(),
   currency: z.string(),
-  apiKey: z.string().meta({ description: 'The sub-client’s API key, shown once' }),
+  apiKey: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'The sub-client’s API key, shown once: null in a replayed answer (same `Idempotency-Key`), for it is never kept. ' +
+        'Issue a new one with `POST /api/client/clients/{clientId}/keys`',
+    }),
+  keyId: z
+    .int()
+    .nullable()
+    .meta({ description: 'The id of that key, to revoke it (`DELETE /api/client/clients/{clientId}/keys/{keyId}`)' }),
   balance: z.number().meta({ description: 'Opening balance moved from the parent, currency units' }),
   alphaNames: z.array(z.object({ alphaName: z.string(), channels })),
   parentId: z.int(),
+  message: z.string().optional().meta({ description: 'In a replayed answer only: why `apiKey` is null and how to get a new key' }),
+});
+
+/** An API key of a sub-client, without the key (`GET /api/client/clients/{clientId}/keys`). */
+export const clientKeySchema = z.object({
+  keyId: z.int(),
+  label: z.string(),
+  prefix: z.string().meta({ description: 'First characters of the key, to recognise it' }),
+  createdAt: z.iso.datetime(),
+});
+
+/** `POST /api/client/clients/{clientId}/keys`: the new key, shown once. */
+export const issuedClientKeySchema = z.object({
+  clientId: z.int(),
+  keyId: z.int(),
+  apiKey: z.string().meta({ description: 'The new API key, shown once: it is never kept in clear' }),
+  label: z.string(),
+  prefix: z.string(),
+  createdAt: z.iso.datetime(),
 });
 
 /** `POST /api/client/clients/{clientId}/transfer`. */

@@ -1,11 +1,12 @@
 import {
+  clientKeyRequestSchema,
   clientTransferSchema,
   idempotencyKeySchema,
   organizationRequestSchema,
   provisionClientSchema,
   referralClientSchema,
 } from '@spillway/core/adapter';
-import type { Account, ClientLink, Organization } from '@spillway/core';
+import type { Account, ApiKey, ClientLink, Organization } from '@spillway/core';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
@@ -13,25 +14,33 @@ import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import {
+  clientKeySchema,
   clientSchema,
   clientTransferResultSchema,
+  issuedClientKeySchema,
   organizationNameSchema,
   organizationSchema,
   provisionedClientSchema,
 } from './client-schemas.ts';
 import { clientServicesOf } from './client-services.ts';
 import { idParam } from './id-param.ts';
+import { pageParam, pageSizeParam, readListQuery } from './list-query.ts';
 
 const referralIdParam = z.uuid({ error: 'must be a UUID' });
 
-const pageQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).default(1).meta({ description: '1-based' }),
-  pageSize: z.coerce.number().int().min(1).max(1000).default(50),
-});
+const pageQuerySchema = z.object({ page: pageParam, pageSize: pageSizeParam });
 
 const clientsQuerySchema = z.object({ kind: z.enum(['sub', 'referral']).optional() });
 
-const transferHeadersSchema = z.object({ 'Idempotency-Key': idempotencyKeySchema.optional() });
+const idempotencyHeadersSchema = z.object({ 'Idempotency-Key': idempotencyKeySchema.optional() });
+
+/** The `Idempotency-Key` header of a request, or undefined; a 400 at the header for a bad one. */
+const idempotencyKeyOf = (header: string | undefined) =>
+  parseOrThrow(idempotencyHeadersSchema, { 'Idempotency-Key': header }, 'Idempotency-Key header')['Idempotency-Key'];
+
+function clientKeyView(k: ApiKey) {
+  return { keyId: k.id, label: k.label, prefix: k.prefix, createdAt: new Date(k.createdAt).toISOString() };
+}
 
 function organizationView(o: Organization) {
   return {
@@ -61,7 +70,8 @@ function clientView(account: Account, link: ClientLink, balance: number) {
 /**
  * Registers sub-clients (`POST /api/client/provision`), referred clients
  * (`POST /api/client/{referralId}`), the linked clients (`GET /api/client/clients`), money between
- * a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`) and organizations
+ * a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`), the sub-client's
+ * API keys (`/api/client/clients/{clientId}/keys`) and organizations
  * (`POST /api/client/organization`, `POST /organizations`, `GET /organizations`,
  * `DELETE /organizations/{id}`).
  */
@@ -76,27 +86,51 @@ export function registerClientRoutes(app: Hono<Env>): void {
       description:
         'Creates an account with its own login, password and API key (answered once), linked to the caller. `balance` moves ' +
         'from the caller’s wallet (402 when it does not cover it); `alphaNames` must be approved names of the caller and are ' +
-        'approved for the sub-client on the same channels. The sub-client authenticates as itself and sees only its own data.',
+        'approved for the sub-client on the same channels. The sub-client authenticates as itself and sees only its own data. ' +
+        'Send an `Idempotency-Key` to make the request safe to retry: the key is recorded with the client, in the transaction ' +
+        'that creates it, and a request with the same key (of the same caller) and the same body answers that client again, ' +
+        'with `Idempotent-Replayed: true`, creating nothing and moving no money; with another login, password, name, balance ' +
+        'or alpha-names it answers 409 naming what differs. The API key is shown once and never kept: a replayed answer has ' +
+        '`apiKey` null (and a `message` saying so); issue a new key with `POST /api/client/clients/{clientId}/keys` and ' +
+        'revoke the lost one (`keyId`). A key is kept for 7 days. A refused request (400, 402, 409) records nothing: its key ' +
+        'may be sent again.',
       tags: ['client'],
       auth: 'basic-or-key',
+      headers: idempotencyHeadersSchema,
       body: provisionClientSchema,
       responses: {
-        200: { description: 'The new sub-client (CreateExternalClientDTO answered)', schema: provisionedClientSchema },
+        200: {
+          description: 'The new sub-client (CreateExternalClientDTO answered); for a replayed key, that client with `apiKey` null',
+          schema: provisionedClientSchema,
+        },
         402: { description: 'The balance does not cover the opening balance' },
-        409: { description: 'The login is taken' },
+        409: { description: 'The login is taken, or the `Idempotency-Key` was used for another client (`details` name what differs)' },
       },
     },
     async (c) => {
-      const made = await clientServicesOf(c.var.engine).clients.provision(c.var.account.id, await readJson(c));
+      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
+      const made = await clientServicesOf(c.var.engine).clients.provision(c.var.account.id, await readJson(c), { idempotencyKey });
+      if (made.replayed) c.header('Idempotent-Replayed', 'true');
       return c.json({
         clientId: made.account.id,
         login: made.account.login,
         name: made.account.name,
         currency: made.account.currency,
         apiKey: made.apiKey,
+        keyId: made.keyId,
         balance: made.balance,
         alphaNames: made.alphaNames.map((a) => ({ alphaName: a.name, channels: a.channels })),
         parentId: made.link.parentId,
+        ...(made.replayed
+          ? {
+              message:
+                'The API key was shown once, in the first answer, and is not kept: issue a new one with ' +
+                `POST /api/client/clients/${made.account.id}/keys` +
+                (made.keyId === null
+                  ? '.'
+                  : ` (and revoke the lost one with DELETE /api/client/clients/${made.account.id}/keys/${made.keyId}).`),
+            }
+          : {}),
       });
     },
   );
@@ -165,7 +199,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
       tags: ['client'],
       auth: 'basic-or-key',
       params: { clientId: z.int().positive() },
-      headers: transferHeadersSchema,
+      headers: idempotencyHeadersSchema,
       body: clientTransferSchema,
       bodyExample: { amount: 25.5, direction: 'to_client' },
       responses: {
@@ -181,7 +215,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     async (c) => {
       const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
       const { 'Idempotency-Key': idempotencyKey } = parseOrThrow(
-        transferHeadersSchema,
+        idempotencyHeadersSchema,
         { 'Idempotency-Key': c.req.header('idempotency-key') },
         'Idempotency-Key header',
       );
@@ -196,6 +230,84 @@ export function registerClientRoutes(app: Hono<Env>): void {
         balance: moved.balance,
         clientBalance: moved.clientBalance,
       });
+    },
+  );
+
+  const keysDescription =
+    'Only the caller’s own sub-clients (provisioned by it): referred clients and sub-clients of sub-clients answer 404.';
+
+  defineRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/client/clients/:clientId/keys',
+      operationId: 'issueClientKey',
+      summary: 'Issue a new API key of a sub-client',
+      description:
+        'A new API key of the sub-client, answered once (it is never kept in clear): for a key that was lost, such as the ' +
+        'one a provisioning answered. Its other keys keep working until revoked. ' +
+        keysDescription,
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { clientId: z.int().positive() },
+      body: clientKeyRequestSchema,
+      bodyExample: { label: 'pos-terminal-3' },
+      responses: {
+        200: { description: 'The new key, shown once', schema: issuedClientKeySchema },
+        404: { description: 'The account is not a sub-client of the caller' },
+      },
+    },
+    async (c) => {
+      const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
+      const issued = await clientServicesOf(c.var.engine).clients.issueClientKey(c.var.account.id, clientId, await readJson(c));
+      return c.json({ clientId: issued.client.id, ...clientKeyView(issued.apiKey), apiKey: issued.key });
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/client/clients/:clientId/keys',
+      operationId: 'listClientKeys',
+      summary: 'The API keys of a sub-client that work',
+      description: 'Oldest first, without the keys themselves (their first characters in `prefix`). ' + keysDescription,
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { clientId: z.int().positive() },
+      responses: {
+        200: { description: 'The keys not revoked', schema: z.array(clientKeySchema) },
+        404: { description: 'The account is not a sub-client of the caller' },
+      },
+    },
+    async (c) => {
+      const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
+      const keys = await clientServicesOf(c.var.engine).clients.listClientKeys(c.var.account.id, clientId);
+      return c.json(keys.map(clientKeyView));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'delete',
+      path: '/api/client/clients/:clientId/keys/:keyId',
+      operationId: 'revokeClientKey',
+      summary: 'Revoke an API key of a sub-client',
+      description: 'The key is refused (401) from the next request on, by every process of the server. ' + keysDescription,
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { clientId: z.int().positive(), keyId: z.int().positive() },
+      responses: {
+        204: { description: 'Revoked' },
+        404: { description: 'The account is not a sub-client of the caller, or the key is not one of its keys that work' },
+      },
+    },
+    async (c) => {
+      const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
+      const keyId = parseOrThrow(idParam, c.req.param('keyId'), 'keyId', 'keyId');
+      await clientServicesOf(c.var.engine).clients.revokeClientKey(c.var.account.id, clientId, keyId);
+      return c.body(null, 204);
     },
   );
 
@@ -233,22 +345,16 @@ export function registerClientRoutes(app: Hono<Env>): void {
       path: '/organizations',
       operationId: 'listOrganizations',
       summary: 'The organizations of the account, one page, oldest first',
-      description: 'The total count is in the `X-Total-Count` header.',
+      description:
+        'The total count is in the `X-Total-Count` header. Parameter names are read in any case (`page` or the wallet’s ' +
+        '`Page`); a parameter the route does not take, or one given twice with different values, is refused (400).',
       tags: ['client'],
       auth: 'basic-or-key',
       query: pageQuerySchema,
       responses: { 200: { description: 'OrganizationNameSync items', schema: z.array(organizationNameSchema) } },
     },
     async (c) => {
-      const page = parseOrThrow(
-        pageQuerySchema,
-        // The wallet's spelling (the interface's Page, PageSize) too, rather than ignored.
-        {
-          page: c.req.query('page') || c.req.query('Page') || undefined,
-          pageSize: c.req.query('pageSize') || c.req.query('PageSize') || undefined,
-        },
-        'query',
-      );
+      const page = readListQuery(c, pageQuerySchema);
       const { items, total } = await clientServicesOf(c.var.engine).clients.listOrganizations(c.var.account.id, page);
       c.header('X-Total-Count', String(total));
       return c.json(items.map((o) => ({ id: o.id, name: o.name, taxId: o.taxId })));

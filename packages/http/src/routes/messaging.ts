@@ -20,6 +20,7 @@ import {
 import { parseOrThrow } from '../validate.ts';
 import { UrlRefusedError, checkCallbackUrl } from '../webhooks/guarded-post.ts';
 import { clientStorageOf } from './client-services.ts';
+import { pageParam, pageSizeParam, readListQuery } from './list-query.ts';
 // Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
 import type { SendMessagesInput, UpdateMessageInput } from '@spillway/core';
 
@@ -58,9 +59,9 @@ const walletQuerySchema = z.object({
     .max(64)
     .optional()
     .meta({ description: 'Only transactions of messages with an attempt sent from this alpha-name (top-ups are left out)' }),
-  TransactionTypes: z.array(z.enum(TRANSACTION_TYPES)).optional(),
-  Page: z.coerce.number().int().min(1).default(1).meta({ description: '1-based' }),
-  PageSize: z.coerce.number().int().min(1).max(1000).default(50),
+  TransactionTypes: z.array(z.enum(TRANSACTION_TYPES, { error: `must be one of ${TRANSACTION_TYPES.join(', ')}` })).optional(),
+  Page: pageParam,
+  PageSize: pageSizeParam,
 });
 
 function walletItem(t: WalletTransaction, currency: string) {
@@ -197,6 +198,10 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       path: '/api/AlphaName/wallet/info',
       operationId: 'getWalletHistory',
       summary: 'Wallet history',
+      description:
+        'Parameter names are read in any case (`Page` or `page`); `TransactionTypes` may be repeated, comma-separated or ' +
+        'written `TransactionTypes[]` (axios, qs). A parameter the route does not take, or one given twice with different ' +
+        'values, is refused (400) rather than ignored.',
       tags: ['client'],
       auth: 'basic-or-key',
       query: walletQuerySchema,
@@ -205,22 +210,7 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       },
     },
     async (c) => {
-      // TransactionTypes is repeatable (?TransactionTypes=a&TransactionTypes=b); a comma list works too.
-      const types = (c.req.queries('TransactionTypes') ?? [])
-        .flatMap((v) => v.split(','))
-        .map((v) => v.trim().toLowerCase())
-        .filter(Boolean);
-      const query = parseOrThrow(
-        walletQuerySchema,
-        {
-          ExternalAlphaName: c.req.query('ExternalAlphaName'),
-          TransactionTypes: types.length ? types : undefined,
-          // The interface's spelling; the camel-case one of /organizations too, rather than ignored.
-          Page: c.req.query('Page') || c.req.query('page') || undefined,
-          PageSize: c.req.query('PageSize') || c.req.query('pageSize') || undefined,
-        },
-        'query',
-      );
+      const query = readListQuery(c, walletQuerySchema, { lowercase: ['TransactionTypes'] });
       const account = c.get('account');
       const page = { ...(query.TransactionTypes ? { kinds: query.TransactionTypes } : {}), page: query.Page, pageSize: query.PageSize };
       const { items, total } = query.ExternalAlphaName

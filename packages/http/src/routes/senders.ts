@@ -12,6 +12,7 @@ import { registerAdminAlphaNameRoutes } from './admin-alpha-names.ts';
 import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
 import { applicationView, clientServicesOf } from './client-services.ts';
 import { idParam } from './id-param.ts';
+import { positiveIntParam, readListQuery } from './list-query.ts';
 
 const DAY = 86_400_000;
 
@@ -22,8 +23,13 @@ const statusQuerySchema = z.object({
 });
 
 const adminListQuerySchema = z.object({
-  status: z.enum(['pending', 'approved', 'rejected', 'revoked']).optional(),
-  kind: z.enum(['alpha_name', 'chatapp_bot', 'messenger_bot']).optional(),
+  accountId: positiveIntParam().optional().meta({ description: 'Only the applications of this account' }),
+  status: z
+    .enum(['pending', 'approved', 'rejected', 'revoked'], { error: 'must be one of pending, approved, rejected, revoked' })
+    .optional(),
+  kind: z
+    .enum(['alpha_name', 'chatapp_bot', 'messenger_bot'], { error: 'must be one of alpha_name, chatapp_bot, messenger_bot' })
+    .optional(),
 });
 
 /** Options of {@link registerSenderRoutes}. */
@@ -154,6 +160,9 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
       path: '/admin/sender-applications',
       operationId: 'listAllSenderApplications',
       summary: 'Operator: applications of every account',
+      description:
+        'Filtered by `accountId`, `status` and `kind`, all of them when given. Parameter names are read in any case; a parameter ' +
+        'the route does not take is refused (400) rather than ignored, so that a misspelt filter never answers every account.',
       tags: ['admin'],
       auth: 'admin-key',
       query: adminListQuerySchema,
@@ -164,12 +173,8 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
     },
     admin,
     async (c) => {
-      const query = parseOrThrow(
-        adminListQuerySchema,
-        { status: c.req.query('status') || undefined, kind: c.req.query('kind') || undefined },
-        'query',
-      );
-      const list = await clientServicesOf(c.var.engine).senders.list(null, query);
+      const { accountId, ...filter } = readListQuery(c, adminListQuerySchema);
+      const list = await clientServicesOf(c.var.engine).senders.list(accountId ?? null, filter);
       return c.json(list.map((a) => ({ ...applicationView(a), accountId: a.accountId })));
     },
   );
