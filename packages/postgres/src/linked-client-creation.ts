@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ClientStorage, WalletTransaction } from '@spillway/core';
+import { clientProvisionRecord } from '@spillway/core/storage';
 import type { LinkedClientRecord } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
 import { alphaNameList } from './alpha-name-list.ts';
@@ -37,20 +38,7 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
         // The parent's key last, with what was written: a key another transaction recorded rolls
         // all of it back, and one it is recording makes this insert wait for its end.
         if (c.idempotencyKey) {
-          await record(
-            {
-              accountId: c.link.parentId,
-              idempotencyKey: c.idempotencyKey,
-              clientId: account.id,
-              login: account.login,
-              name: account.name,
-              balance: c.opening?.credit.amount ?? 0,
-              alphaNames: c.alphaNames.map((a) => ({ name: a.name, channels: [...a.channels] })),
-              keyId: apiKey?.id ?? null,
-              createdAt: at,
-            },
-            client,
-          );
+          await record(clientProvisionRecord({ ...c, idempotencyKey: c.idempotencyKey }, account, apiKey?.id ?? null, at), client);
         }
         return { account, link, alphaNames, apiKey, opening };
       });

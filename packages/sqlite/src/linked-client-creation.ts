@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ClientStorage, WalletTransaction } from '@spillway/core';
+import { clientProvisionRecord } from '@spillway/core/storage';
 import type { LinkedClientRecord, NewLinkedClient } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
 import { alphaNameList } from './alpha-name-list.ts';
@@ -30,17 +31,7 @@ export function createLinkedClientCreation(db: Database.Database): ClientStorage
     }
     // The parent's key last, with what was written: a key recorded already rolls all of it back.
     if (c.idempotencyKey) {
-      record({
-        accountId: c.link.parentId,
-        idempotencyKey: c.idempotencyKey,
-        clientId: account.id,
-        login: account.login,
-        name: account.name,
-        balance: c.opening?.credit.amount ?? 0,
-        alphaNames: c.alphaNames.map((a) => ({ name: a.name, channels: [...a.channels] })),
-        keyId: apiKey?.id ?? null,
-        createdAt: at,
-      });
+      record(clientProvisionRecord({ ...c, idempotencyKey: c.idempotencyKey }, account, apiKey?.id ?? null, at));
     }
     return { account, link, alphaNames, apiKey, opening };
   });

@@ -1,5 +1,7 @@
 import type { StepSpec } from '../types/message.ts';
 import type { ChannelId } from '../types/channel.ts';
+import type { Account } from '../types/account.ts';
+import type { NewLinkedClient } from '../ports/client-storage.ts';
 import type {
   ApplicationStatus,
   BotReceiver,
@@ -283,4 +285,27 @@ export interface OAuthStateRow {
 /** A pending OAuth state from its storage row. */
 export function oauthStateFromRow(row: OAuthStateRow): OAuthState {
   return { state: row.state, accountId: row.account_id, alphaName: row.alpha_name, externalId: row.external_id, expiresAt: row.expires_at };
+}
+
+/**
+ * The {@link ClientProvisionRecord} of a linked client as created (`createLinkedClient`, under
+ * `c.idempotencyKey`): what both storages record with it, in its transaction.
+ */
+export function clientProvisionRecord(
+  c: NewLinkedClient & { idempotencyKey: string },
+  account: Pick<Account, 'id' | 'login' | 'name'>,
+  keyId: number | null,
+  at: number,
+): ClientProvisionRecord {
+  return {
+    accountId: c.link.parentId,
+    idempotencyKey: c.idempotencyKey,
+    clientId: account.id,
+    login: account.login,
+    name: account.name,
+    balance: c.opening?.credit.amount ?? 0,
+    alphaNames: c.alphaNames.map((a) => ({ name: a.name, channels: [...a.channels] })),
+    keyId,
+    createdAt: at,
+  };
 }

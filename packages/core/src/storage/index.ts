@@ -100,6 +100,7 @@ export {
   senderApplicationFromRow,
   clientLinkFromRow,
   clientProvisionFromRow,
+  clientProvisionRecord,
   clientTransferFromRow,
   organizationFromRow,
   stepActivitiesOf,
