@@ -107,6 +107,10 @@ describe(`the API keys of a sub-client (${s.database.label})`, () => {
       [issued.keyId, 'pos-3'],
     ]);
     expect(listed[0]).not.toHaveProperty('apiKey');
+    // Without a body, as `curl -X POST` sends it (it was a 415 "Content-Type ... got none").
+    const bare = await s.call(`/api/client/clients/${made.clientId}/keys`, { method: 'POST' });
+    expect(bare.status).toBe(200);
+    expect(await json(bare)).toMatchObject({ clientId: made.clientId, apiKey: expect.stringMatching(/^sk_/) });
 
     const revoked = await s.call(`/api/client/clients/${made.clientId}/keys/${made.keyId}`, { method: 'DELETE' });
     expect(revoked.status).toBe(204);

@@ -27,6 +27,15 @@ export async function readJson(c: Context): Promise<unknown> {
   return parseJsonBody(await readJsonText(c));
 }
 
+/**
+ * {@link readJson} for a route whose body is optional: a request with no body at all (nothing, or
+ * only white space, whatever its Content-Type says) reads as `{}`, as `curl -X POST` sends it.
+ */
+export async function readOptionalJson(c: Context): Promise<unknown> {
+  // Hono caches the body text, so peeking at it does not consume it for readJson.
+  return (await c.req.text()).trim() ? readJson(c) : {};
+}
+
 /** The text of a JSON request body, unparsed: {@link readJson}'s 415 for another content type. */
 export async function readJsonText(c: Context): Promise<string> {
   const contentType = c.req.header('content-type');

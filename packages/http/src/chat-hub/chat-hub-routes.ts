@@ -5,7 +5,7 @@ import type { Account, ChatHubOperator, Clock, Engine } from '@spillway/core';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
-import { readJson } from '../read-json.ts';
+import { readJson, readOptionalJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import { rateLimit } from '../rate-limit.ts';
 import { checkPassword } from '../auth.ts';
@@ -43,9 +43,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 const viewOf = (o: ChatHubOperator) => ({ id: o.id, name: o.name });
 
 async function body<S extends z.ZodType>(c: Parameters<MiddlewareHandler>[0], schema: S, optional = false): Promise<z.output<S>> {
-  // Hono caches the body text, so peeking at it does not consume it for readJson.
-  const empty = optional && !(await c.req.text()).trim();
-  return parseOrThrow(schema, empty ? {} : await readJson(c), 'request body');
+  return parseOrThrow(schema, optional ? await readOptionalJson(c) : await readJson(c), 'request body');
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
-import { readJson } from '../read-json.ts';
+import { readJson, readOptionalJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
 import {
   clientKeySchema,
@@ -259,7 +259,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
-      const issued = await clientServicesOf(c.var.engine).clients.issueClientKey(c.var.account.id, clientId, await readJson(c));
+      const issued = await clientServicesOf(c.var.engine).clients.issueClientKey(c.var.account.id, clientId, await readOptionalJson(c));
       return c.json({ clientId: issued.client.id, ...clientKeyView(issued.apiKey), apiKey: issued.key });
     },
   );
