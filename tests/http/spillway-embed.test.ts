@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { createFakeClock } from '@spillway/core';
-import { createSimulator } from '@spillway/channels';
+import { createKannelDriver, createSimulator, kannelMoUrl } from '@spillway/channels';
 import { createNodeHasher, createSpillway, toNodeHandler } from '@spillway/http';
 import type { Spillway, SpillwayOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
@@ -438,5 +438,28 @@ describe('createSpillway: a host pino logger', () => {
     expect((await call('/explode')).status).toBe(500);
     const logged = lines.find((l) => l['msg'] === 'unhandled error in request');
     expect(JSON.stringify(logged)).toContain('the warehouse is on fire');
+  });
+});
+
+describe('createSpillway: engine.onInboundRefused', () => {
+  // Regression: the host's hook heard the refusals of the workers' drivers (SMPP) only; an MO
+  // refused on a driver's HTTP route (Kannel's /mo) was logged and counted, and never reached it.
+  it("is told an incoming message refused on a driver's HTTP route", async () => {
+    const refused: Array<{ driver: string; alphaName: string }> = [];
+    const kannel = createKannelDriver({
+      sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
+      username: 'spillway',
+      password: 'unused',
+      callbackSecret: 'kannel-mo-secret-0123456789',
+    });
+    const { origin } = await embed({
+      channels: [createSimulator(), kannel],
+      engine: { onInboundRefused: ({ driver, message }) => void refused.push({ driver, alphaName: message.alphaName }) },
+    });
+    const mo = new URL(kannelMoUrl({ callbackBaseUrl: origin, callbackSecret: 'kannel-mo-secret-0123456789', password: 'unused' }));
+    for (const [name, value] of Object.entries({ from: '4915100000129', to: 'Nobody', text: 'hello?' })) mo.searchParams.set(name, value);
+    const res = await fetch(mo);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(refused).toEqual([{ driver: 'kannel', alphaName: 'Nobody' }]);
   });
 });

@@ -194,6 +194,11 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   };
   const unwatchDrivers = watchDrivers(allDrivers, onDriverEvent);
   const onInboundRefused: NonNullable<EngineOptions['onInboundRefused']> = (refusal) => onDriverEvent(inboundRefusal(refusal));
+  /** Logged and counted, then the host's own hook: from the workers' drivers and from the driver routes alike. */
+  const everyInboundRefusal: NonNullable<EngineOptions['onInboundRefused']> = (refusal) => {
+    onInboundRefused(refusal);
+    options.engine?.onInboundRefused?.(refusal);
+  };
   const engine = createEngine({
     // A database locked past the busy timeout (another writer) is retried by the next round or check.
     onError: (error) =>
@@ -209,10 +214,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
           },
         }
       : {}),
-    onInboundRefused: (refusal) => {
-      onInboundRefused(refusal);
-      options.engine?.onInboundRefused?.(refusal);
-    },
+    onInboundRefused: everyInboundRefusal,
     ...(options.publicUrl ? { publicBaseUrl: options.publicUrl } : {}),
     storage,
     channels: options.channels,
@@ -241,7 +243,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     ...(webhooks ? { onWebhookQueued: () => webhooks.notify() } : {}),
     extraRoutes: [
       ...(tokens ? [(root: Hono<Env>) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))] : []),
-      (root) => registerDriverRoutes(root, engine, allDrivers, { onInboundRefused }),
+      (root) => registerDriverRoutes(root, engine, allDrivers, { onInboundRefused: everyInboundRefusal }),
       ...(options.routeStats ? [(root: Hono<Env>) => registerRouteStatsApi(root, options.routeStats!)] : []),
       ...(http.extraRoutes ?? []),
     ],
