@@ -1,6 +1,10 @@
 import { existsSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
+import { API_KEY, startServer } from '../support/server-fixture.ts';
+import type { RunningFixture } from '../support/server-fixture.ts';
 
 /** Debian's Chromium (`apt-get install chromium`); no downloaded browser. */
 export const CHROMIUM = process.env.SPILLWAY_CHROMIUM ?? '/usr/bin/chromium';
@@ -40,6 +44,40 @@ export async function openSignedIn(url: string, apiKey: string, pageErrors: stri
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Routes' }).waitFor();
   return { browser, page };
+}
+
+/** What a designer suite works with once its set-up ran. */
+export interface DesignerSession {
+  fixture: RunningFixture;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * The set-up of a designer suite, registered in the calling `describe`: the designer built if
+ * stale, a server started, `prepare` run on it (the routes the suite draws), then Chromium signed
+ * in ({@link openSignedIn}, page errors into `pageErrors`); `ready` is handed them. Closed after
+ * the suite.
+ */
+export function designerSuite(
+  pageErrors: string[],
+  ready: (session: DesignerSession) => void,
+  prepare?: (fixture: RunningFixture) => Promise<void>,
+): void {
+  let session: Partial<DesignerSession> = {};
+  beforeAll(async () => {
+    buildIfStale();
+    const fixture = await startServer();
+    session = { fixture };
+    await prepare?.(fixture);
+    const { browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors);
+    session = { fixture, browser, page };
+    ready(session as DesignerSession);
+  }, 120_000);
+  afterAll(async () => {
+    await session.browser?.close();
+    await session.fixture?.close();
+  });
 }
 
 /**

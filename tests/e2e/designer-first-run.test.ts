@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
-import { API_KEY, startServer } from '../support/server-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, openSignedIn } from './browser.ts';
+import { box, browserMissing, designerSuite } from './browser.ts';
 
 // A first-time user's first minutes (sign in, nothing open yet, open and edit a route, delete it),
 // with the keyboard as much as the mouse, replayed in Chromium against the built designer.
 const missing = browserMissing();
 
 let fixture: RunningFixture;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -48,15 +45,7 @@ async function storeRoute(name: string): Promise<string> {
 }
 
 describe.skipIf(missing)('a first run of the designer in Chromium', { timeout: 60_000 }, () => {
-  beforeAll(async () => {
-    buildIfStale();
-    fixture = await startServer();
-    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await fixture?.close();
-  });
+  designerSuite(pageErrors, (s) => ({ fixture, page } = s));
 
   it('says what to do on the empty canvas after sign-in, its "+ New route" focused, opening a draft as the list’s does', async () => {
     await canvasArea().getByRole('heading', { name: 'No route open' }).waitFor();

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
-import { API_KEY, startServer } from '../support/server-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, openSignedIn } from './browser.ts';
+import { box, browserMissing, designerSuite } from './browser.ts';
 
 // What must fit at a 1440×900 window with the panels at their first widths: a field and its
 // buttons on one line, the editor's toolbar on one line, each label of parallel edges clear of
@@ -11,7 +9,6 @@ import { box, browserMissing, openSignedIn } from './browser.ts';
 const missing = browserMissing();
 
 let fixture: RunningFixture;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -45,31 +42,29 @@ async function crowdedLabels(): Promise<string[]> {
 describe.skipIf(missing)('designer fit at 1440×900 in Chromium', { timeout: 60_000 }, () => {
   let parallelId: string;
 
-  beforeAll(async () => {
-    buildIfStale();
-    fixture = await startServer();
-    const created = await fixture.call('/api/routes', {
-      json: {
-        name: 'Parallel edges',
-        start: 'a',
-        steps: [
-          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
-          { id: 'b', channel: 'sms', position: { x: 0, y: 220 } },
-        ],
-        edges: [
-          { from: 'a', to: 'b', on: 'undeliverable' },
-          { from: 'a', to: 'b', on: 'expired' },
-        ],
-      },
-    });
-    expect(created.status).toBe(201);
-    parallelId = ((await created.json()) as { id: string }).id;
-    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await fixture?.close();
-  });
+  designerSuite(
+    pageErrors,
+    (s) => ({ fixture, page } = s),
+    async (f) => {
+      fixture = f;
+      const created = await fixture.call('/api/routes', {
+        json: {
+          name: 'Parallel edges',
+          start: 'a',
+          steps: [
+            { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+            { id: 'b', channel: 'sms', position: { x: 0, y: 220 } },
+          ],
+          edges: [
+            { from: 'a', to: 'b', on: 'undeliverable' },
+            { from: 'a', to: 'b', on: 'expired' },
+          ],
+        },
+      });
+      expect(created.status).toBe(201);
+      parallelId = ((await created.json()) as { id: string }).id;
+    },
+  );
 
   it('keeps the labels of two parallel edges clear of each other and of the steps', async () => {
     await openRoute(`route-${parallelId}`, 2);

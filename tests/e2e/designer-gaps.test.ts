@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
-import { API_KEY, startServer } from '../support/server-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, openSignedIn } from './browser.ts';
+import { box, browserMissing, designerSuite } from './browser.ts';
 
 // Gaps of the designer (undo of typing, copy and paste of a multi-selection, Ctrl+S outside Edit,
 // the mode error boundary), replayed in Chromium against the built designer.
 const missing = browserMissing();
 
 let fixture: RunningFixture;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -38,31 +35,29 @@ const node = (id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 const edge = (from: string, to: string) => page.locator(`.react-flow__edge[aria-label="Edge from ${from} to ${to}"]`);
 
 describe.skipIf(missing)('designer gaps in Chromium', { timeout: 60_000 }, () => {
-  beforeAll(async () => {
-    buildIfStale();
-    fixture = await startServer();
-    const created = await fixture.call('/api/routes', {
-      json: {
-        name: 'Copy and paste',
-        start: 'a',
-        steps: [
-          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
-          { id: 'b', channel: 'sms', position: { x: 0, y: 200 } },
-          { id: 'c', channel: 'flashcall', position: { x: 700, y: 0 } },
-        ],
-        edges: [
-          { from: 'a', to: 'b', on: 'undeliverable' },
-          { from: 'a', to: 'c', on: 'expired' },
-        ],
-      },
-    });
-    expect(created.status).toBe(201);
-    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await fixture?.close();
-  });
+  designerSuite(
+    pageErrors,
+    (s) => ({ fixture, page } = s),
+    async (f) => {
+      fixture = f;
+      const created = await fixture.call('/api/routes', {
+        json: {
+          name: 'Copy and paste',
+          start: 'a',
+          steps: [
+            { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+            { id: 'b', channel: 'sms', position: { x: 0, y: 200 } },
+            { id: 'c', channel: 'flashcall', position: { x: 700, y: 0 } },
+          ],
+          edges: [
+            { from: 'a', to: 'b', on: 'undeliverable' },
+            { from: 'a', to: 'c', on: 'expired' },
+          ],
+        },
+      });
+      expect(created.status).toBe(201);
+    },
+  );
 
   it('copies, pastes and deletes every step of a box selection, not only the panel’s one step', async () => {
     await page.locator('.route-item', { hasText: 'Copy and paste' }).click();

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
-import { API_KEY, startServer } from '../support/server-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, markRenders, openSignedIn, renderedSince } from './browser.ts';
+import { box, browserMissing, designerSuite, markRenders, renderedSince } from './browser.ts';
 
 // The side panels are resized by their separators (pointer, keyboard, double-click), keep their
 // widths across reloads, and the canvas takes the rest, React Flow's view following it.
 const missing = browserMissing();
 
 let fixture: RunningFixture;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -45,31 +42,29 @@ async function allStepsInside() {
 }
 
 describe.skipIf(missing)('designer layout in Chromium', { timeout: 60_000 }, () => {
-  beforeAll(async () => {
-    buildIfStale();
-    fixture = await startServer();
-    const created = await fixture.call('/api/routes', {
-      json: {
-        name: 'Wide route',
-        start: 'a',
-        steps: [
-          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
-          { id: 'b', channel: 'sms', position: { x: 900, y: 0 } },
-          { id: 'c', channel: 'flashcall', position: { x: 1800, y: 300 } },
-        ],
-        edges: [
-          { from: 'a', to: 'b', on: 'undeliverable' },
-          { from: 'b', to: 'c', on: 'undeliverable' },
-        ],
-      },
-    });
-    expect(created.status).toBe(201);
-    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await fixture?.close();
-  });
+  designerSuite(
+    pageErrors,
+    (s) => ({ fixture, page } = s),
+    async (f) => {
+      fixture = f;
+      const created = await fixture.call('/api/routes', {
+        json: {
+          name: 'Wide route',
+          start: 'a',
+          steps: [
+            { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+            { id: 'b', channel: 'sms', position: { x: 900, y: 0 } },
+            { id: 'c', channel: 'flashcall', position: { x: 1800, y: 300 } },
+          ],
+          edges: [
+            { from: 'a', to: 'b', on: 'undeliverable' },
+            { from: 'b', to: 'c', on: 'undeliverable' },
+          ],
+        },
+      });
+      expect(created.status).toBe(201);
+    },
+  );
 
   it('gives the canvas the side panel’s place while there is no side panel (no route open yet)', async () => {
     const area = page.locator('main.canvas-area');

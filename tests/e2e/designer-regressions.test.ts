@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Dialog, Page } from 'playwright-core';
-import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
-import { API_KEY, startServer } from '../support/server-fixture.ts';
-import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, openSignedIn } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import type { Dialog, Page } from 'playwright-core';
+import { browserMissing, designerSuite } from './browser.ts';
 
 // Regressions a tester found in Chromium against the built designer, replayed there.
 const missing = browserMissing();
 
-let fixture: RunningFixture;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -24,15 +19,7 @@ function answerNext(accept: boolean): string[] {
 }
 
 describe.skipIf(missing)('designer regressions in Chromium', { timeout: 60_000 }, () => {
-  beforeAll(async () => {
-    buildIfStale();
-    fixture = await startServer();
-    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await fixture?.close();
-  });
+  designerSuite(pageErrors, (s) => ({ page } = s));
 
   it('refuses an invalid simulation ttl in the form instead of blanking the app', async () => {
     await page.getByRole('navigation', { name: 'Routes' }).getByRole('button', { name: '+ New route' }).click();

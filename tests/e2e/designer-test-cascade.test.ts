@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
-import { API_KEY, startServer } from '../support/server-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { browserMissing, openSignedIn } from './browser.ts';
+import { browserMissing, designerSuite } from './browser.ts';
 
 // The test cascade of the Watch mode runs the route open in the editor (it named no route, so the
 // alpha-name's binding ran instead): here Promo is bound to route A (SMS) and route B (RCS) is open.
 const missing = browserMissing();
 
 let fixture: RunningFixture;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 let a: { id: string };
@@ -41,18 +38,16 @@ async function sendTest() {
 }
 
 describe.skipIf(missing)('designer test cascade in Chromium', { timeout: 60_000 }, () => {
-  beforeAll(async () => {
-    buildIfStale();
-    fixture = await startServer();
-    a = await createRoute('Route A, SMS', 'sms');
-    expect((await fixture.call(`/api/routes/${a.id}/binding`, { method: 'PUT', json: { alphaName: 'Promo' } })).status).toBe(200);
-    b = await createRoute('Route B, RCS', 'rcs');
-    ({ browser, page } = await openSignedIn(fixture.url, API_KEY, pageErrors));
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await fixture?.close();
-  });
+  designerSuite(
+    pageErrors,
+    (s) => ({ fixture, page } = s),
+    async (f) => {
+      fixture = f;
+      a = await createRoute('Route A, SMS', 'sms');
+      expect((await fixture.call(`/api/routes/${a.id}/binding`, { method: 'PUT', json: { alphaName: 'Promo' } })).status).toBe(200);
+      b = await createRoute('Route B, RCS', 'rcs');
+    },
+  );
 
   it('runs the open route B, not route A bound to the alpha-name', async () => {
     await page.getByTestId(`route-${b.id}`).click();
