@@ -450,6 +450,7 @@ describe('createSpillway: engine.onInboundRefused', () => {
       sendsmsUrl: 'http://127.0.0.1:9/cgi-bin/sendsms',
       username: 'spillway',
       password: 'unused',
+      callbackBaseUrl: () => 'http://127.0.0.1:9',
       callbackSecret: 'kannel-mo-secret-0123456789',
     });
     const { origin } = await embed({

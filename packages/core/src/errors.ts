@@ -76,3 +76,6 @@ export class SpillwayError extends Error {
 export function isSpillwayError(value: unknown): value is SpillwayError {
   return value instanceof SpillwayError;
 }
+
+/** Whether `value` is a `conflict` {@link SpillwayError} (a login taken, a key used for another request). */
+export const isConflict = (value: unknown): boolean => value instanceof SpillwayError && value.code === 'conflict';

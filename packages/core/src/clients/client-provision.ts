@@ -1,13 +1,12 @@
 import type { Clock } from '../clock.ts';
 import type { AccountService } from '../engine/engine-types.ts';
 import { fromMicros, toMicros } from '../engine/money.ts';
-import { SpillwayError } from '../errors.ts';
+import { SpillwayError, isConflict } from '../errors.ts';
 import type { ClientStorage, NewLinkedClient } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, AlphaName } from '../types/account.ts';
 import type { ClientLink, ClientProvisionRecord } from '../types/client.ts';
-import { issuesToDetails } from '../validation/issue-details.ts';
-import { idempotencyKeySchema, parseRequest, provisionClientSchema } from './client-requests.ts';
+import { checkIdempotencyKey, parseRequest, provisionClientSchema } from './client-requests.ts';
 import type { ProvisionClientRequest } from './client-requests.ts';
 import { CLIENT_TRANSFER_KEY_RETENTION_MS } from './client-transfer.ts';
 import type { createClientTransfers } from './client-transfer.ts';
@@ -84,7 +83,6 @@ export function createClientProvisioning(deps: {
   loginFree: (login: string) => Promise<void>;
 }) {
   const { storage, accounts, clock, unassignedRows, loginFree } = deps;
-  const isConflict = (error: unknown) => error instanceof SpillwayError && error.code === 'conflict';
 
   /** The client a recorded key made, answered again (without its clear key), or a 409 naming what differs. */
   const replay = async (recorded: ClientProvisionRecord, req: ProvisionClientRequest): Promise<ProvisionedClient> => {
@@ -113,10 +111,7 @@ export function createClientProvisioning(deps: {
     const req = parseRequest(provisionClientSchema, body, 'client');
     const key = options.idempotencyKey;
     if (key === undefined) return create(parentId, req, null);
-    const parsed = idempotencyKeySchema.safeParse(key);
-    if (!parsed.success) {
-      throw new SpillwayError('validation_failed', 'Invalid idempotency key', issuesToDetails(parsed.error.issues, 'idempotencyKey'));
-    }
+    checkIdempotencyKey(key);
     // Pruned on write, before the key is looked up: a key past its retention is free again. A
     // known key is answered before the checks: the login is the client's now, the money moved.
     await storage.pruneClientProvisions(clock.now() - CLIENT_PROVISION_KEY_RETENTION_MS);

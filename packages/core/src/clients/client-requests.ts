@@ -103,6 +103,14 @@ export const idempotencyKeySchema = z
     examples: ['7f9c2e1a-5b1d-4c55-9a41-0d2f6f0b8e3a'],
   });
 
+/** Checks a request's `Idempotency-Key` ({@link idempotencyKeySchema}): a 400 at `idempotencyKey` otherwise. */
+export function checkIdempotencyKey(key: string): void {
+  const parsed = idempotencyKeySchema.safeParse(key);
+  if (!parsed.success) {
+    throw new SpillwayError('validation_failed', 'Invalid idempotency key', issuesToDetails(parsed.error.issues, 'idempotencyKey'));
+  }
+}
+
 /** Body of `POST /api/client/clients/{clientId}/keys`: a new API key of a sub-client. */
 export const clientKeyRequestSchema = z.strictObject({
   label: z

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { AccountService } from '../engine/engine-types.ts';
 import { fromMicros } from '../engine/money.ts';
-import { SpillwayError } from '../errors.ts';
+import { SpillwayError, isConflict } from '../errors.ts';
 import type { ClientStorage, LinkedClientRecord, NewLinkedClient, PageQuery } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, ApiKey } from '../types/account.ts';
@@ -82,7 +82,6 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
   const keys = createClientKeys({ storage, accounts });
 
   /** A conflict of the storage: a login or a referral id taken by a request that passed the same checks at the same time. */
-  const isConflict = (error: unknown) => error instanceof SpillwayError && error.code === 'conflict';
 
   // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
   return refusingUnstorable({

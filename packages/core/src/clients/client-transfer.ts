@@ -7,8 +7,8 @@ import type { ClientStorage } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { Account, WalletTransaction } from '../types/account.ts';
 import type { ClientTransferDirection, ClientTransferRecord } from '../types/client.ts';
-import { issuesToDetails } from '../validation/issue-details.ts';
-import { clientTransferSchema, idempotencyKeySchema, parseRequest } from './client-requests.ts';
+import { checkIdempotencyKey, clientTransferSchema, parseRequest } from './client-requests.ts';
+import { ownSubClient } from './own-sub-client.ts';
 
 /** Money moved between a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`). */
 export interface ClientTransfer {
@@ -120,19 +120,9 @@ export function createClientTransfers(deps: { storage: Storage & ClientStorage; 
   ): Promise<ClientTransfer> => {
     const req = parseRequest(clientTransferSchema, body, 'transfer');
     const key = options.idempotencyKey;
-    if (key !== undefined) {
-      const parsed = idempotencyKeySchema.safeParse(key);
-      if (!parsed.success) {
-        throw new SpillwayError('validation_failed', 'Invalid idempotency key', issuesToDetails(parsed.error.issues, 'idempotencyKey'));
-      }
-    }
-    const link = await storage.getClientLink(clientId);
-    // Referred clients are independent accounts, and a sub-client's own sub-clients are its own.
-    if (link?.parentId !== parentId || link.kind !== 'sub') {
-      throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
-    }
-    const [parent, client] = await Promise.all([accounts.get(parentId), accounts.get(clientId)]);
-    if (!parent || !client) throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
+    if (key !== undefined) checkIdempotencyKey(key);
+    const [parent, client] = await Promise.all([accounts.get(parentId), ownSubClient(storage, accounts, parentId, clientId)]);
+    if (!parent) throw new SpillwayError('not_found', `account ${clientId} is not a sub-client of this account`);
     if (parent.currency !== client.currency) {
       throw new SpillwayError('conflict', `the wallets count in ${parent.currency} and ${client.currency}: nothing to convert with`);
     }

@@ -1,4 +1,4 @@
-import { SpillwayError } from '../errors.ts';
+import { SpillwayError, isConflict } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { PasswordHasher } from '../ports/password-hasher.ts';
 import type { Storage } from '../ports/storage.ts';
@@ -69,8 +69,7 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
         } catch (error) {
           // Created meanwhile by another process ensuring it too (two apps starting on one database):
           // it is there now, and is ensured as found.
-          const created =
-            error instanceof SpillwayError && error.code === 'conflict' ? await storage.findAccountByLogin(input.login) : null;
+          const created = isConflict(error) ? await storage.findAccountByLogin(input.login) : null;
           if (!created) throw error;
           return created.account;
         }

@@ -35,7 +35,9 @@ export function noteReport(reports: AttemptReports, step: number, status: Histor
 
 /** The reports of each step's latest attempt, from one message's history in order. */
 export function attemptReports(history: Iterable<Pick<HistoryEntry, 'step' | 'status'>>): AttemptReports {
-  return attemptReportsByMessage(Array.from(history, ({ step, status }) => ({ messageId: 0, step, status }))).get(0) ?? new Map();
+  const reports: AttemptReports = new Map();
+  for (const entry of history) noteReport(reports, entry.step, entry.status);
+  return reports;
 }
 
 /**

@@ -9,10 +9,10 @@ export interface RateLimit {
 /** The rate limit an endpoint counts against: `messaging` (sends) or `data` (reads). */
 export type RateCategory = 'messaging' | 'data';
 
-/** A client account: its login, name, wallet currency and its own rate limits. */
 /** The fewest characters an account's password has (accounts, sub-clients, the server's bootstrap account). */
 export const MIN_PASSWORD_LENGTH = 8;
 
+/** A client account: its login, name, wallet currency and its own rate limits. */
 export interface Account {
   id: number;
   login: string;
