@@ -1,9 +1,9 @@
-import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLog, WARN } from '../support/server-log.ts';
 import { startServer } from '../support/server-fixture.ts';
+import { freePort } from '../support/server-process.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
 // An SMTP failure was answered 200 `{ status: 'failed', error: 'connect ECONNREFUSED 127.0.0.1:2526' }`:
@@ -12,21 +12,12 @@ import type { RunningFixture } from '../support/server-fixture.ts';
 const json = async (res: Response) => (await res.json()) as any;
 const mail = { to: 'anna@example.com', subject: 'Your order', text: 'It shipped.' };
 
-/** A port of 127.0.0.1 nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 describe('POST /api/email/send when the mail server is unreachable', () => {
   let s: RunningFixture;
   let port: number;
   const log = capturedLog();
   beforeAll(async () => {
-    port = await closedPort();
+    port = await freePort();
     s = await startServer(
       { SPILLWAY_SMTP_URL: `smtp://127.0.0.1:${port}`, SPILLWAY_SMTP_FROM: 'Acme <no-reply@acme.example>' },
       { logger: log.logger },

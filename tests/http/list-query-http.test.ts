@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../support/server-fixture.ts';
-import type { RunningFixture } from '../support/server-fixture.ts';
-import { testDatabase } from '../support/test-database.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { serverOnTestDatabase } from '../support/test-database.ts';
 
 // The query parameters of the list routes, as a new user's run sent them: axios/qs brackets,
 // either casing, a typo, a word where a number goes. None may be silently ignored.
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
 
-const database = testDatabase('list_query');
-let s: RunningFixture;
-beforeAll(async () => {
-  s = await startServer({ ...database.env, SPILLWAY_ADMIN_KEY: ADMIN_KEY });
-});
-afterAll(async () => {
-  await s.close();
-  await database.drop();
-});
+const s = serverOnTestDatabase('list_query', { SPILLWAY_ADMIN_KEY: ADMIN_KEY });
 
 const json = async (res: Response) => (await res.json()) as any;
 const admin = (path: string) => s.call(path, { auth: 'none', headers: { 'x-admin-key': ADMIN_KEY } });

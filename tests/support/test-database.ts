@@ -39,15 +39,15 @@ export function testDatabase(name: string): TestDatabase {
 }
 
 /**
- * The reference server on a {@link testDatabase} for the tests of one file: started before them,
+ * The reference server on a {@link testDatabase} (and `env`) for the tests of one file: started before them,
  * closed after them with its schema dropped. The answer stands for the running server
  * (`call`, `url`, `server`) from the first test on.
  */
-export function serverOnTestDatabase(name: string): RunningFixture & { database: TestDatabase } {
+export function serverOnTestDatabase(name: string, env: Record<string, string> = {}): RunningFixture & { database: TestDatabase } {
   const database = testDatabase(name);
   let running: RunningFixture | undefined;
   beforeAll(async () => {
-    running = await startServer(database.env);
+    running = await startServer({ ...database.env, ...env });
   });
   afterAll(async () => {
     await running?.close();

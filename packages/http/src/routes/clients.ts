@@ -214,11 +214,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
-      const { 'Idempotency-Key': idempotencyKey } = parseOrThrow(
-        idempotencyHeadersSchema,
-        { 'Idempotency-Key': c.req.header('idempotency-key') },
-        'Idempotency-Key header',
-      );
+      const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
       const account = c.var.account;
       const moved = await clientServicesOf(c.var.engine).clients.transfer(account.id, clientId, await readJson(c), { idempotencyKey });
       if (moved.replayed) c.header('Idempotent-Replayed', 'true');
