@@ -1,6 +1,7 @@
 import type { ChannelContext, ChannelDriver, Engine, InboundReport } from '@spillway/core';
 import { withoutNul } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
+import { membersOf } from './drivers/driver-events.ts';
 import type { Env } from './env.ts';
 
 /**
@@ -24,7 +25,7 @@ export function registerDriverRoutes(
   // engine once per channel (a view of it) once.
   const concrete = new Map<string, { driver: ChannelDriver; carrier: string }>();
   for (const d of drivers) {
-    const members = (d as { members?: readonly ChannelDriver[] }).members;
+    const members = membersOf(d);
     for (const m of members ?? [d]) if (!concrete.has(m.name)) concrete.set(m.name, { driver: m, carrier: members ? d.name : m.name });
   }
   for (const { driver, carrier } of concrete.values()) {

@@ -44,6 +44,10 @@ export function inboundRefusal(refusal: { driver: string; message: InboundReport
   };
 }
 
+/** A failover's providers (`createFailoverDriver` lists them as `members`), or undefined for another driver. */
+export const membersOf = (driver: ChannelDriver): readonly ChannelDriver[] | undefined =>
+  (driver as { members?: readonly ChannelDriver[] }).members;
+
 /**
  * Tells `listener` of the health of `drivers` and of their members (a failover's providers): each
  * driver that can be watched (`ChannelDriver.watch`) is watched once, however many views of it
@@ -53,7 +57,7 @@ export function watchDrivers(drivers: readonly ChannelDriver[], listener: (event
   const watches = new Set<NonNullable<ChannelDriver['watch']>>();
   const add = (d: ChannelDriver) => {
     if (d.watch) watches.add(d.watch);
-    for (const member of (d as { members?: readonly ChannelDriver[] }).members ?? []) add(member);
+    for (const member of membersOf(d) ?? []) add(member);
   };
   for (const d of drivers) add(d);
   const stops = [...watches].map((watch) => watch(listener));

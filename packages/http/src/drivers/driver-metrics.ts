@@ -2,6 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { ChannelDriver } from '@spillway/core';
 import { sharedMetric } from '../metrics.ts';
+import { membersOf } from './driver-events.ts';
 import type { DriverEvent } from './driver-events.ts';
 
 const BREAKER_STATES = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -59,8 +60,7 @@ export function createDriverMetrics(registry: Registry, drivers: readonly Channe
       }),
   );
   for (const d of drivers) {
-    const members = (d as { members?: readonly ChannelDriver[] }).members;
-    for (const m of members ?? []) breaker.set({ failover: d.name, driver: m.name }, BREAKER_STATES.closed);
+    for (const m of membersOf(d) ?? []) breaker.set({ failover: d.name, driver: m.name }, BREAKER_STATES.closed);
   }
   return {
     record(events) {
