@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The workspace packages resolve to their TypeScript sources through the `@spillway/source`
@@ -22,5 +23,8 @@ export default defineConfig({
     testTimeout: 20000,
     hookTimeout: 30000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one file at a time on CI's two. Most files
+    // wait on servers, child processes and timers more than they compute, so every core gets one.
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 });
