@@ -1,7 +1,4 @@
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
@@ -12,13 +9,14 @@ import { createNodeHasher, createSpillway, toNodeHandler } from '@spillway/http'
 import type { Spillway, SpillwayOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { until } from '../support/server-fixture.ts';
+import { capturedLog } from '../support/server-log.ts';
 import { startCallbackReceiver } from '../support/callback-receiver.ts';
 
 const auth = `Basic ${Buffer.from('shop:shop-password').toString('base64')}`;
 const running: Spillway[] = [];
 
-/** A Spillway on in-memory SQLite listening on a free port, with the account `shop` and its alpha-name `Shop`. */
-async function embed(options: Partial<SpillwayOptions> = {}) {
+/** A Spillway on in-memory SQLite with the simulator and a quiet logger, not started; stopped after the test. */
+function quietSpillway(options: Partial<SpillwayOptions> = {}): Spillway {
   const spillway = createSpillway({
     storage: createSqliteStorage(),
     channels: [createSimulator({ latencyMs: 10 })],
@@ -27,6 +25,12 @@ async function embed(options: Partial<SpillwayOptions> = {}) {
     ...options,
   });
   running.push(spillway);
+  return spillway;
+}
+
+/** A {@link quietSpillway} listening on a free port, with the account `shop` and its alpha-name `Shop`. */
+async function embed(options: Partial<SpillwayOptions> = {}) {
+  const spillway = quietSpillway(options);
   const server = await spillway.listen({ port: 0 });
   const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
   await spillway.engine.accounts.approveAlphaName(account.id, 'Shop');
@@ -219,12 +223,7 @@ describe('createSpillway: incoming-message callbacks', () => {
 describe('createSpillway: start and stop', () => {
   it('stop() stops the engine and delivery loops, closes the server and the storage; a second stop() is the same', async () => {
     const clock = createFakeClock();
-    const spillway = createSpillway({
-      storage: createSqliteStorage(),
-      channels: [createSimulator({ latencyMs: 10 })],
-      hasher: createNodeHasher({ N: 2 ** 12 }),
-      clock,
-    });
+    const spillway = quietSpillway({ clock });
     const server = await spillway.listen({ port: 0 });
     const origin = `http://127.0.0.1:${server.port}`;
     expect((await fetch(`${origin}/health`)).status).toBe(200);
@@ -241,13 +240,7 @@ describe('createSpillway: start and stop', () => {
   });
 
   it("answers 503 on a host's own server once stop() was called, /health included, instead of a closed database's 500", async () => {
-    const spillway = createSpillway({
-      storage: createSqliteStorage(),
-      channels: [createSimulator({ latencyMs: 10 })],
-      hasher: createNodeHasher({ N: 2 ** 12 }),
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
-      basePath: '/spillway',
-    });
+    const spillway = quietSpillway({ basePath: '/spillway' });
     await spillway.start();
     await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
     // The host's server, which stop() does not close: its other routes go on.
@@ -267,12 +260,7 @@ describe('createSpillway: start and stop', () => {
   });
 
   it('start() is idempotent and migrates the storage before the first request', async () => {
-    const spillway = createSpillway({
-      storage: createSqliteStorage(),
-      channels: [createSimulator()],
-      hasher: createNodeHasher({ N: 2 ** 12 }),
-    });
-    running.push(spillway);
+    const spillway = quietSpillway();
     await Promise.all([spillway.start(), spillway.start()]);
     const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password' });
     const res = await spillway.fetch(new Request('http://spillway.test/bat/balance', { headers: { authorization: auth } }));
@@ -286,14 +274,7 @@ describe('createSpillway: before start() and after stop()', () => {
   // tables yet), and on a migrated database a send was accepted and then waited for a worker that
   // was never started.
   it('answers 503 until start() has finished, on fetch and on its own server, then serves', async () => {
-    const spillway = createSpillway({
-      storage: createSqliteStorage(),
-      channels: [createSimulator({ latencyMs: 10 })],
-      hasher: createNodeHasher({ N: 2 ** 12 }),
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
-      basePath: '/spillway',
-    });
-    running.push(spillway);
+    const spillway = quietSpillway({ basePath: '/spillway' });
     const { origin, send, close } = await hostServer(spillway);
     try {
       for (const res of [
@@ -316,11 +297,7 @@ describe('createSpillway: before start() and after stop()', () => {
   });
 
   it('refuses start() and listen() after stop(): a stopped Spillway answered 503 for ever, silently', async () => {
-    const spillway = createSpillway({
-      storage: createSqliteStorage(),
-      channels: [createSimulator()],
-      hasher: createNodeHasher({ N: 2 ** 12 }),
-    });
+    const spillway = quietSpillway();
     await spillway.start();
     await spillway.stop();
     await expect(spillway.start()).rejects.toThrow(/start\(\) after stop\(\): a stopped Spillway does not start again/);
@@ -396,8 +373,6 @@ describe('createSpillway: no channel drivers', () => {
   });
 });
 
-type Pino = (options: object, stream: Writable) => NonNullable<SpillwayOptions['logger']>;
-
 describe('the adapters: wrong targets', () => {
   // Regression: `toNodeHandler(undefined)` threw "Cannot read properties of undefined (reading 'basePath')".
   it('name the adapter and what it takes', () => {
@@ -416,16 +391,9 @@ describe('createSpillway: a host pino logger', () => {
   // Regression: pino (and `fastify.log`) takes the fields first; called message first it printed
   // "unhandled error in request" and dropped the error and its stack.
   it('logs the fields, the error included', async () => {
-    const pino = createRequire(resolve(import.meta.dirname, '../../apps/server/package.json'))('pino') as Pino;
-    const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { logger, lines } = capturedLog();
     const { call } = await embed({
-      logger: pino({}, sink),
+      logger,
       http: {
         extraRoutes: [
           (root) =>
@@ -436,7 +404,7 @@ describe('createSpillway: a host pino logger', () => {
       },
     });
     expect((await call('/explode')).status).toBe(500);
-    const logged = lines.find((l) => l['msg'] === 'unhandled error in request');
+    const logged = lines.find((l) => l.msg === 'unhandled error in request');
     expect(JSON.stringify(logged)).toContain('the warehouse is on fire');
   });
 });

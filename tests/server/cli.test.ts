@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, readConfig } from '@spillway/server';
-import type { CreateServerOptions } from '@spillway/server';
 import { cli, runCli } from '../support/cli.ts';
+import { WARN, capturedLog } from '../support/server-log.ts';
+import type { LogLine } from '../support/server-log.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,23 +96,16 @@ describe('bootstrap', () => {
     }
   });
 
-  /** A logger that keeps the server's warnings, as its pino logger is called (merge object first, message second). */
+  /** The server's log, and the warnings in it that show the demo account's credentials. */
   const warnings = () => {
-    const logged: Array<{ msg: string; login?: string; password?: string; apiKey?: string }> = [];
-    const quiet = () => {};
-    const logger = {
-      warn: (meta: { password?: string; apiKey?: string }, msg: string) => logged.push({ ...meta, msg }),
-      info: quiet,
-      error: quiet,
-      debug: quiet,
-      trace: quiet,
-      fatal: quiet,
-    } as unknown as NonNullable<CreateServerOptions['logger']>;
-    return { logged, logger, demo: () => logged.filter((l) => l.msg.startsWith('created the demo account')) };
+    const { logger, lines } = capturedLog();
+    type Credentials = LogLine & { login?: string; password?: string; apiKey?: string };
+    const demo = () => lines.filter((l): l is Credentials => l.level === WARN && l.msg.startsWith('created the demo account'));
+    return { logger, demo };
   };
 
   it('creates one demo account, and logs its credentials once, when processes start together on a fresh database', async () => {
-    const { logged, logger } = warnings();
+    const { logger, demo } = warnings();
     const env = {
       SPILLWAY_DB: join(dir, 'demo-together.db'),
       PORT: '0',
@@ -128,7 +122,7 @@ describe('bootstrap', () => {
     );
     try {
       expect(started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason))).toEqual([]);
-      const shown = logged.filter((l) => l.msg.startsWith('created the demo account'));
+      const shown = demo();
       expect(shown).toHaveLength(1);
       const { engine } = (started[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof createServer>>>).value;
       // The credentials logged are the ones that work.

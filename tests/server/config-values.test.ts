@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, readConfig } from '@spillway/server';
-import type { CreateServerOptions } from '@spillway/server';
 import { runCli } from '../support/cli.ts';
+import { WARN, capturedLog } from '../support/server-log.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -240,16 +240,7 @@ describe('spillway serve: what it cannot open or listen on', () => {
 describe('SPILLWAY_METRICS_PORT outside the worker role', () => {
   // Regression: set on a server that runs the API, it was silently ignored (no port opened).
   it('is said in a warning, not silently ignored', async () => {
-    const warned: string[] = [];
-    const quiet = () => {};
-    const logger = {
-      warn: (_meta: unknown, msg: string) => warned.push(msg),
-      info: quiet,
-      error: quiet,
-      debug: quiet,
-      trace: quiet,
-      fatal: quiet,
-    } as unknown as CreateServerOptions['logger'];
+    const { logger, lines } = capturedLog();
     const config = readConfig({
       SPILLWAY_DB: ':memory:',
       PORT: '0',
@@ -257,10 +248,12 @@ describe('SPILLWAY_METRICS_PORT outside the worker role', () => {
       SPILLWAY_METRICS_PORT: '9464',
       SPILLWAY_LOG_LEVEL: 'silent',
     });
-    const server = await createServer(config, { ...(logger ? { logger } : {}), bootstrap: false, designerDir: false });
+    const server = await createServer(config, { logger, bootstrap: false, designerDir: false });
     try {
       await server.listen();
-      expect(warned).toContain('SPILLWAY_METRICS_PORT is for SPILLWAY_ROLE=worker only: this process serves /metrics on its API port');
+      expect(lines.filter((l) => l.level === WARN).map((l) => l.msg)).toContain(
+        'SPILLWAY_METRICS_PORT is for SPILLWAY_ROLE=worker only: this process serves /metrics on its API port',
+      );
     } finally {
       await server.close();
     }
@@ -268,15 +261,20 @@ describe('SPILLWAY_METRICS_PORT outside the worker role', () => {
 });
 
 describe('spillway command line', () => {
+  /**
+   * How the command line ends for `args`, on a database file of its own: `exited 0`, or its exit
+   * code and the first line it wrote to stderr. PORT 0: were a refused `serve` to start again, it
+   * would not take a port another server may use.
+   */
+  const stderrOn = (file: string) => (args: string[]) =>
+    runCli(args, { DATABASE_URL: '', SPILLWAY_DB: join(dir, file), PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' }).then(
+      () => 'exited 0',
+      (error: { code: number; stderr: string }) => `${error.code} ${error.stderr.split('\n')[0]}`,
+    );
+
   // Regression: `serve extra` started the server, `accounts` alone said `unknown command "accounts "`.
   it('refuses a missing subcommand and extra arguments before anything runs', async () => {
-    // PORT 0: were `serve extra` to start again, it would not take a port another server may use.
-    const env = { DATABASE_URL: '', SPILLWAY_DB: join(dir, 'args.db'), PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' };
-    const stderr = (args: string[]) =>
-      runCli(args, env).then(
-        () => 'exited 0',
-        (error: { code: number; stderr: string }) => `${error.code} ${error.stderr.split('\n')[0]}`,
-      );
+    const stderr = stderrOn('args.db');
     expect(await stderr(['serve', 'extra'])).toBe('1 unexpected argument "extra" after "serve"');
     expect(await stderr(['accounts'])).toBe('1 "accounts" needs a subcommand: create, topup, rate-limit');
     expect(await stderr(['accounts', 'delete'])).toBe('1 unknown command "accounts delete"; "accounts" takes: create, topup, rate-limit');
@@ -287,12 +285,7 @@ describe('spillway command line', () => {
   // listed the keys, `serve --login ops` started the server, `accounts topup --balance 5` said
   // "--amount is required" without a word about --balance.
   it('refuses a flag the command does not take, naming the flag and the command, before anything runs', async () => {
-    const env = { DATABASE_URL: '', SPILLWAY_DB: join(dir, 'flags.db'), PORT: '0', SPILLWAY_LOG_LEVEL: 'silent' };
-    const stderr = (args: string[]) =>
-      runCli(args, env).then(
-        () => 'exited 0',
-        (error: { code: number; stderr: string }) => `${error.code} ${error.stderr.split('\n')[0]}`,
-      );
+    const stderr = stderrOn('flags.db');
     expect(await stderr(['keys', 'list', '--login', 'ops', '--balance', '5'])).toBe(
       '1 --balance is not an option of "keys list", which takes --login',
     );

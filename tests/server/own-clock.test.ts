@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFakeClock } from '@spillway/core';
-import { startServer } from '../support/server-fixture.ts';
-import type { CreateServerOptions } from '@spillway/server';
+import { createTestServer, startServer } from '../support/server-fixture.ts';
+import { capturedLog } from '../support/server-log.ts';
 
 // A clock passed to createServer (a test's fake one) cannot cross to another thread: a server on
 // a database file ran its workers, and some of its connections, on threads that kept the system's
@@ -17,13 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Starts a server on a database file that would run threads, and answers how it says it runs. */
 async function howItRuns(options: { clock?: ReturnType<typeof createFakeClock> }, file: string) {
-  // The server's log, as its pino logger is called (merge object first, message second).
-  const lines: Array<{ msg: string; workers?: string; httpThreads?: number }> = [];
-  const at = (meta: object | string, msg?: string) =>
-    void lines.push(typeof meta === 'string' ? { msg: meta } : { ...meta, msg: msg ?? '' });
-  const logger = Object.fromEntries(
-    ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((level) => [level, at]),
-  ) as unknown as CreateServerOptions['logger'];
+  const { logger, lines } = capturedLog();
   const f = await startServer(
     { SPILLWAY_DB: join(dir, file), SPILLWAY_HTTP_THREADS: '2', SPILLWAY_WORKER_THREAD: 'true' },
     { ...options, logger },
@@ -49,10 +43,12 @@ describe("the server's own fetch", () => {
   // It answers before listen() (the OpenAPI writer calls it so), through the app: the app skipped
   // the stopped server's 503 too, and a request after close() reached a closed database (a 500).
   it('answers before listen() and 503 after close()', async () => {
-    const f = await startServer();
-    expect((await f.server.fetch(new Request('http://spillway.local/health'))).status).toBe(200);
-    await f.close();
-    const after = await f.server.fetch(new Request('http://spillway.local/health'));
-    expect(after.status).toBe(503);
+    const server = await createTestServer();
+    try {
+      expect((await server.fetch(new Request('http://spillway.local/health'))).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    expect((await server.fetch(new Request('http://spillway.local/health'))).status).toBe(503);
   });
 });

@@ -14,10 +14,11 @@ export interface RunningFixture {
 }
 
 /**
- * The reference server on a free port of 127.0.0.1, with an in-memory database, simulator
- * channels, and the bootstrap account `acme` (key API_KEY, alpha-names Acme and Promo).
+ * The reference server as {@link startServer} makes it, not listening yet: an in-memory database,
+ * simulator channels, and the bootstrap account `acme` (key API_KEY, alpha-names Acme and Promo).
+ * `listen()` puts it on a free port of 127.0.0.1; `close()` it either way.
  */
-export async function startServer(env: Record<string, string> = {}, options: CreateServerOptions = {}): Promise<RunningFixture> {
+export async function createTestServer(env: Record<string, string> = {}, options: CreateServerOptions = {}): Promise<SpillwayServer> {
   const config = readConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -34,7 +35,12 @@ export async function startServer(env: Record<string, string> = {}, options: Cre
     SPILLWAY_RATE_DATA: '1000/2000',
     ...env,
   });
-  const server = await createServer(config, options);
+  return createServer(config, options);
+}
+
+/** The reference server of {@link createTestServer}, listening on a free port of 127.0.0.1. */
+export async function startServer(env: Record<string, string> = {}, options: CreateServerOptions = {}): Promise<RunningFixture> {
+  const server = await createTestServer(env, options);
   const { url } = await server.listen();
   return {
     server,

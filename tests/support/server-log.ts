@@ -15,7 +15,10 @@ export const WARN = 40;
 /** One line of the server's log: pino's JSON, `level` a number (`INFO`, `WARN`). */
 export type LogLine = { level: number; msg: string } & Record<string, unknown>;
 
-/** A real pino logger (`createServer(config, { logger })`) whose lines, from `info` up, are kept in `lines`. */
+/**
+ * A real pino logger whose lines, from `info` up, are kept in `lines`: for the reference server
+ * (`createServer(config, { logger })`) and for an embedding host's (`createSpillway({ logger })`).
+ */
 export function capturedLog(): { logger: NonNullable<CreateServerOptions['logger']>; lines: LogLine[] } {
   const lines: LogLine[] = [];
   const logger = pino({ level: 'info' }, { write: (line) => void lines.push(JSON.parse(line) as LogLine) });

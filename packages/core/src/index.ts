@@ -82,6 +82,7 @@ export type {
   CascadeItem,
   ChatappMessage,
   MessengerMessage,
+  NamedRoute,
 } from './cascade/cascade-request.ts';
 export {
   findVariables,

@@ -1,5 +1,5 @@
 import type { ChannelContext, ChannelDriver, Engine, InboundReport } from '@spillway/core';
-import { withoutNul } from '@spillway/core/adapter';
+import { carriedBy, withoutNul } from '@spillway/core/adapter';
 import type { Hono } from 'hono';
 import { membersOf } from './drivers/driver-events.ts';
 import type { Env } from './env.ts';
@@ -34,7 +34,7 @@ export function registerDriverRoutes(
       // A provider's text keeps U+FFFD for U+0000, which the engine's own calls refuse: what the
       // network hands in is stored, not refused into a provider's endless retries.
       report: (receipt) =>
-        engine.receive(withoutNul(carrier === driver.name ? receipt : { ...receipt, driver: receipt.driver ?? driver.name }), {
+        engine.receive(withoutNul(carrier === driver.name ? receipt : carriedBy(receipt, driver.name)), {
           driver: carrier,
         }),
       // Incoming messages (MO) go to the account that owns the alpha-name, stored before the ack.

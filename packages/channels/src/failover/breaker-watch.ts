@@ -1,7 +1,7 @@
 import type { CircuitBreakerPolicy, FailureReason } from 'cockatiel';
-import type { ChannelDriver, ChannelId, DriverHealthEvent } from '@spillway/core';
-
-type Listener = (event: DriverHealthEvent) => void;
+import type { ChannelDriver, ChannelId } from '@spillway/core';
+import { healthWatchers } from '../shared/health-watchers.ts';
+import type { HealthListener } from '../shared/health-watchers.ts';
 
 /** What opened a breaker: the failed send's error, or what its provider threw. */
 function whyOf(reason: FailureReason<unknown> | { isolated: true }): string {
@@ -23,17 +23,8 @@ export function watchBreakers(options: {
   breakers: ReadonlyMap<ChannelDriver, CircuitBreakerPolicy>;
   consecutiveFailures: number;
   halfOpenAfterMs: number;
-}): (listener: Listener) => () => void {
-  const listeners = new Set<Listener>();
-  const tell = (event: DriverHealthEvent) => {
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A watcher's failure (a logger's) never breaks a send.
-      }
-    }
-  };
+}): (listener: HealthListener) => () => void {
+  const { watch, tell } = healthWatchers();
   const { name, channels, consecutiveFailures, halfOpenAfterMs } = options;
   for (const [member, breaker] of options.breakers) {
     const about = { type: 'breaker', driver: name, provider: member.name, channels } as const;
@@ -47,8 +38,5 @@ export function watchBreakers(options: {
     breaker.onHalfOpen(() => tell({ ...about, state: 'half-open', reason: `open for ${halfOpenAfterMs} ms: one trial send` }));
     breaker.onReset(() => tell({ ...about, state: 'closed', reason: 'the trial send went through' }));
   }
-  return (listener) => {
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  };
+  return watch;
 }

@@ -1,6 +1,7 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel';
 import type { CircuitBreakerPolicy } from 'cockatiel';
 import type { ChannelContext, ChannelDriver, ChannelId, OutboundAttempt, PendingAttempt, SendResult } from '@spillway/core';
+import { carriedBy } from '@spillway/core/adapter';
 import { memberContexts } from './member-context.ts';
 import { watchBreakers } from './breaker-watch.ts';
 
@@ -95,8 +96,8 @@ export function createFailoverDriver(options: FailoverOptions): ChannelDriver & 
           result = { outcome: 'failed', failure: 'temporary', error: `${driver.name} threw: ${String(error)}` };
         }
         // A member that is itself a failover already named its own member.
-        if (result.outcome === 'accepted') return { ...result, driver: result.driver ?? driver.name };
-        if (!providerTrouble(result)) return { ...result, error: `${driver.name}: ${result.error}`, driver: result.driver ?? driver.name };
+        if (result.outcome === 'accepted') return carriedBy(result, driver.name);
+        if (!providerTrouble(result)) return { ...carriedBy(result, driver.name), error: `${driver.name}: ${result.error}` };
         failures.push({ ...result, error: `${driver.name}: ${result.error}` });
       }
       if (failures.length === 0) {

@@ -1,4 +1,5 @@
 import type { ChannelContext, ChannelDriver } from '@spillway/core';
+import { carriedBy } from '@spillway/core/adapter';
 
 /**
  * The contexts a composite driver hands its members: each reports its receipts under its own name
@@ -17,13 +18,8 @@ export function memberContexts(): (member: ChannelDriver, ctx: ChannelContext) =
       const inbound = ctx.inbound;
       own = {
         ...ctx,
-        report: (receipt) => ctx.report(receipt.driver ? receipt : { ...receipt, driver: member.name }),
-        ...(inbound
-          ? {
-              inbound: (message: Parameters<typeof inbound>[0]) =>
-                inbound.call(ctx, message.driver ? message : { ...message, driver: member.name }),
-            }
-          : {}),
+        report: (receipt) => ctx.report(carriedBy(receipt, member.name)),
+        ...(inbound ? { inbound: (message: Parameters<typeof inbound>[0]) => inbound.call(ctx, carriedBy(message, member.name)) } : {}),
       };
       byMember.set(member, own);
     }

@@ -43,6 +43,7 @@ export { WEBHOOK_RETRY_DELAYS_MS, MAX_WEBHOOK_ATTEMPTS, nextWebhookRetryDelay } 
 export { SESSION_WINDOW_MS } from '../engine/cascade-kind-handler.ts';
 export { historyOf } from '../engine/history.ts';
 export { createRoundLoop } from '../engine/round-loop.ts';
+export { carriedBy } from '../engine/carried-by.ts';
 export type { RoundLoop, RoundLoopOptions } from '../engine/round-loop.ts';
 export * from '../clients/client-requests.ts';
 export { alphaNameStatistics } from '../clients/alpha-name-statistics.ts';

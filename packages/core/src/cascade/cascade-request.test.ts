@@ -99,6 +99,7 @@ describe('parseCascadeRequest', () => {
     );
     expect(details.map((d) => d.path)).toEqual(bad.map((_, i) => `[${i}].route`));
     expect(details[0]?.message).toMatch(/^must be a route id, or id@revision/);
+    expect(details.at(-2)?.message).toBe('the revision must be at most 2147483647');
   });
 
   it('lists every bad item with its path and rejects the request whole', () => {

@@ -7,7 +7,7 @@ import type { Variable } from './variables.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
 import { addNearMisses, knownMembers, refusingNearMisses } from '../validation/near-miss.ts';
 import type { KnownMembers } from '../validation/near-miss.ts';
-import { wholeSeconds } from '../validation/whole-seconds.ts';
+import { MAX_WAIT_SECONDS, WAIT_BOUNDS, wholeSeconds } from '../validation/whole-seconds.ts';
 
 /** `messageType` of a cascade message (interface 2.6). */
 export const CASCADE_MESSAGE_TYPES = ['transaction', 'promo', 'chatapp_survey', 'flashcall'] as const;
@@ -17,16 +17,14 @@ export type CascadeMessageType = (typeof CASCADE_MESSAGE_TYPES)[number];
 /** Most cascade messages in one request, as for `/bat/messagelist`. */
 export const MAX_CASCADE_MESSAGES = 5000;
 /** Longest ttl accepted, seconds (30 days). */
-export const MAX_CASCADE_TTL = 30 * 86400;
+export const MAX_CASCADE_TTL = MAX_WAIT_SECONDS;
 /** Furthest ahead a cascade may be scheduled (one year). */
 const MAX_SCHEDULE_MS = 366 * 86400_000;
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-/** The bounds of a cascade ttl, said by every refusal of one. */
-const TTL_BOUNDS = `whole seconds from 1 to ${MAX_CASCADE_TTL} (30 days)`;
 /** Whole seconds within the ttl bounds, every bad value told the bounds in one message (see `wholeSeconds`). */
 const ttlSeconds = (error: string) => wholeSeconds(MAX_CASCADE_TTL, error);
-const TTL_LIKE = `must be ${TTL_BOUNDS}, as an integer or its digits as a string`;
+const TTL_LIKE = `must be ${WAIT_BOUNDS}, as an integer or its digits as a string`;
 /** A cascade ttl as the interface's examples carry it: an integer, or its digits as a string. */
 const ttlLike = z
   .union([z.number(), z.string().regex(/^\d+$/, { error: TTL_LIKE }).transform(Number)], { error: TTL_LIKE })
@@ -45,15 +43,24 @@ const MAX_ROUTE_REVISION = 2_147_483_647;
 const ROUTE_FORMAT = 'must be a route id, or id@revision for one revision (such as "default" or "rt_…@2")';
 /**
  * `route` of a cascade message (a Spillway extension): the route to run it on instead of the one
- * bound to its alpha-name. Only its form is checked here; the engine checks the route exists.
+ * bound to its alpha-name, read once into its id and revision ({@link NamedRoute}). Only its form
+ * is checked here; the engine checks the route exists.
  */
 const cascadeRouteSchema = z
   .string({ error: ROUTE_FORMAT })
   .regex(/^[^@]{1,100}(@[1-9]\d{0,9})?$/, { error: ROUTE_FORMAT })
-  .refine((ref) => Number(/@(\d+)$/.exec(ref)?.[1] ?? 0) <= MAX_ROUTE_REVISION, {
-    error: `the revision must be at most ${MAX_ROUTE_REVISION}`,
-  })
-  .meta({ examples: ['messenger-first', 'rt_0b6c9a54-3a8e-4f7e-9d7c-5f3c2a1b0e9d@2'] });
+  .meta({ examples: ['messenger-first', 'rt_0b6c9a54-3a8e-4f7e-9d7c-5f3c2a1b0e9d@2'] })
+  .transform((ref, ctx): NamedRoute => {
+    // The form is checked: the last `@`, if any, starts the revision.
+    const at = ref.lastIndexOf('@');
+    if (at < 0) return { ref, id: ref, revision: null };
+    const revision = Number(ref.slice(at + 1));
+    if (revision > MAX_ROUTE_REVISION) {
+      ctx.addIssue({ code: 'custom', message: `the revision must be at most ${MAX_ROUTE_REVISION}` });
+      return z.NEVER;
+    }
+    return { ref, id: ref.slice(0, at), revision };
+  });
 
 /** Bounds of what a cascade message may carry. */
 export const CASCADE_LIMITS = { customerData: 4096, chatappMessage: 65_536, messengerMessage: 32_768 } as const;
@@ -86,7 +93,7 @@ const chatappMessageShape = {
     })
     .optional(),
   fallbackText: z.string().max(4096).optional(),
-  ttl: ttlSeconds(`must be ${TTL_BOUNDS}`).optional(),
+  ttl: ttlSeconds(`must be ${WAIT_BOUNDS}`).optional(),
   // Survey options are free text, emoji included; 2-10 like the messaging API (a poll needs a choice).
   survey: z.looseObject({ options: z.array(z.string().trim().min(1).max(100)).min(2).max(10) }).optional(),
 };
@@ -266,12 +273,6 @@ export interface NamedRoute {
   revision: number | null;
 }
 
-/** Reads a `route` that {@link cascadeRouteSchema} accepted. */
-function namedRoute(ref: string): NamedRoute {
-  const at = ref.lastIndexOf('@');
-  return at < 0 ? { ref, id: ref, revision: null } : { ref, id: ref.slice(0, at), revision: Number(ref.slice(at + 1)) };
-}
-
 /** Options of {@link parseCascadeRequest}. */
 export interface ParseCascadeOptions {
   /** Ms since the epoch: bounds `sheduledSent`. */
@@ -312,8 +313,9 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
     const parsed = overviewSchema.safeParse(body);
     if (!parsed.success) throw fail([...issuesToDetails(parsed.error.issues), ...errors]);
     const { messages, ...defaults } = parsed.data;
-    // Each item reads sheduledSent again: it gets the text, checked once above, not the time read from it.
-    const shared = { ...defaults, sheduledSent: (body as { sheduledSent?: unknown }).sheduledSent };
+    // Each item reads sheduledSent and route again: it gets their text, checked once above, not what was read from it.
+    const { sheduledSent, route } = body as { sheduledSent?: unknown; route?: unknown };
+    const shared = { ...defaults, sheduledSent, route };
     items = messages.map(({ recipient, ...rest }, i) => ({
       path: `messages[${i}]`,
       value: { ...shared, ...rest, toPhone: recipient },
@@ -373,7 +375,7 @@ export function parseCascadeRequest(body: unknown, options: ParseCascadeOptions)
       chatappMessage: m.chatappMessage ?? null,
       messengerMessage: m.messengerMessage ?? null,
       variables: m.variables ?? [],
-      route: m.route === undefined ? null : namedRoute(m.route),
+      route: m.route ?? null,
     });
   });
   if (errors.length > 0) throw fail(errors);

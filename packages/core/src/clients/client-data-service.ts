@@ -12,11 +12,11 @@ import {
   botReceiverRequestSchema,
   parseRequest,
   phoneDataObjectSchema,
-  phoneNumberParamSchema,
+  readPhoneNumberParam,
   sendEmailSchema,
   userBonusBulkSchema,
 } from './client-requests.ts';
-import { refusingUnstorable } from '../validation/nul.ts';
+import { storableCalls } from '../validation/storable-calls.ts';
 
 /** What {@link createClientDataService} needs: client storage, the clock and, for e-mail, a transport. */
 export interface ClientDataServiceDeps {
@@ -61,16 +61,6 @@ function isRefusal(error: unknown): error is Error & { refused: true } {
 }
 const DAY = 86_400_000;
 
-function phoneOf(raw: string): string {
-  const parsed = phoneNumberParamSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new SpillwayError('validation_failed', 'Invalid phone number', [
-      { path: 'phoneNumber', message: parsed.error.issues[0]?.message ?? 'invalid' },
-    ]);
-  }
-  return parsed.data;
-}
-
 function checkSize(data: Record<string, unknown>, path: string): void {
   if (JSON.stringify(data).length > MAX_PHONE_DATA_BYTES) {
     throw new SpillwayError('validation_failed', `the data of a number is limited to ${MAX_PHONE_DATA_BYTES} bytes`, [
@@ -82,8 +72,9 @@ function checkSize(data: Record<string, unknown>, path: string): void {
 /** The bot receivers, bot chat, per-phone data and e-mail endpoints of the client-management API. */
 export function createClientDataService(deps: ClientDataServiceDeps): ClientDataService {
   const { storage, clock } = deps;
-  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingUnstorable({
+  // Every call is looked through before it runs, as the engine's own services are: U+0000 refused
+  // at its path, lone surrogates made U+FFFD.
+  return storableCalls({
     async bindBotReceiver(accountId, body) {
       const req = parseRequest(botReceiverRequestSchema, body, 'bot receiver');
       return storage.upsertBotReceiver({ accountId, ...req }, clock.now());
@@ -126,14 +117,14 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
       return new Set(entries.map((e) => e.phoneNumber)).size;
     },
     async putPhoneData(accountId, rawPhone, body) {
-      const phoneNumber = phoneOf(rawPhone);
+      const phoneNumber = readPhoneNumberParam(rawPhone);
       const data = parseRequest(phoneDataObjectSchema, body, 'user data');
       checkSize(data, '(body)');
       await storage.putPhoneData(accountId, [{ phoneNumber, data }], clock.now());
       return (await storage.getPhoneData(accountId, phoneNumber))!;
     },
     async getPhoneData(accountId, rawPhone) {
-      const phoneNumber = phoneOf(rawPhone);
+      const phoneNumber = readPhoneNumberParam(rawPhone);
       const found = await storage.getPhoneData(accountId, phoneNumber);
       if (!found) throw new SpillwayError('not_found', `no data for ${phoneNumber}`);
       return found;

@@ -135,16 +135,16 @@ export const alphaNameRevocationSchema = z.strictObject({
   }),
 });
 
+/** A phone number to reach a client or an organization at: international, a leading `+` allowed. */
+const contactPhone = z.string().regex(/^\+?[0-9]{7,15}$/, 'international phone number');
+
 /** Body of `POST /api/client/{referralId}` (ReferralClientDTO). */
 export const referralClientSchema = z.strictObject({
   login: loginSchema,
   password: z.string().min(MIN_PASSWORD_LENGTH).max(256),
   name: z.string().trim().min(1).max(200).optional(),
   email: z.email().optional(),
-  phone: z
-    .string()
-    .regex(/^\+?[0-9]{7,15}$/, 'international phone number')
-    .optional(),
+  phone: contactPhone.optional(),
 });
 
 /** Body of `POST /organizations` (AddOrganizationDTO) and `POST /api/client/organization`. */
@@ -156,10 +156,7 @@ export const organizationRequestSchema = z.strictObject({
     .meta({ description: 'Tax identification number, unique per account' }),
   address: z.string().trim().min(1).max(500).optional(),
   email: z.email().optional(),
-  phone: z
-    .string()
-    .regex(/^\+?[0-9]{7,15}$/, 'international phone number')
-    .optional(),
+  phone: contactPhone.optional(),
 });
 
 /** A validated alpha-name application (see {@link alphaNameApplicationSchema}). */
@@ -243,6 +240,17 @@ export const MAX_PHONE_DATA_BYTES = 16 * 1024;
 
 /** Path parameter of a phone number. */
 export const phoneNumberParamSchema = phoneSchema;
+
+/** A phone number given as a path parameter, read by {@link phoneNumberParamSchema}; a `validation_failed` error at `phoneNumber` when it is none. */
+export function readPhoneNumberParam(raw: string): string {
+  const parsed = phoneNumberParamSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new SpillwayError('validation_failed', 'Invalid phone number', [
+      { path: 'phoneNumber', message: parsed.error.issues[0]?.message ?? 'invalid' },
+    ]);
+  }
+  return parsed.data;
+}
 
 /** Body of `POST /api/email/send` (SendEmailRequest). */
 export const sendEmailSchema = z

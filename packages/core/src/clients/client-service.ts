@@ -13,7 +13,7 @@ import { createClientProvisioning } from './client-provision.ts';
 import type { ClientProvisionOptions, ProvisionedClient } from './client-provision.ts';
 import { createClientTransfers } from './client-transfer.ts';
 import type { ClientTransfer, ClientTransferOptions } from './client-transfer.ts';
-import { refusingUnstorable } from '../validation/nul.ts';
+import { storableCalls } from '../validation/storable-calls.ts';
 
 export type { ProvisionedClient } from './client-provision.ts';
 
@@ -83,8 +83,9 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
 
   /** A conflict of the storage: a login or a referral id taken by a request that passed the same checks at the same time. */
 
-  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingUnstorable({
+  // Every call is looked through before it runs, as the engine's own services are: U+0000 refused
+  // at its path, lone surrogates made U+FFFD.
+  return storableCalls({
     provision,
 
     async registerReferral(referrerId, referralId, body) {

@@ -15,7 +15,7 @@ import {
   botApplicationSchema,
   parseRequest,
 } from './client-requests.ts';
-import { refusingUnstorable } from '../validation/nul.ts';
+import { storableCalls } from '../validation/storable-calls.ts';
 
 /** One sender of an account and its state (`GET /api/clientsenders`). */
 export interface SenderState {
@@ -102,8 +102,9 @@ export function createSenderService(deps: SenderServiceDeps): SenderService {
     return out;
   };
 
-  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingUnstorable({
+  // Every call is looked through before it runs, as the engine's own services are: U+0000 refused
+  // at its path, lone surrogates made U+FFFD.
+  return storableCalls({
     async applyForAlphaName(accountId, body) {
       const req = parseRequest(alphaNameApplicationSchema, body, 'alpha-name application');
       const channels = req.channels ?? ['sms'];

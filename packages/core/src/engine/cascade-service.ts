@@ -13,7 +13,7 @@ import { priceAttempt } from '../pricing/price-attempt.ts';
 import type { RateCard } from '../pricing/rate-card.ts';
 import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
-import { flashcallRoute, routeRef } from '../routes/builtin-routes.ts';
+import { flashcallRoute, hasFlashcallStep, routeRef } from '../routes/builtin-routes.ts';
 import type { StepSpec, StoredMessage } from '../types/message.ts';
 import type { Route } from '../types/route.ts';
 import type { MachineAdvancer } from './advance.ts';
@@ -210,7 +210,7 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
       }
       // A flash call needs a flash-call step; a route without one runs the built-in flash call → SMS
       // (a route named has one: `resolveNamedRoutes` refuses one without).
-      const own = v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall') ? flashcallRoute : route;
+      const own = v.messageType === 'flashcall' && !hasFlashcallStep(route) ? flashcallRoute : route;
       const message = await build(accountId, v, own, now, options, stored);
       required += message.steps[firstSendable(own, message.steps, options)]?.cost ?? 0;
       batch.push(message);

@@ -18,8 +18,7 @@ import { receiptEvent } from './pending-event.ts';
 import { createWorker, LEASE_MS } from './worker.ts';
 import { createReachabilityMemory } from '../reachability/reachability-memory.ts';
 import { createInboundRouter } from '../inbound/inbound-router.ts';
-import { refusingUnstorable } from '../validation/nul.ts';
-import { wellFormedCalls } from '../validation/well-formed.ts';
+import { storableCalls } from '../validation/storable-calls.ts';
 import { receiptTargetIssues, type ReceiptTarget, type ReceiptTargetIssue } from './receipt-targets.ts';
 import type { OrphanReceipt, QueuedReceipt } from '../ports/work-storage.ts';
 import { formatPath } from '../validation/issue-details.ts';
@@ -187,17 +186,15 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     clock,
     storage,
-    // Every call refuses the NUL character at its path before any storage sees it, then has each
-    // lone UTF-16 surrogate of its arguments made U+FFFD, as HTTP bodies are at the door (the sends
-    // do both on their items themselves, and skip the second for a body HTTP made well-formed).
-    accounts: refusingUnstorable(
-      wellFormedCalls(createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency })),
+    // Every call refuses the NUL character at its path before any storage sees it, and has each
+    // lone UTF-16 surrogate of its arguments made U+FFFD, as HTTP bodies are at the door, in one
+    // walk of its arguments (the sends do both on their items themselves).
+    accounts: storableCalls(
+      createAccountService({ storage, hasher: options.hasher, clock, currency: options.currency ?? rateCard.currency }),
     ),
-    messages: refusingUnstorable(wellFormedCalls(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']), [
-      'send',
-    ]),
-    cascades: refusingUnstorable(wellFormedCalls(cascades.service)),
-    reachability: refusingUnstorable(wellFormedCalls(reachability.service)),
+    messages: storableCalls(createMessagingService({ storage, clock, rateCard, advancer, notify, lease }), ['send']),
+    cascades: storableCalls(cascades.service),
+    reachability: storableCalls(reachability.service),
     start: () => {
       if (!runsWorker) return;
       worker.start();
@@ -207,7 +204,7 @@ export function createEngine(options: EngineOptions): Engine {
       ownWorkerRuns = false;
       return worker.stop(graceMs);
     },
-    ...refusingUnstorable(wellFormedCalls({ receive, receiveMany, receiveInbound })),
+    ...storableCalls({ receive, receiveMany, receiveInbound }),
     wake: () => worker.notify(),
     handOver: (ids) => worker.handOver(ids),
     drain: () => worker.drain(),

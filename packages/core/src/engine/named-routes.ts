@@ -1,5 +1,6 @@
 import type { ValidatedCascade } from '../cascade/cascade-request.ts';
 import type { ErrorDetail } from '../errors.ts';
+import { hasFlashcallStep } from '../routes/builtin-routes.ts';
 import type { Route } from '../types/route.ts';
 import type { RouteService } from './route-service.ts';
 
@@ -34,7 +35,7 @@ export async function resolveNamedRoutes(
       found.set(ref, route);
     }
     if (typeof route === 'string') details.push({ path: `${v.path}.route`, message: `unknown route "${ref}": ${route}` });
-    else if (v.messageType === 'flashcall' && !route.steps.some((s) => s.channel === 'flashcall'))
+    else if (v.messageType === 'flashcall' && !hasFlashcallStep(route))
       details.push({
         path: `${v.path}.route`,
         message: `route "${ref}" has no flash-call step, which a flashcall message needs (name none to run the built-in flash call, then SMS)`,

@@ -5,7 +5,7 @@ import type { InboundMessage, InboundStorage, WebhookDelivery } from '../ports/i
 import { parseInboundRequest } from './inbound-request.ts';
 import { inboundPayloadOf } from './webhook-payload.ts';
 import type { InboundPayload } from './webhook-payload.ts';
-import { refusingUnstorable } from '../validation/nul.ts';
+import { storableCalls } from '../validation/storable-calls.ts';
 
 /** What receiving an incoming message answers: the callback body and whether a webhook is queued. */
 export interface InboundReceipt extends InboundPayload {
@@ -41,8 +41,8 @@ export interface InboundServiceDeps {
 export function createInboundService(deps: InboundServiceDeps) {
   const newId = deps.newId ?? (() => globalThis.crypto.randomUUID());
 
-  // Every call refuses U+0000 at its path before it runs, as the engine's own services do.
-  return refusingUnstorable({
+  // Every call is looked through before it runs, as the engine's own services are.
+  return storableCalls({
     /** Validates `body` (`{ alphaName, phoneNumber, text }`), records it and queues its webhook. */
     async receive(accountId: number, body: unknown): Promise<InboundReceipt> {
       const request = parseInboundRequest(body);

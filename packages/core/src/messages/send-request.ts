@@ -8,6 +8,7 @@ import { formatPath } from '../validation/issue-details.ts';
 import { addNearMisses, didYouMean, knownMembers, meantMember } from '../validation/near-miss.ts';
 import { holdsNul, NUL_MESSAGE, nulPath } from '../validation/nul.ts';
 import { membersAt } from '../validation/schema-members.ts';
+import { MAX_WAIT_SECONDS } from '../validation/whole-seconds.ts';
 import { holdsLoneSurrogate, isMarkedWellFormed, wellFormedCopy } from '../validation/well-formed.ts';
 import { commonItemSchema, MAX_FALLBACKS, MAX_MESSAGES, messageItemSchema } from './message-item.ts';
 import type { FallbackItem, MessageItem } from './message-item.ts';
@@ -18,7 +19,7 @@ export { sendRequestSchema, messageItemSchema, fallbackSchema, MAX_MESSAGES, MAX
 export type { SendRequest, SendRequestInput, MessageItem, FallbackItem } from './message-item.ts';
 
 /** Furthest a message can be scheduled ahead: 30 days. */
-export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+export const MAX_SCHEDULE_AHEAD_MS = MAX_WAIT_SECONDS * 1000;
 
 /** One channel attempt of a message before pricing: the primary item or a fallback. */
 export type AttemptDraft = Omit<StepSpec, 'cost' | 'rate'>;

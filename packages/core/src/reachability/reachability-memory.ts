@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { PendingEvent } from '../engine/pending-event.ts';
 import { SpillwayError } from '../errors.ts';
-import { phoneNumberParamSchema } from '../clients/client-requests.ts';
+import { readPhoneNumberParam } from '../clients/client-requests.ts';
 import type { Storage } from '../ports/storage.ts';
 import { hasReachabilityStorage } from '../ports/reachability-storage.ts';
 import type { ReachabilityStorage } from '../ports/reachability-storage.ts';
@@ -49,16 +49,6 @@ const eligible = (message: StoredMessage, step: number) => message.kind === 'cas
 
 const digits = (phone: string) => phone.replace(/^\+/, '');
 const keyOf = (accountId: number, phone: string, channel: string) => `${accountId}|${digits(phone)}|${channel}`;
-
-function phoneOf(raw: string): string {
-  const parsed = phoneNumberParamSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new SpillwayError('validation_failed', 'Invalid phone number', [
-      { path: 'phoneNumber', message: parsed.error.issues[0]?.message ?? 'invalid' },
-    ]);
-  }
-  return parsed.data;
-}
 
 /**
  * The reachability memory: per account, number and channel, a recent definitive
@@ -144,11 +134,11 @@ export function createReachabilityMemory(deps: ReachabilityMemoryDeps) {
     enabled,
     ttlSeconds,
     async show(accountId, raw) {
-      const phoneNumber = phoneOf(raw);
+      const phoneNumber = readPhoneNumberParam(raw);
       return { phoneNumber, entries: store ? await store.listUnreachable(accountId, phoneNumber, deps.clock.now()) : [] };
     },
     async clear(accountId, raw, channel) {
-      const phoneNumber = phoneOf(raw);
+      const phoneNumber = readPhoneNumberParam(raw);
       if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) {
         throw new SpillwayError('validation_failed', `unknown channel "${channel}"`, [
           { path: 'channel', message: `one of ${CHANNELS.join(', ')}` },

@@ -44,6 +44,11 @@ export const messengerFirstRoute: Route = chain('messenger-first', 'Messenger fi
  */
 export const flashcallRoute: Route = chain('flashcall', 'Flash call, then SMS', ['flashcall', 'sms']);
 
+/** Whether `route` has a flash-call step, which a `flashcall` message needs (else it runs on {@link flashcallRoute}). */
+export function hasFlashcallStep(route: Pick<Route, 'steps'>): boolean {
+  return route.steps.some((s) => s.channel === 'flashcall');
+}
+
 /**
  * Built-in routes by id; they are never stored and always have revision 1. The object has no
  * prototype, so that a request for `__proto__`, `constructor` or `toString` finds no route.

@@ -1,28 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientStorage, NewLinkedClient } from '../ports/client-storage.ts';
 import type { Storage } from '../ports/storage.ts';
+import { subClient } from './linked-client-contract.ts';
 
 type Store = Storage & ClientStorage;
 
 const T0 = Date.UTC(2026, 0, 1);
 const EUR = 1_000_000;
 
-/** A sub-client of `parentId` to create under the parent's `key`, with `opening` micro-units from the parent. */
+/** A sub-client of `parentId` (with one alpha-name) to create under the parent's `key`, with `opening` micro-units from the parent. */
 function keyed(parentId: number, login: string, key: string, opening = 0): NewLinkedClient {
-  return {
-    account: { login, name: `Client ${login}`, passwordHash: `hash-of-${login}`, currency: 'EUR' },
-    link: { parentId, kind: 'sub', referralId: null, createdAt: T0 },
-    alphaNames: [{ name: 'Shop', channels: ['sms', 'chatapp'] }],
-    apiKey: { keyHash: `key-hash-of-${login}`, prefix: 'sk_0123456', label: 'provisioned' },
-    opening:
-      opening > 0
-        ? {
-            debit: { accountId: parentId, kind: 'adjustment', amount: -opening, messageId: null, description: `to ${login}` },
-            credit: { kind: 'topup', amount: opening, messageId: null, description: 'from the parent' },
-          }
-        : null,
-    idempotencyKey: key,
-  };
+  return { ...subClient(parentId, login, opening), alphaNames: [{ name: 'Shop', channels: ['sms', 'chatapp'] }], idempotencyKey: key };
 }
 
 /**

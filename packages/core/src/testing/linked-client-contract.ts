@@ -9,7 +9,7 @@ const T0 = Date.UTC(2026, 0, 1);
 const EUR = 1_000_000;
 
 /** A sub-client of `parentId` to create, with `opening` micro-units from the parent (none for 0). */
-function subClient(parentId: number, login: string, opening = 0): NewLinkedClient {
+export function subClient(parentId: number, login: string, opening = 0): NewLinkedClient {
   return {
     account: { login, name: `Client ${login}`, passwordHash: `hash-of-${login}`, currency: 'EUR' },
     link: { parentId, kind: 'sub', referralId: null, createdAt: T0 },

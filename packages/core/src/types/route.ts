@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wholeSeconds } from '../validation/whole-seconds.ts';
+import { MAX_WAIT_SECONDS, WAIT_BOUNDS, wholeSeconds } from '../validation/whole-seconds.ts';
 import { CHANNELS } from './channel.ts';
 
 /** Outcomes of a step that an edge can be taken on. */
@@ -16,10 +16,8 @@ export const MAX_ROUTE_STEPS = 32;
  */
 const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
-/** Longest a step may wait for its outcome, or a `not_read` edge for a read, seconds (30 days). */
-const MAX_ROUTE_WAIT_SECONDS = 30 * 86400;
-/** A step's timeout or a `not_read` edge's wait: one message, with the bounds, however it is wrong. */
-const waitSeconds = wholeSeconds(MAX_ROUTE_WAIT_SECONDS, `must be whole seconds from 1 to ${MAX_ROUTE_WAIT_SECONDS} (30 days)`);
+/** A step's timeout or a `not_read` edge's wait, 30 days at most: one message, with the bounds, however it is wrong. */
+const waitSeconds = wholeSeconds(MAX_WAIT_SECONDS, `must be ${WAIT_BOUNDS}`);
 
 /** A step of a route: the channel it sends on, how long it waits for an outcome, and where the designer draws it. */
 export const routeStepSchema = z.object({

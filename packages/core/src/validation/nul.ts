@@ -104,44 +104,28 @@ export const NESTING_MESSAGE = `Must not nest objects and arrays more than ${MAX
  * U+0000 (at the path of the first string or member name that holds it), or one nested deeper than
  * {@link MAX_NESTING} (at the path of the first member too deep), whichever one walk finds first.
  * At `whole` when that is the value itself. The walk goes no deeper than the bound: a value that
- * refers to itself is refused as nested too deep, not walked forever.
+ * refers to itself is refused as nested too deep, not walked forever. `each` is handed every
+ * string and member name the walk passes before it stops (to look at them in the same walk).
  */
-export function unstorableError(value: unknown, whole: string): SpillwayError | null {
-  if (typeof value === 'string') return value.includes(NUL) ? errorAt([], whole, NUL_MESSAGE) : null;
+export function unstorableError(value: unknown, whole: string, each?: (text: string) => void): SpillwayError | null {
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) return errorAt([], whole, NUL_MESSAGE);
+    each?.(value);
+    return null;
+  }
   if (typeof value !== 'object' || value === null) return null;
   let tooDeep = false;
   const frames = framesTo(value, (key, child, stack) => {
     tooDeep = stack.length === MAX_NESTING && typeof child === 'object' && child !== null;
-    return tooDeep || memberHoldsNul(key, child);
+    if (tooDeep || memberHoldsNul(key, child)) return true;
+    if (each) {
+      each(key);
+      if (typeof child === 'string') each(child);
+    }
+    return false;
   });
   if (frames === null) return null;
   return errorAt(frames, whole, tooDeep ? NESTING_MESSAGE : NUL_MESSAGE);
-}
-
-/**
- * `service` with every method refusing arguments it must not store before it runs: a rejected
- * `validation_failed` error ({@link unstorableError}) at the path of the first string or member
- * name that holds U+0000 (`login`, `messages[0].text`; `arguments[1]` for a string given as an
- * argument itself), or of the first object or array nested deeper than {@link MAX_NESTING}. The
- * methods must answer promises, as the engine's services do. Embedders calling the engine then get
- * the error HTTP answers, instead of PostgreSQL's "invalid byte sequence" from deep inside a write
- * or a stack overflowed by JSON. Methods named in `checked` look for the character themselves (the
- * sends, item by item, with their own paths) and are left as they are.
- */
-export function refusingUnstorable<T extends object>(service: T, checked: ReadonlyArray<keyof T> = []): T {
-  const guarded = { ...service };
-  for (const name of Object.keys(service) as Array<keyof T>) {
-    const method = service[name];
-    if (typeof method !== 'function' || checked.includes(name)) continue;
-    guarded[name] = ((...args: unknown[]) => {
-      for (let at = 0; at < args.length; at++) {
-        const error = unstorableError(args[at], `arguments[${at}]`);
-        if (error) return Promise.reject(error);
-      }
-      return (method as (...a: unknown[]) => unknown).apply(service, args);
-    }) as T[keyof T];
-  }
-  return guarded;
 }
 
 /** What U+0000 becomes in text a channel hands the engine: the Unicode replacement character. */

@@ -132,23 +132,3 @@ export function markWellFormed<T>(value: T): T {
 export function isMarkedWellFormed(value: unknown): boolean {
   return typeof value === 'object' && value !== null && markedWellFormed.has(value);
 }
-
-/**
- * `service` with every method's arguments made well-formed ({@link wellFormedCopy}) before it runs:
- * each lone UTF-16 surrogate in a string or member name becomes U+FFFD, as HTTP bodies are made at
- * the door, so that what the engine stores, compares and hands to channels is the same on every
- * storage whoever called it. Data marked by {@link markWellFormed} is taken as it is. Methods named
- * in `checked` do it themselves (the sends, on the items they parse) and are left as they are.
- */
-export function wellFormedCalls<T extends object>(service: T, checked: ReadonlyArray<keyof T> = []): T {
-  const guarded = { ...service };
-  for (const name of Object.keys(service) as Array<keyof T>) {
-    const method = service[name];
-    if (typeof method !== 'function' || checked.includes(name)) continue;
-    guarded[name] = ((...args: unknown[]) => {
-      for (let at = 0; at < args.length; at++) args[at] = wellFormedCopy(args[at]);
-      return (method as (...a: unknown[]) => unknown).apply(service, args);
-    }) as T[keyof T];
-  }
-  return guarded;
-}
