@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { CHANNELS } from '@spillway/core';
+import { CHANNELS, isPhoneCountry } from '@spillway/core';
 import type { ChannelDriver, ChannelId } from '@spillway/core';
 import { distance } from '@spillway/core/adapter';
 import { ownedByAccount } from './account-channels.ts';
@@ -18,6 +18,8 @@ import {
 
 /** A secret: the value itself, or `env:NAME` to read it from the environment at start. */
 const secret = z.string().min(1);
+/** The country an MO's sender in national format is read in (`0151…` becomes `49151…`). */
+const country = z.string().refine(isPhoneCountry, 'an ISO 3166 alpha-2 country code, such as DE');
 
 const kannel = z.strictObject({
   type: z.literal('kannel'),
@@ -29,6 +31,7 @@ const kannel = z.strictObject({
   dlrMask: z.number().int().min(1).max(31).optional(),
   smsc: z.string().optional(),
   timeoutMs: z.number().int().positive().optional(),
+  country: country.optional(),
 });
 
 const smpp = z.strictObject({
@@ -52,6 +55,8 @@ const smpp = z.strictObject({
   validityPeriod: z.boolean().optional(),
   /** How long after its latest new part an incomplete long MO is given up (delivered with its gaps marked). */
   moPartsTimeoutMs: z.number().int().positive().optional(),
+  /** National senders (TON 2, or TON 0 with a leading 0) are read in it; TON 1 and 5 are kept. */
+  country: country.optional(),
   /** Kannel's msg-id-type: bit 0 submit_sm_resp ids in hex, bit 1 receipt text ids in hex. */
   msgIdType: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
   /** Vendor command_status codes (decimal or 0x hex keys) mapped to failure classes. */

@@ -57,6 +57,7 @@ export type {
 } from './engine/inputs.ts';
 export { createEngine } from './engine/create-engine.ts';
 export { inboundRefusedForGood } from './inbound/inbound-refusal.ts';
+export { isPhoneCountry } from './inbound/inbound-address.ts';
 export type { AccountChannels } from './engine/account-channels.ts';
 export { toMicros, fromMicros, MICROS } from './engine/money.ts';
 export { messagePatchSchema } from './engine/message-patch.ts';

@@ -1,5 +1,5 @@
 import type { ChannelContext, ChannelDriver, ChannelId, DriverRoute, OutboundAttempt, SendResult } from '@spillway/core';
-import { countSegments, inboundRefusedForGood } from '@spillway/core';
+import { countSegments, inboundRefusedForGood, isPhoneCountry } from '@spillway/core';
 import { callbackToken, jsonError, verifyCallbackToken } from '../shared/callback-token.ts';
 import { moText } from './kannel-mo.ts';
 import { DEFAULT_DLR_MASK, dlrOutcome, sendsmsOutcome } from './kannel-status.ts';
@@ -33,6 +33,13 @@ export interface KannelOptions {
   channels?: readonly ChannelId[];
   /** For tests and proxies. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /**
+   * The country (ISO 3166 alpha-2, e.g. `DE`) an MO's sender written in national format is read
+   * in: smsbox passes the sender as the SMSC wrote it (`%p`), and one with a single leading 0
+   * (`01511234567`) becomes E.164 (`491511234567`).
+   * @default undefined: such MOs are dropped, with a warning that names this setting
+   */
+  country?: string;
 }
 
 /** Options of {@link kannelMoUrl}: the same values the Kannel driver is configured with. */
@@ -76,6 +83,8 @@ export function kannelMoUrl(options: KannelMoUrlOptions): string {
  */
 export function createKannelDriver(options: KannelOptions): ChannelDriver {
   const name = options.name ?? 'kannel';
+  if (options.country !== undefined && !isPhoneCountry(options.country))
+    throw new TypeError(`${name}: country "${options.country}" is no ISO 3166 alpha-2 code (such as DE)`);
   const secret = options.callbackSecret ?? `kannel-dlr:${options.password}`;
   const doFetch = options.fetch ?? globalThis.fetch;
   const base = () =>
@@ -135,8 +144,10 @@ export function createKannelDriver(options: KannelOptions): ChannelDriver {
       if (!from || !to) return jsonError(400, 'bad_request', 'expected from and to');
       if (!ctx.inbound) return jsonError(501, 'not_implemented', 'incoming messages are not handled here');
       try {
-        // `to` as Kannel names it (`+` or not): the engine finds its owner however a number is spelled.
-        await ctx.inbound({ channel: 'sms', phoneNumber: from.replace(/^\+/, ''), alphaName: to, text: moText(url) });
+        // `to` as Kannel names it (`+` or not): the engine finds its owner however a number is spelled;
+        // and reads a sender with a leading 0 in the country (or refuses it, naming the setting).
+        const country = options.country ? { defaultCountry: options.country } : {};
+        await ctx.inbound({ channel: 'sms', phoneNumber: from.replace(/^\+/, ''), ...country, alphaName: to, text: moText(url) });
       } catch (error) {
         // Refused for good (the message itself is invalid; the engine reported it): taken and
         // dropped, as no retry of smsbox can change it. Any other refusal fails, and smsbox retries.

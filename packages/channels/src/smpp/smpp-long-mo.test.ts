@@ -92,6 +92,24 @@ describe('smpp long MO (concatenated deliver_sm)', () => {
     expect(inbound).toHaveLength(1);
   });
 
+  it("hands a long MO over with how its sender is written (TON 2: national) and the driver's country, for the engine to read", async () => {
+    const { inbound, smsc } = await open({ country: 'DE' });
+    const national = (seq: number, text: string) => ({ ...udhPart('01511000009', udh8(0x43, 2, seq), septets(text)), source_addr_ton: 2 });
+    smsc.deliver(national(1, 'Called from '));
+    smsc.deliver(national(2, 'a national number.'));
+    await until(() => inbound.length > 0);
+    expect(inbound).toEqual([
+      {
+        channel: 'sms',
+        phoneNumber: '01511000009',
+        phoneNumberFormat: 'national',
+        defaultCountry: 'DE',
+        alphaName: 'Shop',
+        text: 'Called from a national number.',
+      },
+    ]);
+  });
+
   it('reassembles three parts arriving out of order, with a 16-bit reference (IEI 0x08)', async () => {
     const { inbound, smsc } = await open();
     smsc.deliver(udhPart('4915100000302', udh16(0x1234, 3, 3), septets('and the end.')));
@@ -254,6 +272,9 @@ describe('smpp long MO (concatenated deliver_sm)', () => {
       { channel: 'sms', phoneNumber: '4915100000311', alphaName: 'Shop', text: 'Part one, [part 2 of 3 missing]and part three.' },
     ]);
     expect(warnings).toEqual([expect.stringContaining('4915100000311')]);
+    // It says what to do: the parts may have gone to another process's bind, or come late.
+    expect(warnings[0]).toMatch(/part 2 of 3 did not reach this bind within 300000 ms \(moPartsTimeoutMs\)/);
+    expect(warnings[0]).toMatch(/other processes bind to the same SMSC account.*deliver MO to one bind only.*raise moPartsTimeoutMs/);
     // The parts the SMSC still holds are acknowledged when it delivers them again.
     smsc.retryDeliveries();
     await until(() => smsc.unacknowledged === 0);

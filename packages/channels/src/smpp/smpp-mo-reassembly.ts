@@ -3,9 +3,12 @@ import { oldestFirst } from '@spillway/core/adapter';
 import { decodePayload } from './smpp-concat.ts';
 import type { ConcatRef, Payload, PayloadCoding } from './smpp-concat.ts';
 
+/** The sender of an MO as the driver reports it: the number and how it is written. */
+export type MoSender = Pick<InboundReport, 'phoneNumber' | 'phoneNumberFormat' | 'defaultCountry'>;
+
 /** One part of a long MO, as a `deliver_sm` brought it. */
 export interface MoPart {
-  phoneNumber: string;
+  sender: MoSender;
   alphaName: string;
   concat: ConcatRef;
   payload: Payload;
@@ -27,7 +30,7 @@ export interface MoReassemblyOptions {
 
 interface Group {
   key: string;
-  phoneNumber: string;
+  sender: MoSender;
   alphaName: string;
   concat: ConcatRef;
   parts: Map<number, Payload>;
@@ -56,6 +59,12 @@ const MAX_DELIVERED = 10_000;
  * same octets) and acknowledged without a second message. An incomplete message is given up
  * `timeoutMs` after its latest new part: what arrived is delivered with each missing part marked
  * `[part N of M missing]`, and a warning logged.
+ *
+ * Parts are held per process. When several processes bind to one SMSC account and the SMSC spreads
+ * a message's parts over their binds, none of them may see it whole: each delivers what it holds
+ * as a fragment once `timeoutMs` is over; and when a retry of a part reaches another bind than
+ * before, one process delivers the whole message and another a copy (whole, or a fragment after
+ * `timeoutMs`). The warning says so.
  */
 export function createMoReassembly(options: MoReassemblyOptions) {
   const pending = new Map<string, Group>();
@@ -129,7 +138,7 @@ export function createMoReassembly(options: MoReassemblyOptions) {
   /** Hands the message over; once durable, its parts are remembered as delivered. */
   async function handOver(group: Group): Promise<boolean> {
     try {
-      await options.deliver({ channel: 'sms', phoneNumber: group.phoneNumber, alphaName: group.alphaName, text: textOf(group) });
+      await options.deliver({ channel: 'sms', ...group.sender, alphaName: group.alphaName, text: textOf(group) });
     } catch {
       return false;
     }
@@ -146,9 +155,14 @@ export function createMoReassembly(options: MoReassemblyOptions) {
     // Not durable (or refused, as when no account owns the address): tried again after the same wait.
     if (!(await handOver(group))) return arm(group);
     if (missing.length === 0) return; // complete, but the engine refused it when its last part came
+    // What to do about it: the usual cause besides a late SMSC is parts spread over several binds.
     options.warn(
-      `long MO from ${group.phoneNumber} to ${group.alphaName} (reference ${group.concat.ref}): part ${missing.join(', ')} of ` +
-        `${group.concat.total} did not come within ${options.timeoutMs} ms; delivered the ${group.parts.size} that did`,
+      `long MO from ${group.sender.phoneNumber} to ${group.alphaName} (reference ${group.concat.ref}) given up: part ` +
+        `${missing.join(', ')} of ${group.concat.total} did not reach this bind within ${options.timeoutMs} ms ` +
+        `(moPartsTimeoutMs); delivered the ${group.parts.size} that did, each gap marked. If other processes bind to the ` +
+        `same SMSC account, the SMSC may have given the missing parts to one of them, which delivers the message (or ` +
+        `its own fragment) too: have the SMSC deliver MO to one bind only, or every part of a message on the same bind. ` +
+        `Otherwise the SMSC did not send them in time: raise moPartsTimeoutMs if its parts come late.`,
     );
   }
 
@@ -156,12 +170,12 @@ export function createMoReassembly(options: MoReassemblyOptions) {
     /** Takes a part: `ack` once the message it belongs to is durable, `later` until then. */
     offer(part: MoPart): Promise<PartAnswer> {
       const { concat } = part;
-      const key = `${part.phoneNumber}\n${part.alphaName}\n${concat.scheme}:${concat.ref}:${concat.total}`;
+      const key = `${part.sender.phoneNumber}\n${part.alphaName}\n${concat.scheme}:${concat.ref}:${concat.total}`;
       return serially(key, async () => {
         if (delivered.get(key)?.get(concat.seq)?.equals(part.payload.octets)) return 'ack';
         let group = pending.get(key);
         if (!group) {
-          group = { key, phoneNumber: part.phoneNumber, alphaName: part.alphaName, concat, parts: new Map(), timer: null };
+          group = { key, sender: part.sender, alphaName: part.alphaName, concat, parts: new Map(), timer: null };
           pending.set(key, group);
         }
         const had = group.parts.get(concat.seq);

@@ -12,7 +12,7 @@ import type {
   SendResult,
   TimerHandle,
 } from '@spillway/core';
-import { inboundRefusedForGood, systemClock } from '@spillway/core';
+import { inboundRefusedForGood, isPhoneCountry, systemClock } from '@spillway/core';
 import { oldestFirst } from '@spillway/core/adapter';
 import { concatUdh, splitSms } from './smpp-encoding.ts';
 import { concatRefOf, payloadOf } from './smpp-concat.ts';
@@ -84,6 +84,13 @@ export interface SmppOptions {
   moPartsTimeoutMs?: number;
   /** Where the driver reports what it gave up on. @default console.warn */
   onWarning?: (message: string) => void;
+  /**
+   * The country (ISO 3166 alpha-2, e.g. `DE`) an MO's sender in national format is read in: a
+   * `source_addr` of TON 2 (national), or of TON 0 (unknown) with a leading 0, becomes E.164
+   * (`01511234567` is `491511234567`). TON 1 is E.164 already; TON 5 (alphanumeric) is kept.
+   * @default undefined: such MOs are dropped, with a warning that names this setting
+   */
+  country?: string;
 }
 
 interface Outstanding {
@@ -101,6 +108,13 @@ interface PartGroup {
 /** The answer that asks the SMSC to deliver a `deliver_sm` again later (ESME_RX_T_APPN). */
 const TRY_LATER = 0x64;
 
+/** How an MO's `source_addr_ton` says its sender is written (the others say nothing: TON 0, 3, 4, 6). */
+const SENDER_FORMATS: Readonly<Record<number, InboundReport['phoneNumberFormat']>> = {
+  1: 'international',
+  2: 'national',
+  5: 'alphanumeric',
+};
+
 const ESM_RECEIPT_MASK = 0x3c;
 const ESM_UDHI = 0x40;
 const MAX_GROUPED_PARTS = 100_000;
@@ -116,6 +130,8 @@ const MAX_GROUPED_PARTS = 100_000;
  */
 export function createSmppDriver(options: SmppOptions): ChannelDriver & { readonly bound: boolean } {
   const name = options.name ?? 'smpp';
+  if (options.country !== undefined && !isPhoneCountry(options.country))
+    throw new TypeError(`${name}: country "${options.country}" is no ISO 3166 alpha-2 code (such as DE)`);
   const window = Math.max(1, options.window ?? 10);
   const timeoutMs = options.responseTimeoutMs ?? 10_000;
   const enquireMs = options.enquireLinkMs ?? 30_000;
@@ -365,9 +381,16 @@ export function createSmppDriver(options: SmppOptions): ChannelDriver & { readon
       } else if (ctx?.inbound) {
         const phoneNumber = String(pdu['source_addr']).replace(/^\+/, '');
         const alphaName = String(pdu['destination_addr']);
+        // The engine reads a national sender in the country (or refuses it, naming the setting).
+        const format = SENDER_FORMATS[Number(pdu['source_addr_ton'])];
+        const sender = {
+          phoneNumber,
+          ...(format ? { phoneNumberFormat: format } : {}),
+          ...(options.country ? { defaultCountry: options.country } : {}),
+        };
         const concat = concatRefOf(pdu);
-        if (!concat) await inbound({ channel: 'sms', phoneNumber, alphaName, text });
-        else if ((await longMo.offer({ phoneNumber, alphaName, concat, payload: payloadOf(pdu) })) === 'later') status = TRY_LATER;
+        if (!concat) await inbound({ channel: 'sms', ...sender, alphaName, text });
+        else if ((await longMo.offer({ sender, alphaName, concat, payload: payloadOf(pdu) })) === 'later') status = TRY_LATER;
       }
     } catch {
       // Not durable: ESME_RX_T_APPN asks the SMSC to deliver it again later.

@@ -217,7 +217,7 @@ export interface Engine {
    * alpha-name's callback (section 6) in one transaction; resolves once it is durable. The sender
    * may be written with `00` for `+`. Rejects (`not_found`, `conflict`) when it cannot be routed:
    * the driver then refuses it, so the provider keeps it; and `validation_failed` when the message
-   * itself is invalid (a sender that is no phone number, an empty text): the driver then
+   * itself is invalid (a sender that is no phone number, or in national format with no country to read it in): the driver then
    * acknowledges and drops it (`inboundRefusedForGood`).
    */
   receiveInbound(report: InboundReport): Promise<void>;

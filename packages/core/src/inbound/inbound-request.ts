@@ -14,17 +14,29 @@ export const inboundRequestSchema = z.object({
   text: z.string().min(1).max(MAX_INBOUND_TEXT),
 });
 
+/**
+ * An incoming message a driver reports: its text may be empty, as a phone can send an empty SMS
+ * (an SMPP `short_message` of no octets, Kannel's empty `%b`), which is a message all the same.
+ */
+const reportedInboundSchema = inboundRequestSchema.extend({ text: z.string().max(MAX_INBOUND_TEXT) });
+
 /** A validated incoming message (see {@link inboundRequestSchema}). */
 export type InboundRequest = z.infer<typeof inboundRequestSchema>;
 
 /**
- * Validates an injected incoming message, listing every bad field, and normalises the phone
- * number to digits (as recipients of outgoing messages are, so the chat-app session matches) and
- * the text to well-formed UTF-16 (a lone surrogate becomes U+FFFD, as storing it would make it on
+ * Where an incoming message comes from: the client's own injection (`POST /sandbox/inbound`, whose
+ * text is not empty) or a driver (the network's message as it came, an empty text included).
+ */
+export type InboundSource = 'client' | 'driver';
+
+/**
+ * Validates an incoming message, listing every bad field, and normalises the phone number to
+ * digits (as recipients of outgoing messages are, so the chat-app session matches) and the text
+ * to well-formed UTF-16 (a lone surrogate becomes U+FFFD, as storing it would make it on
  * PostgreSQL), so that the answer echoes the text that is stored.
  */
-export function parseInboundRequest(body: unknown): InboundRequest {
-  const parsed = inboundRequestSchema.safeParse(body);
+export function parseInboundRequest(body: unknown, from: InboundSource = 'client'): InboundRequest {
+  const parsed = (from === 'driver' ? reportedInboundSchema : inboundRequestSchema).safeParse(body);
   if (!parsed.success) throw new SpillwayError('validation_failed', 'Invalid incoming message', issuesToDetails(parsed.error.issues));
   const phoneNumber = normalizePhoneNumber(parsed.data.phoneNumber);
   if (!phoneNumber) {

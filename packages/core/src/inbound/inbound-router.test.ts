@@ -5,7 +5,8 @@ import type { Storage } from '../ports/storage.ts';
 import type { AlphaName } from '../types/account.ts';
 import type { ChannelId } from '../types/channel.ts';
 import { createInboundRouter } from './inbound-router.ts';
-import { addressSpellings } from './inbound-address.ts';
+import { addressSpellings, isPhoneCountry } from './inbound-address.ts';
+import { createInboundService } from './inbound-service.ts';
 
 /** Just what the router uses: the alpha-name directory, alpha-names and recordInbound. */
 function fakeStorage(names: Array<[accountId: number, name: string, channels: ChannelId[]]>) {
@@ -101,6 +102,46 @@ describe('inbound router: the sender of an MO', () => {
     }
     expect(recorded).toEqual([]);
   });
+
+  it("reads a sender in national format in the driver's country, and without one refuses it naming the setting", async () => {
+    const { storage, recorded } = fakeStorage([[1, 'Acme', ['sms']]]);
+    const receive = createInboundRouter({ storage, clock });
+    const national = { ...mo('Acme'), defaultCountry: 'DE' };
+    await receive({ ...national, phoneNumber: '01511234567', phoneNumberFormat: 'national' });
+    await receive({ ...national, phoneNumber: '1511234567', phoneNumberFormat: 'national' });
+    await receive({ ...national, phoneNumber: '01511234567' });
+    await receive({ ...national, phoneNumber: '4915112345678', phoneNumberFormat: 'international' });
+    await receive({ ...national, phoneNumber: '004915112345678' });
+    expect(recorded.map((r) => r.phoneNumber)).toEqual(['491511234567', '491511234567', '491511234567', '4915112345678', '4915112345678']);
+    // Read as international, 15112345678 would be a possible US number: refused, not misread.
+    for (const phoneNumber of ['01511234567', '15112345678']) {
+      await expect(receive({ ...mo('Acme'), phoneNumber, phoneNumberFormat: 'national' })).rejects.toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: 'phoneNumber', message: expect.stringContaining("set the driver's `country`") }],
+      });
+    }
+    await expect(receive({ ...mo('Acme'), phoneNumber: '01511234567' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(receive({ ...national, phoneNumber: '01', phoneNumberFormat: 'national' })).rejects.toMatchObject({
+      details: [{ path: 'phoneNumber', message: "not a valid phone number of DE (the driver's `country`)" }],
+    });
+    // An alphanumeric sender is kept as it is, in no country: no phone number, refused as before.
+    await expect(receive({ ...national, phoneNumber: '01511234567', phoneNumberFormat: 'alphanumeric' })).rejects.toMatchObject({
+      details: [{ path: 'phoneNumber', message: 'not a valid phone number' }],
+    });
+    expect(recorded).toHaveLength(5);
+  });
+
+  it('records an empty text from a driver (a phone can send an empty SMS); the sandbox injection still needs one', async () => {
+    const { storage, recorded } = fakeStorage([[1, 'Acme', ['sms']]]);
+    const receive = createInboundRouter({ storage, clock });
+    expect(await receive({ ...mo('Acme'), text: '' })).toMatchObject({ text: '', phoneNumber: '4915112345678' });
+    expect(recorded.map((r) => r.text)).toEqual(['']);
+    const sandbox = createInboundService({ storage, clock });
+    await expect(sandbox.receive(1, { alphaName: 'Acme', phoneNumber: '4915112345678', text: '' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'text' }],
+    });
+  });
 });
 
 describe('addressSpellings', () => {
@@ -119,5 +160,18 @@ describe('addressSpellings', () => {
     ['', ['']],
   ])('%s is looked up as %j', (address, spellings) => {
     expect(addressSpellings(address)).toEqual(spellings);
+  });
+});
+
+describe('isPhoneCountry', () => {
+  it.each([
+    ['DE', true],
+    ['US', true],
+    ['de', false],
+    ['DEU', false],
+    ['XX', false],
+    ['', false],
+  ])('%s: %s', (code, valid) => {
+    expect(isPhoneCountry(code)).toBe(valid);
   });
 });

@@ -22,10 +22,12 @@ export interface InboundRouterDeps {
  * acknowledge it. The account is the one the driver names (a per-account bind), else the only
  * account owning the alpha-name, preferring those approved on the channel. A number is found however
  * the driver spells it (`+`, `00` or bare digits, see {@link addressSpellings}), once here for every
- * driver; the exact spelling is preferred. The sender's number is read with `00` for `+` too
- * ({@link senderNumber}). Nobody, or several accounts alike, is an error: the driver refuses the
- * message and the provider keeps it. A message that can never be taken (a sender that is no
- * number, an empty text) is `validation_failed`: the driver acknowledges and drops it (see
+ * driver; the exact spelling is preferred. The sender's number is read with `00` for `+` too, and
+ * in the driver's country when it is in national format ({@link senderNumber}). Its text may be
+ * empty (a phone can send an empty SMS). Nobody, or several accounts alike, is an error: the
+ * driver refuses the message and the provider keeps it. A message that can never be taken (a
+ * sender that is no number, or in national format with no country to read it in; a text over
+ * 4096 characters) is `validation_failed`: the driver acknowledges and drops it (see
  * `ChannelContext.inbound`).
  */
 export function createInboundRouter(deps: InboundRouterDeps) {
@@ -63,6 +65,6 @@ export function createInboundRouter(deps: InboundRouterDeps) {
 
   return async function receive(report: InboundReport): Promise<InboundReceipt> {
     const { accountId, alphaName } = await ownerOf(report);
-    return inbound.receive(accountId, { alphaName, phoneNumber: senderNumber(report.phoneNumber), text: report.text });
+    return inbound.receive(accountId, { alphaName, phoneNumber: senderNumber(report), text: report.text }, 'driver');
   };
 }

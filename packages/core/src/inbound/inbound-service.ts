@@ -3,6 +3,7 @@ import { SpillwayError } from '../errors.ts';
 import type { AccountStorage } from '../ports/account-storage.ts';
 import type { InboundMessage, InboundStorage, WebhookDelivery } from '../ports/inbound-storage.ts';
 import { parseInboundRequest } from './inbound-request.ts';
+import type { InboundSource } from './inbound-request.ts';
 import { inboundPayloadOf } from './webhook-payload.ts';
 import type { InboundPayload } from './webhook-payload.ts';
 import { storableCalls } from '../validation/storable-calls.ts';
@@ -43,9 +44,12 @@ export function createInboundService(deps: InboundServiceDeps) {
 
   // Every call is looked through before it runs, as the engine's own services are.
   return storableCalls({
-    /** Validates `body` (`{ alphaName, phoneNumber, text }`), records it and queues its webhook. */
-    async receive(accountId: number, body: unknown): Promise<InboundReceipt> {
-      const request = parseInboundRequest(body);
+    /**
+     * Validates `body` (`{ alphaName, phoneNumber, text }`), records it and queues its webhook.
+     * `from` a driver, the text may be empty (see {@link InboundSource}).
+     */
+    async receive(accountId: number, body: unknown, from: InboundSource = 'client'): Promise<InboundReceipt> {
+      const request = parseInboundRequest(body, from);
       const alpha = await deps.storage.getAlphaName(accountId, request.alphaName);
       if (!alpha) throw new SpillwayError('not_found', `The account has no alpha-name '${request.alphaName}'`);
       const now = deps.clock.now();

@@ -65,8 +65,18 @@ export interface InboundReport {
   channel: ChannelId;
   /** The recipient's phone number (the sender of this message). */
   phoneNumber: string;
+  /**
+   * How the provider says `phoneNumber` is written (SMPP `source_addr_ton` 1, 2 and 5):
+   * `international` (E.164 digits), `national` (a number of `defaultCountry`, with or without its
+   * trunk prefix), `alphanumeric` (a name, kept as it is). Unset: international, or national when
+   * it starts with a single 0 (Kannel's `%p`, SMPP TON 0).
+   */
+  phoneNumberFormat?: 'international' | 'national' | 'alphanumeric';
+  /** The country (ISO 3166 alpha-2) a sender in national format is read in: the driver's `country`. */
+  defaultCountry?: string;
   /** The alpha-name, short code or bot it was sent to. */
   alphaName: string;
+  /** May be empty: a phone can send an empty SMS. */
   text: string;
   /** The account, when the driver knows it (a per-account bind). */
   accountId?: number;

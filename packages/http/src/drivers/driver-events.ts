@@ -4,7 +4,7 @@ import type { ChannelDriver, ChannelId, DriverHealthEvent, InboundReport } from 
 /**
  * Why an incoming message was not taken: no account owns its address, several do, or the store
  * failed (the provider keeps it and tries again); or it is invalid (a sender that is no phone
- * number, an empty text), and the driver acknowledged and dropped it (`inboundRefusedForGood`).
+ * number, or in national format with no country), and the driver acknowledged and dropped it (`inboundRefusedForGood`).
  */
 export type InboundRefusalReason = 'no_owner' | 'several_owners' | 'failed' | 'invalid';
 
