@@ -40,7 +40,7 @@ describe('spillway serve --role', () => {
       return [...text.matchAll(/^spillway_messages_finished_total\{status="[a-z]+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     };
     expect(await finished()).toBe(ids.length);
-    expect(await (await fetch(`${metricsUrl}/health`)).json()).toEqual({ status: 'ok', role: 'worker' });
+    expect(await (await fetch(`${metricsUrl}/health`)).json()).toEqual({ status: 'ok', workers: 1, role: 'worker' });
     const missing = await fetch(`${metricsUrl}/bat/messagelist`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: 'not_found', status: 404 });

@@ -17,6 +17,8 @@ import {
   createSmtpTransport,
   createSpillway,
   createWebhookMetrics,
+  createWorkerMetrics,
+  healthBody,
   serve,
 } from '@spillway/http';
 import type {
@@ -35,7 +37,7 @@ import type { PostgresStorage } from '@spillway/postgres';
 import { createSqliteRouteStats, createSqliteStorage } from '@spillway/sqlite';
 import type { SqliteStorage } from '@spillway/sqlite';
 import { createConfiguredAccountChannels } from './account-channels.ts';
-import { bootstrap, createDemoAccount } from './bootstrap.ts';
+import { bootstrap, createDemoAccount, logBootstrap } from './bootstrap.ts';
 import { mountDesigner } from './designer-files.ts';
 import { buildDrivers, loadDriversConfig } from './drivers-config.ts';
 import type { BuiltDrivers } from './drivers-config.ts';
@@ -48,6 +50,7 @@ import { balanceConnections, connectionCounts, registerConnectionsGauge } from '
 import type { ConnectionBalance } from './connection-balance.ts';
 import { startHttpThreads } from './http-threads.ts';
 import { createWriteFlag, openWriteFlag, type WriteFlag } from './write-flag.ts';
+import { createWorkerWatch } from './worker-watch.ts';
 import type { HttpThreads } from './http-threads.ts';
 
 export interface SpillwayServer {
@@ -262,6 +265,20 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const email = config.SPILLWAY_SMTP_URL
     ? createSmtpTransport({ url: config.SPILLWAY_SMTP_URL, from: config.SPILLWAY_SMTP_FROM })
     : undefined;
+  /**
+   * Counts the live workers and the backlog for `/health` and `/metrics` (`docs/decisions.md`,
+   * "Nobody sending"): in every process that answers them, not in the workers' thread (no
+   * registry) nor in a worker process without SPILLWAY_METRICS_PORT (nothing answers them). Only a
+   * process that accepts logs what it finds, and only its main thread.
+   */
+  const watch =
+    options.metrics === false || (config.SPILLWAY_ROLE === 'worker' && config.SPILLWAY_METRICS_PORT === undefined)
+      ? null
+      : createWorkerWatch({
+          storage,
+          clock: options.clock ?? systemClock,
+          logger: httpThread || config.SPILLWAY_ROLE === 'worker' ? undefined : logger,
+        });
   const httpLogger: HttpLogger = {
     info: (message, meta) => logger.info(meta ?? {}, message),
     warn: (message, meta) => logger.warn(meta ?? {}, message),
@@ -321,6 +338,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       ...(shared ? { shared } : {}),
       ...(httpThread ? { sendsElsewhere: httpThread.sendsElsewhere } : {}),
       ...(config.SPILLWAY_GATEWAY_SECRET ? { gatewaySecret: config.SPILLWAY_GATEWAY_SECRET } : {}),
+      ...(watch ? { liveWorkers: watch.live } : {}),
       extraRoutes:
         options.designerDir === false
           ? []
@@ -334,6 +352,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const threadWebhookMetrics = threaded && spillway.registry ? createWebhookMetrics(spillway.registry) : null;
   // And its drivers' binds, breakers and refused incoming messages (the thread runs the drivers).
   const threadDriverMetrics = threaded && spillway.registry ? createDriverMetrics(spillway.registry) : null;
+  // The live workers and the backlog, on the registry this process serves (an extra HTTP thread's is the main thread's).
+  const workerMetrics = watch && spillway.registry && !httpThread ? createWorkerMetrics(spillway.registry) : null;
+  const startWatch = () => watch?.start(workerMetrics?.record);
   const recordCounts: ThreadCounts = {
     engine: (counts) => threadMetrics?.record(counts),
     webhooks: (attempts) => threadWebhookMetrics?.record(attempts),
@@ -342,7 +363,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   const tokens = spillway.tokens!;
   // Generates and persists the signing key on the first start.
   await tokens.ready();
-  if (options.bootstrap !== false) await bootstrap(engine, config, { demo: false });
+  if (options.bootstrap !== false) logBootstrap(logger, await bootstrap(engine, config, { demo: false }));
   const demo = options.bootstrap !== false && (options.demoAccount ?? true) && !config.SPILLWAY_BOOTSTRAP_LOGIN;
   /**
    * The demo account is created once the server listens, its credentials logged with it: created
@@ -396,10 +417,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       // Starts the workers of this process, if it runs them.
       await spillway.start();
       if (config.SPILLWAY_ROLE === 'worker') {
+        await startWatch();
         if (config.SPILLWAY_METRICS_PORT !== undefined && spillway.registry && !metricsListener) {
           const port = config.SPILLWAY_METRICS_PORT;
           metricsListener = await listenOrName(
-            () => listenForMetrics(spillway.registry!, port, config.HOST),
+            () => listenForMetrics(spillway.registry!, () => watch?.live(), port, config.HOST),
             port,
             config.HOST,
             'SPILLWAY_METRICS_PORT, HOST',
@@ -432,6 +454,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           recordCounts,
           workersFailed,
         );
+      // Counted before the port opens, so that the first /health says it; after the workers' thread,
+      // if it started, so that it is counted (else its heartbeat comes within a period).
+      await startWatch();
       const running = await listenOrName(
         () =>
           serve({
@@ -516,6 +541,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
         // Every HTTP thread stops listening and answers what it holds.
         await Promise.all([listening?.close(), httpThreadsRunning?.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000)]);
         await metricsListener?.close();
+        await watch?.stop();
         if (thread) await stopThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
         if (checkpoints) await stopThread(checkpoints, 5_000);
         // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
@@ -604,10 +630,15 @@ interface MetricsListener {
 }
 
 /**
- * Serves `GET /metrics` (the registry, Prometheus text) and `GET /health` on `port` for a
- * workers-only process; anything else is a JSON 404 (405 for another method on those paths).
+ * Serves `GET /metrics` (the registry, Prometheus text) and `GET /health` (with the live workers
+ * as last counted) on `port` for a workers-only process; anything else is a JSON 404 (405 for another method on those paths).
  */
-async function listenForMetrics(registry: Registry, port: number, host: string): Promise<MetricsListener> {
+async function listenForMetrics(
+  registry: Registry,
+  liveWorkers: () => number | undefined,
+  port: number,
+  host: string,
+): Promise<MetricsListener> {
   /** Answers `body` as JSON with `status`. */
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -621,7 +652,7 @@ async function listenForMetrics(registry: Registry, port: number, host: string):
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       error(res, { error: 'method_not_allowed', message: `${req.method} is not allowed on ${path}`, status: 405 }, { allow: 'GET, HEAD' });
     } else if (path === '/health') {
-      json(res, 200, { status: 'ok', role: 'worker' });
+      json(res, 200, { ...healthBody(liveWorkers()), role: 'worker' });
     } else {
       registry.metrics().then(
         (text) => {

@@ -127,6 +127,13 @@ export interface HttpOptions {
    * authentication, rate limit and content-type check.
    */
   sendsElsewhere?: SendsElsewhere;
+  /**
+   * The workers heard from on the database, as last counted: `GET /health` answers it as
+   * `workers`, so that a process that only accepts says when nobody sends what it accepted. Read
+   * on every `/health`: answer a count kept, never a query (the reference server counts every
+   * heartbeat period). Undefined leaves the field out. @default none
+   */
+  liveWorkers?: () => number | undefined;
 }
 
 /** Rate limits of an account that has none of its own: a sustained rate per second and a burst, per category. */
@@ -190,6 +197,7 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   registerSystemRoutes(app, {
     ...(metrics && options.metricsEndpoint !== false ? { registry: metrics.registry } : {}),
     docs: options.docs ?? true,
+    ...(options.liveWorkers ? { liveWorkers: options.liveWorkers } : {}),
     ...(options.basePath ? { basePath: options.basePath } : {}),
     ...(options.openApiInfo ? { openApiInfo: options.openApiInfo } : {}),
   });
@@ -214,7 +222,16 @@ export function createHttpApp(options: HttpOptions): Hono<Env> {
   app.onError(createErrorHandler(logger));
   directRoutes.set(
     app,
-    createDirectRoutes({ engine, authCache, rateLimiter, metrics, logger, maxBodyBytes, sendsElsewhere: options.sendsElsewhere }),
+    createDirectRoutes({
+      engine,
+      authCache,
+      rateLimiter,
+      metrics,
+      logger,
+      maxBodyBytes,
+      sendsElsewhere: options.sendsElsewhere,
+      liveWorkers: options.liveWorkers,
+    }),
   );
   return app;
 }

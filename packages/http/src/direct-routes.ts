@@ -10,7 +10,7 @@ import type { HttpMetrics } from './metrics.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { declaredBodyLength, isJsonContentType, parseJsonBody } from './read-json.ts';
 import { plainMessageId, SEND_ROUTE, STATUS_ROUTE } from './routes/messaging.ts';
-import { HEALTH_BODY, HEALTH_ROUTE } from './routes/system.ts';
+import { HEALTH_ROUTE, healthBody } from './routes/system.ts';
 import { createTurnWriter, type EndResponse } from './turn-writer.ts';
 
 /**
@@ -32,6 +32,8 @@ export interface DirectRoutesDeps {
   maxBodyBytes: number;
   /** Answers the sends elsewhere (`HttpOptions.sendsElsewhere`) instead of with `engine`. */
   sendsElsewhere?: SendsElsewhere | undefined;
+  /** The live workers as last counted, for `/health` (`HttpOptions.liveWorkers`). */
+  liveWorkers?: (() => number | undefined) | undefined;
 }
 
 /** A send's answer as the send route writes it: its status, JSON body text, and `Retry-After` for a busy database. */
@@ -116,7 +118,7 @@ function readBody(req: IncomingMessage): Promise<string> {
  * without a Content-Length or over the limit, a malformed message id, a query string.
  */
 export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
-  const { engine, authCache, rateLimiter, metrics, logger, maxBodyBytes, sendsElsewhere } = deps;
+  const { engine, authCache, rateLimiter, metrics, logger, maxBodyBytes, sendsElsewhere, liveWorkers } = deps;
   const headers = (req: IncomingMessage) => ({ get: (name: string) => headerOf(req, name) });
 
   /** The account of a cached authentication, else null (the app then authenticates). */
@@ -235,7 +237,8 @@ export function createDirectRoutes(deps: DirectRoutesDeps): DirectRoutes {
       return;
     }
     if (req.method === 'GET' && path === HEALTH_ROUTE) {
-      answer(req, res, HEALTH_ROUTE, performance.now(), 200, HEALTH_BODY, [], endWithTurn);
+      // A count kept, not read per request: /health is asked often under load.
+      answer(req, res, HEALTH_ROUTE, performance.now(), 200, healthBody(liveWorkers?.()), [], endWithTurn);
       return;
     }
     if (req.method === 'GET' && path.startsWith(STATUS_PREFIX)) {

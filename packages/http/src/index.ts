@@ -33,6 +33,7 @@ export type { HttpSharedState } from './shared-state.ts';
 export type { LoginAdmission, LoginAttempt, LoginGuard, LoginLimits } from './login-guard.ts';
 export * from './chat-hub/index.ts';
 export { registerInboundRoutes } from './routes/inbound.ts';
+export { healthBody } from './routes/system.ts';
 export type { InboundRouteDeps } from './routes/inbound.ts';
 export { createWebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 export type {
@@ -50,8 +51,8 @@ export type { AddressClass } from './webhooks/address-class.ts';
 export { signWebhook } from './webhooks/sign-webhook.ts';
 export type { WebhookHeaders } from './webhooks/sign-webhook.ts';
 export { getWebhookSecret, newWebhookSecret, webhookSecretKey } from './webhooks/webhook-secret.ts';
-export { addRequestCounts, countCommit, createEngineMetrics, takeRequestCounts } from './metrics.ts';
-export type { EngineCounts, RequestCounts } from './metrics.ts';
+export { addRequestCounts, countCommit, createEngineMetrics, createWorkerMetrics, takeRequestCounts } from './metrics.ts';
+export type { EngineCounts, RequestCounts, WorkerCounts } from './metrics.ts';
 export { registerRouteStatsApi, MAX_STATS_CASCADES } from './routes/route-stats-api.ts';
 export { createSmtpTransport } from './email/smtp-transport.ts';
 export type { SmtpTransportOptions } from './email/smtp-transport.ts';

@@ -1,7 +1,7 @@
 import { isFinalStatus } from '@spillway/core';
 import type { Commit } from '@spillway/core';
 import type { MiddlewareHandler } from 'hono';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import type { Env } from './env.ts';
 import { RequestMetrics } from './request-metrics.ts';
@@ -142,4 +142,47 @@ export function createEngineMetrics(registry: Registry): { onCommit: (commit: Co
     for (const [status, n] of counts.finished) finished.inc({ status }, n);
   };
   return { onCommit: (commit) => record(countCommit(commit)), record };
+}
+
+/** What {@link createWorkerMetrics} serves: the workers seen live on the database, and the backlog nobody takes. */
+export interface WorkerCounts {
+  /** Workers that heartbeat within the stale time and did not retire. */
+  live: number;
+  /** How long the oldest message whose work is due, and that no worker holds, has waited, in seconds; 0 when none waits. */
+  backlogAgeSeconds: number;
+}
+
+/**
+ * Gauges of the workers on the database, for alerts: `spillway_workers_live` (0 while messages
+ * are accepted means nothing is sent) and `spillway_backlog_age_seconds` (how far the workers are
+ * behind). `record` sets them from a count made elsewhere (the reference server counts every
+ * heartbeat period), so that a scrape reads no database.
+ */
+export function createWorkerMetrics(registry: Registry): { record: (counts: WorkerCounts) => void } {
+  const live = sharedMetric(
+    registry,
+    'spillway_workers_live',
+    () =>
+      new Gauge({
+        name: 'spillway_workers_live',
+        help: 'Workers heard from on the database within the last 5 s (0: what is accepted is not sent)',
+        registers: [registry],
+      }),
+  );
+  const backlog = sharedMetric(
+    registry,
+    'spillway_backlog_age_seconds',
+    () =>
+      new Gauge({
+        name: 'spillway_backlog_age_seconds',
+        help: 'How long the oldest message whose work is due, and that no worker holds, has waited (0: none waits)',
+        registers: [registry],
+      }),
+  );
+  return {
+    record(counts) {
+      live.set(counts.live);
+      backlog.set(counts.backlogAgeSeconds);
+    },
+  };
 }

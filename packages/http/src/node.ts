@@ -90,8 +90,7 @@ export interface RunningServer {
 export function serve(options: ServeOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
-  const server = createServer({ maxHeaderSize: maxHeaderBytes }, createNodeListener(options.fetch, options.direct));
-  answerClientErrors(server, maxHeaderBytes);
+  const listener = createNodeListener(options.fetch, options.direct);
   let closing = false;
   // Once closing, every answer closes its connection, those in flight included: a kept-alive
   // client cannot go on sending. The answers are found through their connections (the latest
@@ -103,13 +102,18 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
   // a scavenge under load, every request of /health; `docs/decisions.md`, "Speed, twelfth pass").
   const connections = new Set<Socket>();
   const latest = new WeakMap<Socket, ServerResponse>();
+  // Marked before the routes run: a direct route answers `/health` in the request's own turn, and
+  // a mark after it (a second 'request' listener) threw ERR_HTTP_HEADERS_SENT, which ended the
+  // process, for a request that came on a busy connection once the server was closing.
+  const server = createServer({ maxHeaderSize: maxHeaderBytes }, (req: IncomingMessage, res: ServerResponse) => {
+    if (closing) res.setHeader('connection', 'close');
+    else latest.set(req.socket, res);
+    return listener(req, res);
+  });
+  answerClientErrors(server, maxHeaderBytes);
   server.on('connection', (socket: Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
-  });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (closing) res.setHeader('connection', 'close');
-    else latest.set(req.socket, res);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -125,7 +129,12 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
             closing = true;
             for (const socket of connections) {
               const res = latest.get(socket);
-              if (res && !res.headersSent) res.setHeader('connection', 'close');
+              if (!res || res.writableFinished) continue;
+              if (!res.headersSent) res.setHeader('connection', 'close');
+              // Its head already written as kept alive (a status read or `/health`, ended with
+              // the turn's other answers): its connection is closed once it is ended, or it
+              // stayed open for the keep-alive timeout, holding close() for 5 s.
+              else res.once('finish', () => server.closeIdleConnections());
             }
             server.close((err) => (err ? fail(err) : done()));
             // Idle keep-alive sockets would hold close() open until they time out.

@@ -125,4 +125,14 @@ export const alphaNameSchema = z.object({
 });
 
 /** `GET /health`. */
-export const healthSchema = z.object({ status: z.literal('ok') });
+export const healthSchema = z.object({
+  status: z.literal('ok'),
+  workers: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'Workers heard from on the database within the last 5 s, as counted at most a second ago: 0 means that what is accepted waits, unsent, until a worker runs (a server that counts them, such as the reference server, says it)',
+    ),
+});

@@ -290,6 +290,14 @@ export function createWorkStore(pool: pg.Pool, x: string): WorkStorage {
       );
       return dead.map((d) => d.id);
     },
+    async liveWorkers(now, staleMs) {
+      const live = await row<{ n: number }>(
+        pool,
+        `SELECT count(*)::int AS n FROM ${x}workers WHERE heartbeat_at >= $1 AND state = 'live'`,
+        [now - staleMs],
+      );
+      return live?.n ?? 0;
+    },
     async releaseLeases(owners) {
       if (owners.length === 0) return 0;
       return transaction(pool, async (client) => {

@@ -115,6 +115,7 @@ function prepare(db: Database.Database) {
     deadWorkers: db.prepare<[string, number], { id: string }>(
       `SELECT id FROM workers WHERE id <> ? AND (heartbeat_at < ? OR state = 'retired')`,
     ),
+    liveWorkers: db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM workers WHERE heartbeat_at >= ? AND state = 'live'`),
     releaseLeases: db.prepare<[string]>(
       `UPDATE messages SET lease_until = 0, lease_owner = NULL, wake_at = ${WAKE_OF_WORK} WHERE lease_owner IN (SELECT value FROM json_each(?))`,
     ),
@@ -300,6 +301,9 @@ export function createWorkStore(db: Database.Database): WorkStorage {
       return st()
         .deadWorkers.all(self, now - staleMs)
         .map((r) => r.id);
+    },
+    async liveWorkers(now, staleMs) {
+      return st().liveWorkers.get(now - staleMs)!.n;
     },
     async releaseLeases(owners) {
       return owners.length === 0 ? 0 : releaseTx.immediate(JSON.stringify(owners));

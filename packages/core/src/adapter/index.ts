@@ -19,6 +19,7 @@ export type { SharedRecord } from '../shared-records.ts';
 export type { KindHandler, SendPreparation } from '../engine/kind-handler.ts';
 export { MachineAdvancer, statusOf } from '../engine/advance.ts';
 export type { Step as MachineStep } from '../engine/advance.ts';
+export { HEARTBEAT_MS, STALE_WORKER_MS } from '../engine/worker-recovery.ts';
 export { messageMachine, MAX_RETRIES } from '../machines/message-machine.ts';
 export { buildStatusRecord, attemptStatus } from '../engine/status-record.ts';
 export { planCascade } from '../cascade/plan-cascade.ts';

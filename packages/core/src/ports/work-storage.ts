@@ -163,6 +163,12 @@ export interface WorkStorage {
   heartbeat(owner: string, now: number): Promise<void>;
   /** Workers other than `self` whose heartbeat is older than `now - staleMs` (or that retired). */
   deadWorkers(now: number, staleMs: number, self: string): Promise<string[]>;
+  /**
+   * How many workers heartbeat at `now - staleMs` or later and did not retire: the ones
+   * {@link WorkStorage.deadWorkers} does not name. A process that only accepts reads it to say
+   * whether anyone sends what it accepted.
+   */
+  liveWorkers(now: number, staleMs: number): Promise<number>;
   /** Releases the leases of `owners` (dead workers), so their messages are claimed again at once. */
   releaseLeases(owners: string[]): Promise<number>;
   /**

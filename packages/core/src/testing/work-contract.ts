@@ -583,6 +583,19 @@ export function describeWork(storage: StorageRef): void {
       );
       expect(await storage().adoptAttempts(['x'], 'y', 10)).toEqual([]);
     });
+
+    it('counts the live workers: heard from within the stale time and not retired', async () => {
+      const before = await storage().liveWorkers(50_000, 5_000);
+      await storage().heartbeat('count-a', 50_000);
+      await storage().heartbeat('count-b', 47_000);
+      await storage().heartbeat('count-c', 44_999);
+      expect(await storage().liveWorkers(50_000, 5_000)).toBe(before + 2);
+      await storage().retireWorker('count-a');
+      expect(await storage().liveWorkers(50_000, 5_000)).toBe(before + 1);
+      // A heartbeat after a clean stop (a worker started again under its id) makes it live again.
+      await storage().heartbeat('count-a', 51_000);
+      expect(await storage().liveWorkers(51_000, 5_000)).toBe(before + 2);
+    });
   });
 
   describe('scheduled messages', () => {

@@ -12,27 +12,37 @@ export const HEALTH_ROUTE = '/health';
 export const HEALTH_BODY = { status: 'ok' } as const;
 
 /**
+ * `GET /health`'s answer with the live workers `HttpOptions.liveWorkers` counted (none: not
+ * counted, or not yet). Still `ok` without them: the process is up and accepts, and what it
+ * accepts waits for a worker; `workers` and the metrics say whether one runs.
+ */
+export function healthBody(liveWorkers: number | undefined): { status: 'ok'; workers?: number } {
+  return liveWorkers === undefined ? HEALTH_BODY : { status: 'ok', workers: liveWorkers };
+}
+
+/**
  * Registers `/health`, `/metrics` (with a registry), `/openapi.json` and `/docs` (unless `docs` is
  * false). None needs authentication: probes and scrapers carry no credentials (keep `/metrics` off
  * the public network).
  */
 export function registerSystemRoutes(
   app: Hono<Env>,
-  options: { registry?: Registry; docs?: boolean; openApiInfo?: OpenApiInfo; basePath?: string },
+  options: { registry?: Registry; docs?: boolean; openApiInfo?: OpenApiInfo; basePath?: string; liveWorkers?: () => number | undefined },
 ): void {
+  const { liveWorkers } = options;
   defineRoute(
     app,
     {
       method: 'get',
       path: HEALTH_ROUTE,
       operationId: 'getHealth',
-      summary: 'Liveness: 200 once the server accepts requests',
+      summary: 'Liveness: 200 once the server accepts requests, with the live workers when they are counted',
       tags: ['system'],
       auth: 'none',
       storage: false,
       responses: { 200: { description: 'Up', schema: healthSchema } },
     },
-    (c) => c.json(HEALTH_BODY),
+    (c) => c.json(healthBody(liveWorkers?.())),
   );
 
   const registry = options.registry;
