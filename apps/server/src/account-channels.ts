@@ -1,4 +1,5 @@
-import type { AccountChannels, ChannelContext, ChannelDriver, PendingAttempt, Storage } from '@spillway/core';
+import type { Account, AccountChannels, ChannelContext, ChannelDriver, PendingAttempt, Storage } from '@spillway/core';
+import { loginKey } from '@spillway/core/storage';
 
 /** The configured accounts' drivers, and which logins have no account yet. */
 export interface ConfiguredAccountChannels extends AccountChannels {
@@ -17,12 +18,26 @@ export function createConfiguredAccountChannels(
   storage: Pick<Storage, 'getAccount' | 'findAccountByLogin'>,
 ): ConfiguredAccountChannels {
   const known = new Map<number, Promise<readonly ChannelDriver[] | undefined>>();
+  /**
+   * The drivers of the login that finds the account. Logins are one regardless of case: one
+   * configured in another spelling is the account's when looking it up finds this account (not
+   * so for an older account whose login differs only by case, kept from before).
+   */
+  const driversOf = async (account: Account): Promise<readonly ChannelDriver[] | undefined> => {
+    const exact = byLogin.get(account.login);
+    if (exact) return exact;
+    for (const [login, drivers] of byLogin) {
+      if (loginKey(login) === loginKey(account.login) && (await storage.findAccountByLogin(login))?.account.id === account.id)
+        return drivers;
+    }
+    return undefined;
+  };
   return {
     drivers: [...byLogin.values()].flat(),
     forAccount(accountId) {
       let found = known.get(accountId);
       if (!found) {
-        found = storage.getAccount(accountId).then((account) => (account ? byLogin.get(account.login) : undefined));
+        found = storage.getAccount(accountId).then((account) => (account ? driversOf(account) : undefined));
         // A failed read is asked again at the next attempt rather than remembered.
         found.catch(() => known.delete(accountId));
         known.set(accountId, found);

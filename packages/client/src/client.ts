@@ -1,6 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { authHeaders } from './auth.ts';
+import { describingNetworkErrors } from './network-error.ts';
 import type { SpillwayAuth } from './auth.ts';
 import type { components, paths } from './openapi.ts';
 import { realSleep, retryingFetch } from './retry.ts';
@@ -83,7 +84,7 @@ export function createSpillwayClient(options: SpillwayClientOptions): SpillwayCl
   const baseFetch = options.fetch ?? ((input: Request) => globalThis.fetch(input));
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: retryingFetch(baseFetch, { ...options.retry, sleep }),
+    fetch: retryingFetch(describingNetworkErrors(baseFetch), { ...options.retry, sleep }),
   });
   if (options.auth) {
     const headers = authHeaders(options.auth);

@@ -1,5 +1,6 @@
 export { createSpillwayClient, SpillwayApiError } from './client.ts';
 export type { ErrorBody, Schemas, SendOptions, SpillwayClient, SpillwayClientOptions } from './client.ts';
+export { SpillwayNetworkError } from './network-error.ts';
 export { authHeaders } from './auth.ts';
 export type { SpillwayAuth } from './auth.ts';
 export { retryAfterMs, retryingFetch } from './retry.ts';

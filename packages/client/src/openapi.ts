@@ -1198,7 +1198,7 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    /** Liveness: 200 once the server accepts requests */
+    /** Liveness: 200 once the server accepts requests, with the live workers when they are counted */
     get: operations['getHealth'];
     put?: never;
     post?: never;
@@ -1771,6 +1771,27 @@ export type components = {
     } & {
       [key: string]: unknown;
     };
+    /** @description One message of a `chatapp_*` type; `type` may be left out for a `chatapp_service` message. */
+    ChatappMessageRequest:
+      | {
+          customerMessageId?: string | null;
+          fallbacks?: components['schemas']['Fallback'][] | null;
+          from: string;
+          messageData?: Record<string, never> | null;
+          scheduledAt?: string | null;
+          text: string;
+          to: string;
+          ttl?: (number | string) | null;
+          /** @constant */
+          type?: 'chatapp_service';
+        }
+      | components['schemas']['ChatappServiceMessage']
+      | components['schemas']['ChatappTransMessage']
+      | components['schemas']['ChatappPromoMessage']
+      | components['schemas']['ChatappCarouselMessage']
+      | components['schemas']['ChatappSurveyMessage']
+      | components['schemas']['ChatappOtpMessage']
+      | components['schemas']['ChatappSessionMessage'];
     ChatappOtpData: {
       templateId: string;
       templateLang: string;
@@ -2221,6 +2242,8 @@ export type components = {
     Health: {
       /** @constant */
       status: 'ok';
+      /** @description Workers heard from on the database within the last 5 s, as counted at most a second ago: 0 means that what is accepted waits, unsent, until a worker runs (a server that counts them, such as the reference server, says it) */
+      workers?: number;
     };
     InjectInboundMessageRequest: {
       /** @description One of the account alpha-names */
@@ -2666,6 +2689,17 @@ export type components = {
       /** @enum {string} */
       status: 'pending' | 'approved' | 'rejected' | 'revoked';
     };
+    SendIp2smsRequest: {
+      customerMessageId?: string;
+      /** @description Approved alpha-name (alias `sender`) */
+      from?: string;
+      /** @description Alias `message` */
+      text?: string;
+      /** @description One or more numbers, comma-separated (alias `phone`) */
+      to?: string;
+      /** @default sms */
+      type?: string;
+    };
     /** @description A campaign: 1 to 5000 messages, each with its fallbacks. */
     SendMessagesRequest: {
       messages: components['schemas']['MessageItem'][];
@@ -2695,6 +2729,21 @@ export type components = {
       to: string;
       type: string;
     };
+    /** @description One message of the messaging API; `type` may be left out for an SMS. */
+    SingleMessageRequest:
+      | {
+          customerMessageId?: string | null;
+          fallbacks?: components['schemas']['Fallback'][] | null;
+          from: string;
+          messageData?: Record<string, never> | null;
+          scheduledAt?: string | null;
+          text: string;
+          to: string;
+          ttl?: (number | string) | null;
+          /** @constant */
+          type?: 'sms';
+        }
+      | components['schemas']['MessageItem'];
     SmsFallback: {
       fallbacks?: unknown;
       from: string;
@@ -4721,7 +4770,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['MessageItem'];
+        'application/json': components['schemas']['SingleMessageRequest'];
       };
     };
     responses: {
@@ -4769,7 +4818,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['MessageItem'];
+        'application/json': components['schemas']['SingleMessageRequest'];
       };
     };
     responses: {
@@ -5985,7 +6034,12 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SendIp2smsRequest'];
+        'application/x-www-form-urlencoded': components['schemas']['SendIp2smsRequest'];
+      };
+    };
     responses: {
       /** @description The campaign and one record per number */
       200: {
@@ -5996,6 +6050,7 @@ export interface operations {
           'application/json': components['schemas']['SendMessagesResponse'];
         };
       };
+      400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       /** @description Balance too low */
       402: {
@@ -6006,6 +6061,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      413: components['responses']['PayloadTooLarge'];
       /** @description A body that is neither a form nor JSON */
       415: {
         headers: {
@@ -6028,7 +6084,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['MessageItem'];
+        'application/json': components['schemas']['ChatappMessageRequest'];
       };
     };
     responses: {

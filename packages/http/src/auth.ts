@@ -1,5 +1,6 @@
 import { SpillwayError } from '@spillway/core';
 import type { Account, Engine } from '@spillway/core';
+import { loginKey } from '@spillway/core/storage';
 import type { Context, MiddlewareHandler } from 'hono';
 import { digestHex } from './auth-cache.ts';
 import type { Env } from './env.ts';
@@ -53,10 +54,12 @@ export function readCredentials(headers: Pick<Headers, 'get'>): Credentials | nu
  * Null for a wrong password.
  */
 export async function checkPassword(c: Context<Env>, engine: Engine, login: string, password: string): Promise<Account | null> {
+  // Counted by the login in any case, as it is looked up: `SHOP` must not get attempts of its own beside `shop`.
+  const counted = loginKey(login);
   // Every login may be tried at the data rate at most, right or wrong: each try costs a scrypt.
   const limiter = c.get('rateLimiter');
   if (limiter) {
-    const decision = limiter.take(`login:${login}`, limiter.limitFor('data'));
+    const decision = limiter.take(`login:${counted}`, limiter.limitFor('data'));
     if (!decision.allowed) {
       const seconds = Math.max(1, decision.retryAfterSeconds);
       c.header('Retry-After', String(seconds));
@@ -64,7 +67,7 @@ export async function checkPassword(c: Context<Env>, engine: Engine, login: stri
     }
   }
   const guard = c.get('loginGuard');
-  const admission = guard ? guard.admit(login, c.get('clientAddress')) : undefined;
+  const admission = guard ? guard.admit(counted, c.get('clientAddress')) : undefined;
   if (admission && !admission.ok) {
     c.header('Retry-After', String(admission.retryAfterSeconds));
     throw new SpillwayError('rate_limited', `Too many failed logins; retry in ${admission.retryAfterSeconds} s`);

@@ -154,6 +154,18 @@ function commonResponseComponents(used: Set<CommonResponse>, error: Json): Recor
   return out;
 }
 
+/** The `requestBody` of a route with a body: its schema under each media type it may come in. */
+function requestBodyOf(record: RouteRecord, body: z.ZodType, components: ComponentCollector): Json {
+  const content: Record<string, Json> = {};
+  for (const type of record.bodyMediaTypes ?? ['application/json']) {
+    content[type] = {
+      schema: components.ref(body, 'input', `${pascal(record.operationId)}Request`),
+      ...(record.bodyExample !== undefined && type === 'application/json' ? { example: record.bodyExample } : {}),
+    };
+  }
+  return { required: record.bodyRequired ?? true, content };
+}
+
 function operationOf(record: RouteRecord, components: ComponentCollector, clientTokens: boolean, used: Set<CommonResponse>): Json {
   const base = pascal(record.operationId);
   const parameters: Json[] = [];
@@ -216,19 +228,7 @@ function operationOf(record: RouteRecord, components: ComponentCollector, client
     tags: record.tags,
     security: securityOf(record.auth, clientTokens),
     ...(parameters.length ? { parameters } : {}),
-    ...(record.body
-      ? {
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: components.ref(record.body, 'input', `${base}Request`),
-                ...(record.bodyExample !== undefined ? { example: record.bodyExample } : {}),
-              },
-            },
-          },
-        }
-      : {}),
+    ...(record.body ? { requestBody: requestBodyOf(record, record.body, components) } : {}),
     responses: sorted,
   };
 }

@@ -38,6 +38,7 @@ import {
   alphaNameCallbackRequestSchema,
   alphaNameSchema,
   balanceSchema,
+  chatappSingleMessageRequestSchema,
   errorBodySchema,
   extendedStatusSchema,
   fallbackStatusSchema,
@@ -45,6 +46,7 @@ import {
   messageStatusSchema,
   sendResponseSchema,
   sentMessageSchema,
+  singleMessageRequestSchema,
   walletHistorySchema,
   walletItemSchema,
 } from './schemas.ts';
@@ -88,6 +90,12 @@ component(fallbackSchema, 'Fallback', 'A fallback: sent when the message (or the
 nameVariants(messageItemSchema, 'Message');
 nameVariants(fallbackSchema, 'Fallback');
 component(messagePatchSchema, 'MessagePatch');
+component(singleMessageRequestSchema, 'SingleMessageRequest', 'One message of the messaging API; `type` may be left out for an SMS.');
+component(
+  chatappSingleMessageRequestSchema,
+  'ChatappMessageRequest',
+  'One message of a `chatapp_*` type; `type` may be left out for a `chatapp_service` message.',
+);
 component(sendResponseSchema, 'SendMessagesResponse');
 component(sentMessageSchema, 'SentMessage');
 component(messageStatusSchema, 'MessageStatus');

@@ -57,6 +57,14 @@ export interface RouteSpec {
   headers?: z.ZodObject;
   /** Request body (JSON). Documentation only: the engine validates bodies. */
   body?: z.ZodType;
+  /**
+   * Whether a request must have the body: false for a route that takes its input elsewhere too
+   * (the classic gateway's query parameters), so that a typed client may leave it out.
+   * @default true
+   */
+  bodyRequired?: boolean;
+  /** The media types the body may come in, each with `body`'s schema. @default ['application/json'] */
+  bodyMediaTypes?: readonly string[];
   /** An example request body, shown by `/docs` (and prefilled in its try-it). */
   bodyExample?: unknown;
   responses: Record<number, RouteResponse>;

@@ -1,4 +1,5 @@
-import { DELIVERY_STATUSES } from '@spillway/core';
+import { DELIVERY_STATUSES, messageItemSchema } from '@spillway/core';
+import type { MessageType } from '@spillway/core';
 import { z } from 'zod';
 
 // Response schemas of the messaging API, for the OpenAPI document. They mirror the types of
@@ -136,3 +137,29 @@ export const healthSchema = z.object({
       'Workers heard from on the database within the last 5 s, as counted at most a second ago: 0 means that what is accepted waits, unsent, until a worker runs (a server that counts them, such as the reference server, says it)',
     ),
 });
+
+type MessageVariant = (typeof messageItemSchema.options)[number];
+const typeOf = (variant: MessageVariant): string => (variant.shape.type as z.ZodLiteral<string>).value;
+
+/** The message of `type` with its `type` optional: what a single-message route reads when the body leaves it out. */
+function withTypeLeftOut(type: MessageType): z.ZodType {
+  const variant = messageItemSchema.options.find((v) => typeOf(v) === type);
+  if (!variant) throw new Error(`no message type ${type}`);
+  return (variant as z.ZodObject).extend({ type: z.literal(type).optional() });
+}
+
+/**
+ * Body of `POST /api/GMSMessage/send_message` (GMSSendMessageReq): one message of the messaging
+ * API, whose `type` may be left out for an SMS (the route's default). Documentation only, as
+ * every body: the route sends it through the engine.
+ */
+export const singleMessageRequestSchema = z.union([withTypeLeftOut('sms'), messageItemSchema]);
+
+/**
+ * Body of `POST /ip2sms/chatapp_mess` (ChatappMessageDTO): one message of a `chatapp_*` type,
+ * `chatapp_service` when `type` is left out (the route's default); other types are refused.
+ */
+export const chatappSingleMessageRequestSchema = z.union([
+  withTypeLeftOut('chatapp_service'),
+  ...messageItemSchema.options.filter((v) => typeOf(v).startsWith('chatapp_')),
+]);

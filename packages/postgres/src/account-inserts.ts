@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { accountFromRow, alphaNameFromRow, apiKeyFromRow } from '@spillway/core/storage';
+import { accountFromRow, alphaNameFromRow, apiKeyFromRow, loginKey } from '@spillway/core/storage';
 import type { Account, AlphaName, ApiKey, ChannelId, ClientLink } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, NewAccount } from '@spillway/core/storage';
 import { conflictOnUnique, row, run, type Queryable } from './pg-util.ts';
@@ -11,7 +11,7 @@ import { conflictOnUnique, row, run, type Queryable } from './pg-util.ts';
  * the message of the storage port.
  */
 export interface AccountInserts {
-  /** A new account; a taken login is a `conflict`. */
+  /** A new account; a taken login, in any case, is a `conflict`. */
   account(input: NewAccount, at: number, db?: Queryable): Promise<Account>;
   /** A new API key of the account; a registered key is a `conflict`. */
   apiKey(input: { accountId: number; keyHash: string; prefix: string; label: string }, at: number, db?: Queryable): Promise<ApiKey>;
@@ -30,8 +30,9 @@ export function accountInserts(pool: pg.Pool, x: string): AccountInserts {
     async account(a, at, db = pool) {
       const created = await insertRow<AccountRow>(
         db,
-        `INSERT INTO ${x}accounts (login, name, password_hash, currency, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [a.login, a.name, a.passwordHash, a.currency, at],
+        `INSERT INTO ${x}accounts (login, login_key, name, password_hash, currency, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [a.login, loginKey(a.login), a.name, a.passwordHash, a.currency, at],
+        // The same login, or one that differs by case only (the unique login_key).
         `login ${a.login} is taken`,
       );
       return accountFromRow(created);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SpillwayError } from '@spillway/core';
-import { accountFromRow, alphaNameFromRow, apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
+import { accountFromRow, alphaNameFromRow, apiKeyFromRow, loginKey, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, WalletTransaction } from '@spillway/core';
 import type { AccountRow, AlphaNameRow, ApiKeyRow, WalletTransactionRow } from '@spillway/core/storage';
 import { accountInserts } from './account-inserts.ts';
@@ -26,7 +26,13 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
       return found ? accountFromRow(found) : null;
     },
     async findAccountByLogin(login) {
-      const found = await row<AccountRow>(pool, `SELECT * FROM ${x}accounts WHERE login = $1`, [login]);
+      // The login as spelt, or else one that differs by case only: two rows only where logins that
+      // differ by case were kept from before they were one (login-keys.ts), and then the exact one wins.
+      const found = await row<AccountRow>(
+        pool,
+        `SELECT * FROM ${x}accounts WHERE login = $1 OR login_key = $2 ORDER BY login = $1 DESC LIMIT 1`,
+        [login, loginKey(login)],
+      );
       return found ? { account: accountFromRow(found), passwordHash: found.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {

@@ -2,8 +2,12 @@ import type pg from 'pg';
 import { CLIENT_MIGRATIONS } from './client-store.ts';
 import { CLIENT_PROVISIONS_MIGRATION } from './client-provision-store.ts';
 import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
+import { addLoginKeys, warnOfLoginClashes } from './login-keys.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
+
+/** A schema version: SQL, or a function for one that computes what SQL cannot (login keys). */
+type Migration = string | ((client: pg.PoolClient) => Promise<void>);
 
 /**
  * Schema versions, applied in order inside the storage's schema (the migration transaction sets
@@ -13,7 +17,7 @@ import { rows, run, schemaPrefix, transaction } from './pg-util.ts';
  * Ids BIGINT identities, amounts BIGINT micro-units, times BIGINT milliseconds, JSON columns JSONB
  * (the message row's are JSON: read and written whole, they are not worth jsonb's parse).
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   // 1: accounts, messages and the outbox.
   `
   CREATE TABLE accounts (
@@ -328,12 +332,17 @@ const MIGRATIONS: readonly string[] = [
   CLIENT_TRANSFERS_CREATED_MIGRATION,
   // Sub-clients created under an idempotency key of their parent, pruned by age (`pruneClientProvisions`).
   CLIENT_PROVISIONS_MIGRATION,
+  // Logins are one regardless of case (`accounts.login_key`); logins that already differ only by case are kept.
+  addLoginKeys,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The version that made the message row's JSON columns `json` (its test runs it again). */
-export const MESSAGE_JSON_COLUMNS = MIGRATIONS.findIndex((m) => m.includes('ALTER COLUMN steps TYPE json USING')) + 1;
+export const MESSAGE_JSON_COLUMNS =
+  MIGRATIONS.findIndex((m) => typeof m === 'string' && m.includes('ALTER COLUMN steps TYPE json USING')) + 1;
+/** The version that added `accounts.login_key` (its test runs it again). */
+export const LOGIN_KEYS_ADDED = MIGRATIONS.indexOf(addLoginKeys) + 1;
 
 /** First key of the two-key advisory lock that serialises migrations (the second is the schema's hash). */
 const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'
@@ -341,7 +350,8 @@ const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'
 /**
  * Creates the schema if needed and applies the missing versions, in one transaction under a
  * transaction-level advisory lock: engine processes starting together wait for each other
- * instead of racing. Idempotent.
+ * instead of racing; then warns of logins that differ only by case ({@link warnOfLoginClashes}).
+ * Idempotent.
  */
 export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   const prefix = schemaPrefix(schema);
@@ -355,8 +365,11 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     );
     for (let version = 1; version <= MIGRATIONS.length; version++) {
       if (applied.has(version)) continue;
-      await run(client, MIGRATIONS[version - 1] ?? '');
+      const migration = MIGRATIONS[version - 1] ?? '';
+      if (typeof migration === 'string') await run(client, migration);
+      else await migration(client);
       await run(client, `INSERT INTO ${prefix}spillway_migrations (version, applied_at) VALUES ($1, $2)`, [version, Date.now()]);
     }
   });
+  await warnOfLoginClashes(pool, prefix);
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { apiKeyFromRow } from '@spillway/core/storage';
+import { apiKeyFromRow, loginKey } from '@spillway/core/storage';
 import type { Account, AlphaName, ApiKey, ChannelId, ClientLink } from '@spillway/core';
 import type { ApiKeyRow, NewAccount } from '@spillway/core/storage';
 import { toAccount, toAlphaName } from './rows.ts';
@@ -13,7 +13,7 @@ import { conflictOnUnique, lazy } from './sqlite-util.ts';
  * message of the storage port.
  */
 export interface AccountInserts {
-  /** A new account; a taken login is a `conflict`. */
+  /** A new account; a taken login, in any case, is a `conflict`. */
   account(input: NewAccount, at: number): Account;
   /** A new API key of the account; a registered key is a `conflict`. */
   apiKey(input: { accountId: number; keyHash: string; prefix: string; label: string }, at: number): ApiKey;
@@ -27,8 +27,8 @@ export interface AccountInserts {
 export function accountInserts(db: Database.Database): AccountInserts {
   // Prepared on first use: the tables exist only once migrate() has run.
   const st = lazy(() => ({
-    account: db.prepare<[string, string, string, string, number], SqliteAccountRow>(
-      `INSERT INTO accounts (login, name, password_hash, currency, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
+    account: db.prepare<[string, string, string, string, string, number], SqliteAccountRow>(
+      `INSERT INTO accounts (login, login_key, name, password_hash, currency, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
     apiKey: db.prepare<[number, string, string, string, number], ApiKeyRow>(
       `INSERT INTO api_keys (account_id, key_hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
@@ -43,7 +43,13 @@ export function accountInserts(db: Database.Database): AccountInserts {
   }));
   return {
     account: (a, at) =>
-      toAccount(conflictOnUnique(() => st().account.get(a.login, a.name, a.passwordHash, a.currency, at)!, `login ${a.login} is taken`)),
+      toAccount(
+        conflictOnUnique(
+          () => st().account.get(a.login, loginKey(a.login), a.name, a.passwordHash, a.currency, at)!,
+          // The same login, or one that differs by case only (the unique login_key).
+          `login ${a.login} is taken`,
+        ),
+      ),
     apiKey: (k, at) =>
       apiKeyFromRow(
         conflictOnUnique(() => st().apiKey.get(k.accountId, k.keyHash, k.prefix, k.label, at)!, 'this API key is already registered'),

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SpillwayError } from '@spillway/core';
-import { apiKeyFromRow, walletTransactionFromRow } from '@spillway/core/storage';
+import { apiKeyFromRow, loginKey, walletTransactionFromRow } from '@spillway/core/storage';
 import type { AccountStorage, RateLimit, WalletTransaction } from '@spillway/core';
 import type { ApiKeyRow, NewWalletTransaction, WalletTransactionRow } from '@spillway/core/storage';
 import { toAccount, toAlphaName, type SqliteAccountRow, type SqliteAlphaNameRow } from './rows.ts';
@@ -13,7 +13,11 @@ import { walletMove } from './wallet-move.ts';
 function prepare(db: Database.Database) {
   return {
     accountById: db.prepare<[number], SqliteAccountRow>(`SELECT * FROM accounts WHERE id = ?`),
-    accountByLogin: db.prepare<[string], SqliteAccountRow>(`SELECT * FROM accounts WHERE login = ?`),
+    // The login as spelt, or else one that differs by case only: two rows only where logins that
+    // differ by case were kept from before they were one (login-keys.ts), and then the exact one wins.
+    accountByLogin: db.prepare<[{ login: string; key: string }], SqliteAccountRow>(
+      `SELECT * FROM accounts WHERE login = @login OR login_key = @key ORDER BY login = @login DESC LIMIT 1`,
+    ),
     setPasswordHash: db.prepare<[string, number]>(`UPDATE accounts SET password_hash = ? WHERE id = ?`),
     setRateLimits: db.prepare<[string, number]>(`UPDATE accounts SET rate_limits = ? WHERE id = ?`),
 
@@ -115,7 +119,7 @@ export function createAccountStore(db: Database.Database): AccountStorage {
       return row ? toAccount(row) : null;
     },
     async findAccountByLogin(login) {
-      const row = st().accountByLogin.get(login);
+      const row = st().accountByLogin.get({ login, key: loginKey(login) });
       return row ? { account: toAccount(row), passwordHash: row.password_hash } : null;
     },
     async setPasswordHash(accountId, passwordHash) {

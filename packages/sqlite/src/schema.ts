@@ -5,7 +5,11 @@ import { CHAT_HUB_SCHEMA } from './chat-hub-store.ts';
 import { CLIENT_MIGRATIONS, ORGANIZATION_IDS_MIGRATION } from './client-store.ts';
 import { CLIENT_PROVISIONS_MIGRATION } from './client-provision-store.ts';
 import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from './client-transfer-store.ts';
+import { addLoginKeys, warnOfLoginClashes } from './login-keys.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
+
+/** A schema version: SQL, or a function for one that computes what SQL cannot (login keys). */
+type Migration = string | ((db: Database.Database) => void);
 
 /**
  * Schema versions of the accounts and messages tables, applied in order; `PRAGMA user_version`
@@ -13,7 +17,7 @@ import { REACHABILITY_MIGRATION } from './reachability-store.ts';
  *
  * Amounts are integer micro-units, times integer milliseconds, JSON columns TEXT.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE accounts (
     id            INTEGER PRIMARY KEY,
@@ -296,24 +300,32 @@ const MIGRATIONS: readonly string[] = [
   CLIENT_PROVISIONS_MIGRATION,
   // A deleted organization's id is never given to a new one (AUTOINCREMENT; the table is rebuilt).
   ORGANIZATION_IDS_MIGRATION,
+  // Logins are one regardless of case (`accounts.login_key`); logins that already differ only by case are kept.
+  addLoginKeys,
 ];
 
 /** Number of schema versions this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The version that rebuilt the per-message tables without their foreign keys (its tests migrate to the one before). */
-export const MESSAGE_FOREIGN_KEYS_DROPPED = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE messages_rebuilt')) + 1;
+export const MESSAGE_FOREIGN_KEYS_DROPPED =
+  MIGRATIONS.findIndex((m) => typeof m === 'string' && m.includes('CREATE TABLE messages_rebuilt')) + 1;
 /** The version that rebuilt `organizations` with AUTOINCREMENT (its tests migrate to the one before). */
 export const ORGANIZATION_IDS_KEPT = MIGRATIONS.indexOf(ORGANIZATION_IDS_MIGRATION) + 1;
+/** The version that added `accounts.login_key` (its tests migrate to the one before). */
+export const LOGIN_KEYS_ADDED = MIGRATIONS.indexOf(addLoginKeys) + 1;
 
 /**
  * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas
- * (written with `IF NOT EXISTS`, so they are safe to run at every start). Idempotent.
+ * (written with `IF NOT EXISTS`, so they are safe to run at every start), and warns of logins
+ * that differ only by case ({@link warnOfLoginClashes}). Idempotent.
  */
 export function migrate(db: Database.Database, /** Tests of a migration stop before it. @internal */ target = MIGRATIONS.length): void {
   const apply = db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
     for (let version = current; version < target; version++) {
-      db.exec(MIGRATIONS[version] ?? '');
+      const migration = MIGRATIONS[version] ?? '';
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db);
     }
     if (current < target) db.pragma(`user_version = ${target}`);
     if (CHAT_HUB_SCHEMA) db.exec(CHAT_HUB_SCHEMA);
@@ -322,4 +334,5 @@ export function migrate(db: Database.Database, /** Tests of a migration stop bef
   });
   // IMMEDIATE: two processes starting on one file must not both read version 0 and race.
   apply.immediate();
+  if (target >= LOGIN_KEYS_ADDED) warnOfLoginClashes(db);
 }

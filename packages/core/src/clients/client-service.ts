@@ -14,6 +14,7 @@ import type { ClientProvisionOptions, ProvisionedClient } from './client-provisi
 import { createClientTransfers } from './client-transfer.ts';
 import type { ClientTransfer, ClientTransferOptions } from './client-transfer.ts';
 import { storableCalls } from '../validation/storable-calls.ts';
+import { loginKey } from '../storage/login-key.ts';
 
 export type { ProvisionedClient } from './client-provision.ts';
 
@@ -95,7 +96,8 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
         const known = await storage.getClientLinkByReferral(referrerId, referralId);
         if (!known) return null;
         const account = await accounts.get(known.childId);
-        if (account?.login === req.login) return { account, created: false };
+        // The same login in any case: logins are one regardless of case.
+        if (account && loginKey(account.login) === loginKey(req.login)) return { account, created: false };
         throw new SpillwayError('conflict', `referral ${referralId} is used by another client`);
       };
       const known = await registered();

@@ -30,9 +30,17 @@ export interface WalletQuery {
 
 /** Accounts, their credentials, alpha-names and wallets. */
 export interface AccountStorage {
-  /** Fails with a `conflict` SpillwayError when the login is taken. */
+  /**
+   * Fails with a `conflict` SpillwayError when the login is taken, in any case: logins are one
+   * regardless of case (`loginKey`), and the account keeps the spelling it was created with.
+   */
   createAccount(input: NewAccount, at: number): Promise<Account>;
   getAccount(id: number): Promise<Account | null>;
+  /**
+   * The account of the login in any case (`SHOP` finds `shop`). Where logins that differ only by
+   * case were kept from before (a database migrated with both), the exact spelling wins, and
+   * another finds the oldest of them.
+   */
   findAccountByLogin(login: string): Promise<{ account: Account; passwordHash: string } | null>;
   setPasswordHash(accountId: number, passwordHash: string): Promise<void>;
   setRateLimit(accountId: number, category: RateCategory, limit: RateLimit | null): Promise<void>;

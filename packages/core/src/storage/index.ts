@@ -54,6 +54,7 @@ export type {
   PageQuery,
 } from '../ports/client-storage.ts';
 export { hasClientStorage } from '../ports/client-storage.ts';
+export { loginClashWarning, loginKey, loginKeysOf } from './login-key.ts';
 export type { WorkItem } from '../types/work.ts';
 export { wakeAtOf } from '../types/work.ts';
 export type { StepSpec, StoredMessage, HistoryEntry, PersistedMachineState, MessageKind } from '../types/message.ts';

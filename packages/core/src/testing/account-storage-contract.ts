@@ -22,6 +22,29 @@ export function describeAccountStorage(storage: StorageRef): void {
       });
     });
 
+    it('finds an account by its login in any case, with the spelling it was created with', async () => {
+      const created = await storage().createAccount({ login: 'Shop-EU', name: 'Shop', passwordHash: 'h1', currency: 'EUR' }, 1);
+      for (const spelling of ['Shop-EU', 'shop-eu', 'SHOP-EU', 'sHoP-eU']) {
+        expect(await storage().findAccountByLogin(spelling), spelling).toEqual({ account: created, passwordHash: 'h1' });
+      }
+      // Beyond ASCII, and whether an accent is one character or two (NFC or NFD).
+      const accented = await storage().createAccount({ login: 'Ärger-Café', name: 'Ä', passwordHash: 'h2', currency: 'EUR' }, 2);
+      expect((await storage().findAccountByLogin('äRGER-CAFÉ'))?.account).toEqual(accented);
+      expect((await storage().findAccountByLogin('ärger-cafe\u0301'))?.account).toEqual(accented);
+      expect(await storage().findAccountByLogin('shop-e')).toBeNull();
+    });
+
+    it('refuses a login that differs only by case from a taken one', async () => {
+      await storage().createAccount({ login: 'alice', name: 'A', passwordHash: 'h', currency: 'EUR' }, 1);
+      for (const login of ['Alice', 'ALICE']) {
+        await expect(storage().createAccount({ login, name: 'B', passwordHash: 'h', currency: 'EUR' }, 2)).rejects.toMatchObject({
+          code: 'conflict',
+          message: `login ${login} is taken`,
+        });
+      }
+      expect((await storage().findAccountByLogin('ALICE'))?.account.login).toBe('alice');
+    });
+
     it('changes the password hash', async () => {
       const account = await createFundedAccount(storage());
       await storage().setPasswordHash(account.id, 'new-hash');

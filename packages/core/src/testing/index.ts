@@ -16,3 +16,4 @@ export { runClientStorageContract, type ClientStorageContractOptions } from './c
 export { runReachabilityStorageContract, type ReachabilityStorageContractOptions } from './reachability-contract.ts';
 export { runAlphaNameDirectoryContract, type AlphaNameDirectoryContractOptions } from './alpha-name-directory-contract.ts';
 export { runPerTurnReadsContract, type PerTurnReadsContractOptions } from './per-turn-contract.ts';
+export { CLASHING_LOGINS, CLASHING_LOGINS_WARNING, expectKeptLoginClashes } from './kept-login-clashes.ts';

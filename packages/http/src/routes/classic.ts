@@ -1,4 +1,4 @@
-import { SpillwayError, messageItemSchema } from '@spillway/core';
+import { SpillwayError } from '@spillway/core';
 import { ip2smsParamsSchema, sendIp2sms, sendSingleMessage } from '@spillway/core/adapter';
 import type { SendResponse } from '@spillway/core';
 import type { Context, Hono } from 'hono';
@@ -6,10 +6,13 @@ import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { isJsonContentType, readJson } from '../read-json.ts';
-import { sendResponseSchema, sentMessageSchema } from '../schemas.ts';
+import { chatappSingleMessageRequestSchema, sendResponseSchema, sentMessageSchema, singleMessageRequestSchema } from '../schemas.ts';
 import { clientStorageOf } from './client-services.ts';
 
 const gmsResponseSchema = sentMessageSchema.extend({ messagelistId: z.int() });
+
+/** The classic gateway's parameters, each optional where it is given (query, form or JSON body). */
+const ip2smsParams = ip2smsParamsSchema.partial();
 
 const single = (res: SendResponse) => ({ messagelistId: res.messagelistId, ...res.messages[0]! });
 
@@ -60,7 +63,7 @@ export function registerClassicRoutes(app: Hono<Env>): void {
         tags: ['classic'],
         auth: 'basic-or-key',
         rateLimit: 'messaging',
-        body: messageItemSchema,
+        body: singleMessageRequestSchema,
         responses: {
           200: { description: 'The accepted message (GMSSendMessageResp)', schema: gmsResponseSchema },
           402: { description: 'Balance too low' },
@@ -89,7 +92,11 @@ export function registerClassicRoutes(app: Hono<Env>): void {
       tags: ['classic'],
       auth: 'basic-or-key',
       rateLimit: 'messaging',
-      query: ip2smsParamsSchema.partial(),
+      query: ip2smsParams,
+      // The same parameters as a form or a JSON object; none when they are in the query.
+      body: ip2smsParams,
+      bodyRequired: false,
+      bodyMediaTypes: ['application/x-www-form-urlencoded', 'application/json'],
       responses: {
         200: { description: 'The campaign and one record per number', schema: sendResponseSchema },
         402: { description: 'Balance too low' },
@@ -115,7 +122,7 @@ export function registerClassicRoutes(app: Hono<Env>): void {
       tags: ['classic'],
       auth: 'basic-or-key',
       rateLimit: 'messaging',
-      body: messageItemSchema,
+      body: chatappSingleMessageRequestSchema,
       responses: {
         200: { description: 'The accepted message', schema: gmsResponseSchema },
         402: { description: 'Balance too low' },
