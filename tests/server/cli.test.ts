@@ -15,11 +15,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('spillway CLI', () => {
   it('creates an account, an API key and an approved alpha-name that the server then accepts', async () => {
     const db = join(dir, 'cli.db');
+    // Times as the API writes them (ISO 8601), not the storage's milliseconds.
+    const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
     expect(await cli(db, 'accounts', 'create', '--login', 'shop', '--password', 'shop-password', '--balance', '5')).toMatchObject({
       login: 'shop',
+      createdAt: expect.stringMatching(ISO),
     });
-    const { key } = (await cli(db, 'keys', 'create', '--login', 'shop')) as { key: string };
+    const { key, apiKey } = (await cli(db, 'keys', 'create', '--login', 'shop')) as { key: string; apiKey: { createdAt: unknown } };
     expect(key).toMatch(/^sk_/);
+    expect(apiKey.createdAt).toMatch(ISO);
     expect(await cli(db, 'alphanames', 'approve', '--login', 'shop', '--name', 'Shop', '--channels', 'sms')).toMatchObject({
       name: 'Shop',
       channels: ['sms'],

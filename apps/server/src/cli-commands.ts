@@ -313,6 +313,15 @@ export function usage(): string {
   return `spillway <command>\n\n${lines.join('\n')}\n\nConfiguration comes from the environment (PORT, HOST, SPILLWAY_DB, ...): see README.md.`;
 }
 
+/**
+ * The times of a command's answer as ISO 8601 text, as the API writes them: the storage's records
+ * carry milliseconds since the epoch (`createdAt`, `expiresAt`, a reachability entry's `at`),
+ * which nobody reads at a terminal.
+ */
+function isoTimes(key: string, value: unknown): unknown {
+  return (key === 'at' || key.endsWith('At')) && Number.isSafeInteger(value) ? new Date(value as number).toISOString() : value;
+}
+
 /** Runs a command of the table with the flags given. */
 export async function runCommand(command: CliCommand, flags: Flags): Promise<void> {
   if ('run' in command) return command.run(flags);
@@ -330,7 +339,7 @@ export async function runCommand(command: CliCommand, flags: Flags): Promise<voi
     return found;
   };
   try {
-    console.log(JSON.stringify(await command.admin({ server, flags, need, account }), null, 2));
+    console.log(JSON.stringify(await command.admin({ server, flags, need, account }), isoTimes, 2));
   } finally {
     await server.close();
   }
