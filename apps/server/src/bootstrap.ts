@@ -9,6 +9,8 @@ export interface BootstrapResult {
   generated?: { password: string; key: string };
   /** What the balance top-up did, when a balance is configured. */
   topUp?: TopUp;
+  /** SPILLWAY_BOOTSTRAP_API_KEY names a key that was revoked: it stays revoked. */
+  keyRevoked?: boolean;
 }
 
 /** What a start's top-up of the bootstrap balance did, in units of the account's currency. */
@@ -53,12 +55,16 @@ export async function bootstrap(
   // once. `ensure` answers each the one account.
   const created = (await engine.accounts.getByLogin(login)) === null;
   const account = await engine.accounts.ensure({ login, password });
-  const topUp = await provision(engine, account.id, {
+  const { topUp, keyRevoked } = await provision(engine, account.id, {
     key: config.SPILLWAY_BOOTSTRAP_API_KEY,
     alphaNames: config.SPILLWAY_BOOTSTRAP_ALPHA_NAMES ?? '',
     balance: config.SPILLWAY_BOOTSTRAP_BALANCE,
   });
-  return { login, ...(topUp ? { topUp: { created, currency: account.currency, ...topUp } } : {}) };
+  return {
+    login,
+    ...(topUp ? { topUp: { created, currency: account.currency, ...topUp } } : {}),
+    ...(keyRevoked ? { keyRevoked } : {}),
+  };
 }
 
 /**
@@ -68,6 +74,13 @@ export async function bootstrap(
  * restart refilled an account that had spent its money without a word.
  */
 export function logBootstrap(logger: Logger, result: BootstrapResult | null): void {
+  if (result?.keyRevoked) {
+    logger.warn(
+      { login: result.login },
+      `bootstrap account ${result.login}: SPILLWAY_BOOTSTRAP_API_KEY names a key that was revoked; it stays revoked ` +
+        '(a revoked key may have leaked): set a new key there, or unset it and use spillway keys create',
+    );
+  }
   const topUp = result?.topUp;
   if (!result || !topUp) return;
   const { created, target, before, credited, balance, currency } = topUp;
@@ -117,20 +130,23 @@ async function provision(
   engine: Engine,
   accountId: number,
   given: { key: string | undefined; alphaNames: string; balance: number | undefined },
-): Promise<Omit<TopUp, 'created' | 'currency'> | null> {
-  if (given.key) {
-    const apiKey = given.key;
-    await engine.accounts.ensureKey(accountId, apiKey).catch((error: unknown) => {
-      if (!lostRace(error)) throw error;
-      return engine.accounts.ensureKey(accountId, apiKey);
-    });
-  }
+): Promise<{ topUp: Omit<TopUp, 'created' | 'currency'> | null; keyRevoked: boolean }> {
+  // A key another process registered meanwhile is answered by ensureKey; a revoked one stays so.
+  const keyRevoked = given.key
+    ? await engine.accounts.ensureKey(accountId, given.key).then(
+        () => false,
+        (error: unknown) => {
+          if (error instanceof SpillwayError && error.details?.[0]?.message === 'revoked') return true;
+          throw error;
+        },
+      )
+    : false;
   const names = given.alphaNames
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
   for (const name of names) await engine.accounts.approveAlphaName(accountId, name);
-  if (given.balance === undefined) return null;
+  if (given.balance === undefined) return { topUp: null, keyRevoked };
   // The balance is read and topped up in one step under the database's lock: processes that
   // bootstrap one database at once credit what is missing once, not once each.
   const credit = await engine.storage.topUpTo(
@@ -140,5 +156,8 @@ async function provision(
   );
   const balance = credit ? credit.balanceAfter : await engine.storage.getBalance(accountId);
   const credited = credit?.amount ?? 0;
-  return { target: given.balance, before: fromMicros(balance - credited), credited: fromMicros(credited), balance: fromMicros(balance) };
+  return {
+    topUp: { target: given.balance, before: fromMicros(balance - credited), credited: fromMicros(credited), balance: fromMicros(balance) },
+    keyRevoked,
+  };
 }

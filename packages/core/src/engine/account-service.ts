@@ -104,9 +104,23 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
       const keyHash = await hasher.hashKey(key);
       const owner = await storage.findAccountByKeyHash(keyHash);
       if (owner && owner.id !== accountId) throw new SpillwayError('conflict', 'this API key belongs to another account');
-      const existing = (await storage.listApiKeys(accountId)).find((k) => k.prefix === key.slice(0, 10));
-      if (owner && existing) return existing;
-      return storage.createApiKey({ accountId, keyHash, prefix: key.slice(0, 10), label }, clock.now());
+      const kept = async () => (await storage.listApiKeys(accountId)).find((k) => k.prefix === key.slice(0, 10));
+      const existing = owner ? await kept() : undefined;
+      if (existing) return existing;
+      try {
+        return await storage.createApiKey({ accountId, keyHash, prefix: key.slice(0, 10), label }, clock.now());
+      } catch (error) {
+        if (!(error instanceof SpillwayError && error.code === 'conflict')) throw error;
+        // The key is registered: by another process meanwhile (it is then answered), or earlier and
+        // revoked since, which is never undone here (a revoked key may have leaked).
+        const now = await storage.findAccountByKeyHash(keyHash);
+        const registered = now?.id === accountId ? await kept() : undefined;
+        if (registered) return registered;
+        if (now) throw new SpillwayError('conflict', 'this API key belongs to another account');
+        throw new SpillwayError('conflict', 'this API key was revoked: a revoked key is not registered again', [
+          { path: 'key', message: 'revoked' },
+        ]);
+      }
     },
     listKeys: (accountId) => storage.listApiKeys(accountId),
     revokeKey: (accountId, keyId) => storage.revokeApiKey(accountId, keyId),

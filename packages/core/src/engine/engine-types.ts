@@ -134,7 +134,10 @@ export interface AccountService {
   authenticateKey(key: string): Promise<Account | null>;
   /** Creates an API key; the clear key is answered once and never stored. */
   createKey(accountId: number, label?: string): Promise<{ key: string; apiKey: ApiKey }>;
-  /** Registers a key given by configuration (bootstrap); idempotent. */
+  /**
+   * Registers a key given by configuration (bootstrap); idempotent. A key that was registered and
+   * revoked stays revoked: `conflict` with the detail `{ path: 'key', message: 'revoked' }`.
+   */
   ensureKey(accountId: number, key: string, label?: string): Promise<ApiKey>;
   listKeys(accountId: number): Promise<ApiKey[]>;
   revokeKey(accountId: number, keyId: number): Promise<boolean>;
