@@ -52,7 +52,7 @@ describe('cascade audit', () => {
     await f.advance(10);
     const status = await statusOf(messageId);
     expect(status).toMatchObject({ status: 'delivered', channel: 'sms' });
-    expect(status.steps.map((s) => s.status)).toEqual(['undeliverable', 'delivered']);
+    expect(status.steps.map((s) => s.status)).toEqual(['expired', 'delivered']);
   });
 
   it('prices an SMS step on its resolved text: a long variable adds parts', async () => {

@@ -179,7 +179,7 @@ describe('cascade engine: time', () => {
     await f.advance(19_999);
     expect((await statusOf(messageId)).steps[0]?.status).toBe('processing');
     await f.advance(1);
-    expect((await statusOf(messageId)).steps.map((s) => s.status)).toEqual(['undeliverable', 'processing', null, null, null]);
+    expect((await statusOf(messageId)).steps.map((s) => s.status)).toEqual(['expired', 'processing', null, null, null]);
     for (let i = 0; i < 4; i++) await f.advance(20_000);
     const status = await statusOf(messageId);
     expect(status.status).toBe('undeliverable');
@@ -208,7 +208,7 @@ describe('cascade engine: time', () => {
     expect(status.status).toBe('undeliverable');
     // 60 s + 60 s do not fit in 90 s: the chat-app step gives its time to the SMS.
     expect(status.steps[0]).toMatchObject({ id: 'chat', status: 'skipped', error: expect.stringMatching(/^deadline budget/) });
-    expect(status.steps[1]).toMatchObject({ id: 'sms', status: 'undeliverable' });
+    expect(status.steps[1]).toMatchObject({ id: 'sms', status: 'expired' });
     expect(f.simulator.sent.map((a) => a.channel)).toEqual(['sms']);
   });
 

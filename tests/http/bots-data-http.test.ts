@@ -54,8 +54,8 @@ describe('messenger bot receivers and chat messages', () => {
   it('binds the chat of a number, reads it back, and sends a chat message through the bot with per-phone data', async () => {
     const put = await s.call('/chat_bot/bot_receiver/phone', { method: 'PUT', json: { phoneNumber: '+999 000 000 00', chatId: 4242 } });
     expect(put.status).toBe(200);
-    expect(await json(put)).toMatchObject({ phoneNumber: '99900000000', chatId: '4242', botName: '' });
-    expect(await json(await s.call('/chat_bot/bot_receiver/phone?phoneNumber=99900000000'))).toMatchObject({ chatId: '4242' });
+    expect(await json(put)).toMatchObject({ phoneNumber: '99900000000', chatId: 4242, botName: '' });
+    expect(await json(await s.call('/chat_bot/bot_receiver/phone?phoneNumber=99900000000'))).toMatchObject({ chatId: 4242 });
     expect((await s.call('/chat_bot/bot_receiver/phone?phoneNumber=99900000099')).status).toBe(404);
 
     await s.call('/api/external-data/user-bonuses/99900000000', { json: { bonus: 120, level: 'gold' } });

@@ -54,7 +54,7 @@ describe('cascade send endpoints drive every simulator outcome through the defau
     const [accepted] = await sendAsync([msg('99900000004', { ttl: 5 })]);
     const st = await settled(accepted!.messageId, 600);
     expect(st.status).toBe('undeliverable');
-    expect(st.steps.map((x: Status) => x.status)).toEqual(Array(5).fill('undeliverable'));
+    expect(st.steps.map((x: Status) => x.status)).toEqual(Array(5).fill('expired'));
     expect(st.history.filter((h: Status) => h.status === 'Expired')).toHaveLength(5);
   }, 15_000);
 

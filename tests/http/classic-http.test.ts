@@ -82,10 +82,11 @@ describe('POST /ip2sms', () => {
       expect(res.status).toBe(400);
       return (await json(res)).details.map((d: { path: string }) => d.path);
     };
-    expect(await paths('sender=Acme&phone=12&message=Hi')).toEqual(['to']);
-    expect(await paths('sender=Acme&phone=99900000000,12&message=Hi')).toEqual(['to[1]']);
+    // Named as sent: `phone` and `sender` (tests/http/ip2sms-alias-errors-http.test.ts).
+    expect(await paths('sender=Acme&phone=12&message=Hi')).toEqual(['phone']);
+    expect(await paths('sender=Acme&phone=99900000000,12&message=Hi')).toEqual(['phone[1]']);
     // A sender the account does not own, once however many recipients share it.
-    expect(await paths('sender=NotOurs&phone=99900000000,99900000001&message=Hi')).toEqual(['from']);
+    expect(await paths('sender=NotOurs&phone=99900000000,99900000001&message=Hi')).toEqual(['sender']);
   });
 
   it('answers a form body it cannot read with a JSON 400, not a 500', async () => {

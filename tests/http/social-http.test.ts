@@ -305,8 +305,11 @@ describe('a server without the social settings', () => {
   it('answers 501 not_configured naming the setting, not a 500', async () => {
     const bare = await startServer();
     try {
-      const auth = await json(await bare.call('/social/authorize?alphaName=Acme&externalId=pn-7'));
-      const added = await bare.call(`/social/add-token?code=good-code&state=${auth.state}`, { auth: 'none' });
+      // The start of the authorization too: a state whose code could never be exchanged is no answer.
+      const authorize = await bare.call('/social/authorize?alphaName=Acme&externalId=pn-7');
+      expect(authorize.status).toBe(501);
+      expect(await json(authorize)).toMatchObject({ error: 'not_configured', message: expect.stringContaining('SPILLWAY_SOCIAL_') });
+      const added = await bare.call(`/social/add-token?code=good-code&state=some-state`, { auth: 'none' });
       expect(added.status).toBe(501);
       expect(await json(added)).toMatchObject({ error: 'not_configured', message: expect.stringContaining('SPILLWAY_SOCIAL_') });
       const graph = await bare.call('/social-graph/v19.0/me?alphaName=Acme');

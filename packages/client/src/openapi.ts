@@ -1068,7 +1068,10 @@ export type paths = {
     delete?: never;
     options?: never;
     head?: never;
-    /** Change or cancel a message while it is scheduled */
+    /**
+     * Change or cancel a message while it is scheduled
+     * @description The body is an object of the members to change (`text`, `ttl`, `scheduledAt`, `messageData`, `fallbacks`; null clears `ttl`, `scheduledAt` or `messageData`), or `{ "cancel": true }` alone. Sent as `application/json-patch+json` too, it is still such an object: a JSON Patch (RFC 6902) array of operations is refused with 400.
+     */
     patch: operations['updateMessage'];
     trace?: never;
   };
@@ -1219,7 +1222,7 @@ export type paths = {
     put?: never;
     /**
      * Send an SMS the classic gateway way: query or form parameters (SendMessageResponse)
-     * @description Parameters `from` (or `sender`), `to` (or `phone`; several comma-separated, one message each), `text` (or `message`), `type` (default `sms`), `customerMessageId` (suffixed `-1`, `-2`... with several numbers), as query parameters, an `application/x-www-form-urlencoded` body or a JSON object. One campaign through the messaging engine.
+     * @description Parameters `from` (or `sender`), `to` (or `phone`; several comma-separated, one message each), `text` (or `message`), `type` (default `sms`), `customerMessageId` (suffixed `-1`, `-2`... with several numbers), as query parameters, an `application/x-www-form-urlencoded` body or a JSON object. One campaign through the messaging engine. An error names a parameter as it was sent (`sender`, `phone[1]`, `message` for the aliases).
      */
     post: operations['sendIp2sms'];
     delete?: never;
@@ -1454,7 +1457,7 @@ export type paths = {
     };
     /**
      * Start connecting a platform number to an alpha-name: the authorization link
-     * @description Answers a single-use `state` (10 minutes) and, when an authorize URL is configured, the link to send the user to.
+     * @description Answers a single-use `state` (10 minutes) and, when an authorize URL is configured, the link to send the user to. 501 when the code exchange it starts is not configured (token URL and token key), as the other social endpoints.
      */
     get: operations['authorizeSocial'];
     put?: never;
@@ -1563,13 +1566,14 @@ export type components = {
        * @default
        */
       botName?: string;
-      /** @description The messenger chat id */
+      /** @description The messenger chat id, an integer (digits in a string are taken too) */
       chatId: string | number;
       phoneNumber: string;
     };
     BindBotReceiverPhoneResponse: {
       botName: string;
-      chatId: string;
+      /** @description The messenger chat id (an integer, as `messengerMessage.chatId`) */
+      chatId: number;
       phoneNumber: string;
       /** Format: date-time */
       updatedAt: string;
@@ -1694,9 +1698,20 @@ export type components = {
         dt: string | null;
         error: string | null;
         id: string;
-        /** @description null: never reached */
+        /** @description null: never reached; skipped: never sent; expired: no delivery report within its ttl or timeout; superseded: a late delivery of an earlier step ended the cascade during it */
         status:
-          ('scheduled' | 'processing' | 'delivered' | 'undeliverable' | 'permanenterror' | 'cancelled' | 'skipped' | 'superseded') | null;
+          | (
+              | 'scheduled'
+              | 'processing'
+              | 'delivered'
+              | 'undeliverable'
+              | 'permanenterror'
+              | 'cancelled'
+              | 'skipped'
+              | 'expired'
+              | 'superseded'
+            )
+          | null;
         step: number;
       }[];
       toPhone: string;
@@ -2824,7 +2839,7 @@ export type components = {
        * @default
        */
       botName?: string;
-      /** @description The messenger chat id */
+      /** @description The messenger chat id, an integer (digits in a string are taken too) */
       chatId?: string | number;
       phoneNumber: string;
     };
@@ -6617,6 +6632,15 @@ export interface operations {
         };
       };
       429: components['responses']['TooManyRequests'];
+      /** @description The social endpoints are not configured on this server */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: components['responses']['ServiceUnavailable'];
     };
   };

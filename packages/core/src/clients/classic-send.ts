@@ -25,6 +25,19 @@ export const ip2smsParamsSchema = z.object({
   customerMessageId: z.string().min(1).max(100).optional(),
 });
 
+/** The classic aliases of the ip2sms parameters: an error names the one the client sent. */
+const IP2SMS_ALIASES = { from: 'sender', to: 'phone', text: 'message' } as const;
+type Aliased = keyof typeof IP2SMS_ALIASES;
+
+/** The name the client gave each aliased parameter: `sender` for `from` when it sent `sender` alone. */
+function namesGiven(params: Record<string, string | undefined>): Record<Aliased, string> {
+  const name = (key: Aliased) => (params[key] === undefined && params[IP2SMS_ALIASES[key]] !== undefined ? IP2SMS_ALIASES[key] : key);
+  return { from: name('from'), to: name('to'), text: name('text') };
+}
+
+/** `path` (`from`, `to[1]`) with its parameter as the client named it (`sender`, `phone[1]`). */
+const asGiven = (path: string, names: Record<Aliased, string>): string => path.replace(/^(from|to|text)\b/, (key) => names[key as Aliased]);
+
 /** Reads ip2sms parameters, taking the classic aliases (`sender`, `phone`, `message`). */
 export function parseIp2smsParams(params: Record<string, string | undefined>) {
   const parsed = ip2smsParamsSchema.safeParse({
@@ -34,7 +47,11 @@ export function parseIp2smsParams(params: Record<string, string | undefined>) {
     type: params.type || undefined,
     customerMessageId: params.customerMessageId || undefined,
   });
-  if (!parsed.success) throw new SpillwayError('validation_failed', 'Invalid ip2sms request', issuesToDetails(parsed.error.issues));
+  if (!parsed.success) {
+    const names = namesGiven(params);
+    const details = issuesToDetails(parsed.error.issues).map((d) => ({ ...d, path: asGiven(d.path, names) }));
+    throw new SpillwayError('validation_failed', 'Invalid ip2sms request', details);
+  }
   return parsed.data;
 }
 
@@ -42,15 +59,15 @@ export function parseIp2smsParams(params: Record<string, string | undefined>) {
 const asSingle = (error: unknown): never => rethrowAt(error, (path) => path.replace(/^messages\[0\]\.?/, ''));
 
 /**
- * Re-addresses the engine's `messages[i].x` error paths to the ip2sms parameter `x` the client
- * sent (`to` when it sent `phone`): `to[i]` for the i-th of several recipients, the shared
- * parameters once whatever the number of recipients.
+ * Re-addresses the engine's `messages[i].x` error paths to the ip2sms parameter `x` as the client
+ * named it (`sender` when it sent `sender`, `phone` when it sent `phone`): `to[i]` for the i-th of
+ * several recipients, the shared parameters once whatever the number of recipients.
  */
-const asParams = (error: unknown, recipients: number): never =>
+const asParams = (error: unknown, recipients: number, names: Record<Aliased, string>): never =>
   rethrowAt(error, (path) => {
     const [, index, field] = /^messages\[(\d+)\]\.?(.*)$/.exec(path) ?? [];
     if (index === undefined) return path;
-    return field === 'to' && recipients > 1 ? `to[${index}]` : (field ?? '');
+    return asGiven(field === 'to' && recipients > 1 ? `to[${index}]` : (field ?? ''), names);
   });
 
 async function withPhoneData(storage: ClientStorage, accountId: number, items: Item[]): Promise<Item[]> {
@@ -111,5 +128,5 @@ export async function sendIp2sms(
   }));
   return engine.messages
     .send(accountId, { messages: await withPhoneData(storage, accountId, items) } as SendMessagesInput)
-    .catch((error: unknown) => asParams(error, items.length));
+    .catch((error: unknown) => asParams(error, items.length, namesGiven(params)));
 }

@@ -193,10 +193,15 @@ const phoneSchema = z
 /** Body of `PUT /chat_bot/bot_receiver/phone` (UpdateBotReceiverPhone). */
 export const botReceiverRequestSchema = z.strictObject({
   phoneNumber: phoneSchema,
+  // An integer, as `messengerMessage.chatId` (interface 2.6): Telegram's ids have at most 52
+  // significant bits, so a JSON number carries them exactly. Digits are taken too, stored as the
+  // number's own digits, so that `"0012"` and `12` are one chat.
   chatId: z
-    .union([z.string().regex(/^-?[0-9]{1,20}$/, 'a numeric chat id'), z.int()])
+    .union([z.string().regex(/^-?[0-9]{1,16}$/, 'a numeric chat id'), z.int()])
+    .transform(Number)
+    .pipe(z.int('a chat id is an integer from -(2^53 - 1) to 2^53 - 1'))
     .transform(String)
-    .meta({ description: 'The messenger chat id' }),
+    .meta({ description: 'The messenger chat id, an integer (digits in a string are taken too)' }),
   botName: z.string().trim().max(64).default('').meta({ description: 'Which of the account’s bots; empty for its only one' }),
 });
 

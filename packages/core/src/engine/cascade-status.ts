@@ -8,13 +8,17 @@ import { fromMicros } from './money.ts';
 import { attemptStatus } from './status-record.ts';
 
 /**
- * A step's status from its own history: `skipped` when the engine never sent it, `superseded`
- * when a late delivery of an earlier step ended the cascade while this one was under way.
+ * A cascade step's status from its own history (`entries`, that step's only): `skipped` when the
+ * engine never sent it, `expired` when its time ran out without a delivery report (the history's
+ * `Expired`, the route's `expired` outcome), `superseded` when a late delivery of an earlier step
+ * ended the cascade while this one was under way; otherwise the attempt's `deliverystatus`.
+ * The simulation of the designer shows its steps with it too.
  */
-function stepStatus(entries: HistoryEntry[]): CascadeStepStatus['status'] {
+export function cascadeStepStatus(entries: readonly HistoryEntry[]): CascadeStepStatus['status'] {
   const own = entries.filter((e) => e.status !== 'Clicked' && e.status !== 'Superseded');
   if (own.length > 0 && own.every((e) => e.status === 'Skipped')) return 'skipped';
   const status = attemptStatus(own);
+  if (status === 'undeliverable' && own.at(-1)?.status === 'Expired') return 'expired';
   if (status === 'processing' && entries.some((e) => e.status === 'Superseded')) return 'superseded';
   return status;
 }
@@ -56,7 +60,7 @@ export function buildCascadeStatus(
       step: i,
       id: route?.steps[i]?.id ?? spec.channel,
       channel: spec.channel,
-      status: stepStatus(entries),
+      status: cascadeStepStatus(entries),
       dt: last ? iso(last.at) : null,
       error: errored?.error ?? null,
       cost: billed ? fromMicros(spec.cost) : 0,

@@ -44,10 +44,11 @@ export interface CascadeStepStatus {
   id: string;
   channel: ChannelId;
   /**
-   * Null while the step was never reached; `skipped` when the engine did not send it;
-   * `superseded` when a late delivery of an earlier step ended the cascade during this step.
+   * Null while the step was never reached; `skipped` when the engine did not send it; `expired`
+   * when its ttl or timeout ran out without a delivery report; `superseded` when a late delivery
+   * of an earlier step ended the cascade during this step.
    */
-  status: DeliveryStatus | 'skipped' | 'superseded' | null;
+  status: DeliveryStatus | 'skipped' | 'expired' | 'superseded' | null;
   /** Time of the step's last event, ISO 8601. */
   dt: string | null;
   /** The step's last error or skip reason. */

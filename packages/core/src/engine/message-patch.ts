@@ -7,7 +7,9 @@ import type { RateCard } from '../pricing/rate-card.ts';
 import type { ScheduledChange } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec, StoredMessage } from '../types/message.ts';
+import type { ErrorDetail } from '../errors.ts';
 import { issuesToDetails } from '../validation/issue-details.ts';
+import { didYouMean, meantMember } from '../validation/near-miss.ts';
 import { TTL_MESSAGE } from '../messages/message-item.ts';
 import type { MachineAdvancer } from './advance.ts';
 import { fromMicros } from './money.ts';
@@ -37,6 +39,31 @@ const changesSchema = z
   .refine((p) => Object.keys(p).length > 0, 'give at least one of text, ttl, scheduledAt, messageData, fallbacks, or { "cancel": true }');
 export const messagePatchSchema = z.union([cancelSchema, changesSchema]);
 
+/**
+ * The details of a refused patch, an unknown member at its own path (`textt`: `unknown member;
+ * did you mean "text"?`, or that `{ "cancel": true }` goes alone) rather than at `(body)`; with
+ * one, the "give at least one" of an object of no known member is left out, as it says no more.
+ */
+function patchIssues(issues: readonly z.core.$ZodIssue[], cancels: boolean): ErrorDetail[] {
+  const unknown = issues.filter((issue) => issue.code === 'unrecognized_keys');
+  if (unknown.length === 0) return issuesToDetails(issues);
+  const details: ErrorDetail[] = [];
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      if (issue.code !== 'custom') details.push(...issuesToDetails([issue]));
+      continue;
+    }
+    for (const key of issue.keys) {
+      const meant = cancels ? undefined : meantMember(key, Object.keys(changes));
+      const message = cancels
+        ? '{ "cancel": true } goes alone: cancel, or change members, in one request each'
+        : `unknown member; ${meant === undefined ? `the members are ${Object.keys(changes).join(', ')}, or cancel` : didYouMean(meant)}`;
+      details.push({ path: key, message });
+    }
+  }
+  return details;
+}
+
 export interface PatchDeps {
   storage: Storage;
   clock: Clock;
@@ -53,9 +80,21 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
   const { storage, clock } = deps;
   // The form is told by `cancel`: a bad change is then answered at its own path (`ttl`), not as the
   // union's "Invalid input" of the whole body.
+  if (Array.isArray(body)) {
+    // The content type `application/json-patch+json` is one of the interface's JSON types; its
+    // RFC 6902 operations are not what this PATCH reads.
+    throw new SpillwayError('validation_failed', 'invalid message patch', [
+      {
+        path: '(body)',
+        message:
+          'expected an object of the members to change ({ "text": "..." }, or { "cancel": true }); ' +
+          'a JSON Patch (RFC 6902) array of operations is not taken',
+      },
+    ]);
+  }
   const cancels = typeof body === 'object' && body !== null && 'cancel' in body;
   const parsed = (cancels ? cancelSchema : changesSchema).safeParse(body);
-  if (!parsed.success) throw new SpillwayError('validation_failed', 'invalid message patch', issuesToDetails(parsed.error.issues));
+  if (!parsed.success) throw new SpillwayError('validation_failed', 'invalid message patch', patchIssues(parsed.error.issues, cancels));
   if (message.status !== 'scheduled') throw notScheduled(message);
   const now = clock.now();
   const patch = parsed.data;

@@ -64,4 +64,17 @@ describe('aggregateRouteStats', () => {
     expect(stats.steps[2]).toMatchObject({ reached: 2, delivered: 1, cost: 0.1 });
     expect(stats.cost).toBe(0.2);
   });
+
+  it('gives the median seconds to the millisecond (a mean of two printed 5.000500000000001)', () => {
+    const delivered = (ms: number) =>
+      cascade([
+        { step: 2, status: 'Sent', at: 10_000, error: null },
+        { step: 2, status: 'Delivered', at: 10_000 + ms, error: null },
+      ]);
+    const even = aggregateRouteStats(route, 'rt@1', [delivered(5000), delivered(5001)], { since: 0, until: 100_000 });
+    // 5000.5 ms, to the millisecond.
+    expect(even.steps[2]?.medianSeconds).toBe(5.001);
+    const odd = aggregateRouteStats(route, 'rt@1', [delivered(5000), delivered(5001), delivered(7003)], { since: 0, until: 100_000 });
+    expect(odd.steps[2]?.medianSeconds).toBe(5.001);
+  });
 });

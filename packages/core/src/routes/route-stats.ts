@@ -12,7 +12,7 @@ export interface StepStats {
   failed: number;
   expired: number;
   skipped: number;
-  /** Median seconds from the step's first to its last history entry; null without traffic. */
+  /** Median seconds from the step's first to its last history entry, to the millisecond; null without traffic. */
   medianSeconds: number | null;
   /** Currency units charged for the step. */
   cost: number;
@@ -47,6 +47,12 @@ const median = (values: number[]): number | null => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
+/**
+ * Milliseconds as seconds to the millisecond: whole milliseconds over 1000 print as at most 3
+ * decimals (5.102), where the mean of two such seconds printed as 5.101500000000001.
+ */
+const secondsOf = (ms: number | null): number | null => (ms === null ? null : Math.round(ms) / 1000);
+
 /** How the cascade left a step, from that step's own history. */
 function leftOn(entries: RouteTraffic['history']): RouteOutcome {
   const last = entries.filter((e) => e.status !== 'Clicked' && e.status !== 'Superseded').at(-1);
@@ -66,7 +72,7 @@ export function aggregateRouteStats(
   traffic: readonly RouteTraffic[],
   window: { since: number; until: number },
 ): RouteStats {
-  const steps = route.steps.map((s): StepStats & { times: number[]; micros: number } => ({
+  const steps = route.steps.map((s): StepStats & { /** ms spent in the step, per cascade */ times: number[]; micros: number } => ({
     id: s.id,
     reached: 0,
     delivered: 0,
@@ -98,7 +104,7 @@ export function aggregateRouteStats(
       if (has('Failed')) stat.failed++;
       if (has('Expired')) stat.expired++;
       if (entries.every((h) => h.status === 'Skipped' || h.status === 'Clicked')) stat.skipped++;
-      stat.times.push(((entries.at(-1)?.at ?? 0) - (entries[0]?.at ?? 0)) / 1000);
+      stat.times.push((entries.at(-1)?.at ?? 0) - (entries[0]?.at ?? 0));
       if (has('Sent') || has('Failed')) stat.micros += cascade.stepCosts[i] ?? 0;
     }
     for (let k = 0; k + 1 < order.length; k++) {
@@ -116,7 +122,7 @@ export function aggregateRouteStats(
     cascades: traffic.length,
     byStatus,
     cost: fromMicros(cost),
-    steps: steps.map(({ times, micros, ...s }) => ({ ...s, medianSeconds: median(times), cost: fromMicros(micros) })),
+    steps: steps.map(({ times, micros, ...s }) => ({ ...s, medianSeconds: secondsOf(median(times)), cost: fromMicros(micros) })),
     edges,
   };
 }

@@ -21,7 +21,7 @@ const DAY = 86_400_000;
 
 const botReceiverSchema = z.object({
   phoneNumber: z.string(),
-  chatId: z.string(),
+  chatId: z.int().meta({ description: 'The messenger chat id (an integer, as `messengerMessage.chatId`)' }),
   botName: z.string(),
   updatedAt: z.iso.datetime(),
 });
@@ -60,9 +60,10 @@ const botCostsSchema = z.object({
 
 const botReceiverQuerySchema = z.object({ phoneNumber: phoneNumberParamSchema, botName: z.string().max(64).default('') });
 
+// Stored as text (the digits the request's integer had); answered as the integer it was sent as.
 const receiverView = (r: { phoneNumber: string; chatId: string; botName: string; updatedAt: number }) => ({
   phoneNumber: r.phoneNumber,
-  chatId: r.chatId,
+  chatId: Number(r.chatId),
   botName: r.botName,
   updatedAt: new Date(r.updatedAt).toISOString(),
 });

@@ -64,9 +64,13 @@ export const cascadeStatusSchema = z.object({
       id: z.string(),
       channel,
       status: z
-        .enum([...DELIVERY_STATUSES, 'skipped', 'superseded'])
+        .enum([...DELIVERY_STATUSES, 'skipped', 'expired', 'superseded'])
         .nullable()
-        .meta({ description: 'null: never reached' }),
+        .meta({
+          description:
+            'null: never reached; skipped: never sent; expired: no delivery report within its ttl or timeout; ' +
+            'superseded: a late delivery of an earlier step ended the cascade during it',
+        }),
       dt: z.iso.datetime().nullable(),
       error: z.string().nullable(),
       cost: z.number(),

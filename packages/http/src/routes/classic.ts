@@ -88,7 +88,8 @@ export function registerClassicRoutes(app: Hono<Env>): void {
       description:
         'Parameters `from` (or `sender`), `to` (or `phone`; several comma-separated, one message each), `text` (or `message`), ' +
         '`type` (default `sms`), `customerMessageId` (suffixed `-1`, `-2`... with several numbers), as query parameters, an ' +
-        '`application/x-www-form-urlencoded` body or a JSON object. One campaign through the messaging engine.',
+        '`application/x-www-form-urlencoded` body or a JSON object. One campaign through the messaging engine. An error names ' +
+        'a parameter as it was sent (`sender`, `phone[1]`, `message` for the aliases).',
       tags: ['classic'],
       auth: 'basic-or-key',
       rateLimit: 'messaging',

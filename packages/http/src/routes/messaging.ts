@@ -140,6 +140,10 @@ export function registerMessagingRoutes(app: Hono<Env>): void {
       path: STATUS_ROUTE,
       operationId: 'updateMessage',
       summary: 'Change or cancel a message while it is scheduled',
+      description:
+        'The body is an object of the members to change (`text`, `ttl`, `scheduledAt`, `messageData`, `fallbacks`; null ' +
+        'clears `ttl`, `scheduledAt` or `messageData`), or `{ "cancel": true }` alone. Sent as `application/json-patch+json` ' +
+        'too, it is still such an object: a JSON Patch (RFC 6902) array of operations is refused with 400.',
       tags: ['messaging'],
       auth: 'basic-or-key',
       params: { messageId: z.int().positive() },

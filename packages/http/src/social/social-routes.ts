@@ -226,7 +226,9 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
       path: '/social/authorize',
       operationId: 'authorizeSocial',
       summary: 'Start connecting a platform number to an alpha-name: the authorization link',
-      description: 'Answers a single-use `state` (10 minutes) and, when an authorize URL is configured, the link to send the user to.',
+      description:
+        'Answers a single-use `state` (10 minutes) and, when an authorize URL is configured, the link to send the user to. ' +
+        '501 when the code exchange it starts is not configured (token URL and token key), as the other social endpoints.',
       tags: ['social'],
       auth: 'basic-or-key',
       query: authorizeQuery,
@@ -234,9 +236,13 @@ export function registerSocialRoutes(app: Hono<Env>, options: SocialOptions = {}
         200: { description: 'The state and link', schema: z.object({ state: z.string(), url: z.string().nullable() }) },
         404: { description: 'The account has no such alpha-name' },
         409: { description: 'Another account has connected this external id' },
+        501: { description: 'The social endpoints are not configured on this server' },
       },
     },
     async (c) => {
+      // A state is worth handing out only if its code can be exchanged and the token kept.
+      need(options.tokenUrl, 'SPILLWAY_SOCIAL_TOKEN_URL');
+      cipherOf();
       const q = parseOrThrow(authorizeQuery, { alphaName: c.req.query('alphaName'), externalId: c.req.query('externalId') }, 'query');
       const engine = c.var.engine;
       const storage = clientStorageOf(engine);
