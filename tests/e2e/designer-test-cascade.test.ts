@@ -58,7 +58,7 @@ describe.skipIf(missing)('designer test cascade in Chromium', { timeout: 60_000 
     await page.locator('.react-flow__node[data-id="rcs"] .step-node.status-delivered').waitFor();
     expect(await page.getByTestId('history').locator('li').first().textContent()).toMatch(/RCS Sent/);
     // The form says which route it runs.
-    expect(await testRouteNote()).toContain(`Route B, RCS (${b.id}@1)`);
+    expect(await testRouteNote()).toContain(`the route open in the editor, “Route B, RCS”, at its saved revision (${b.id}@1)`);
     expect(pageErrors).toEqual([]);
   });
 

@@ -124,6 +124,11 @@ export function createApiClient(options: ApiClientOptions) {
   return {
     /** The account of the credentials: checks them and names it. */
     account: () => call<AccountView>('GET', '/api/account'),
+    /** The names the account may send from: its approved alpha-names (`GET /api/clientsenders`), in the server's order. */
+    approvedAlphaNames: async () => {
+      const senders = await call<{ alphaNames: { name: string; status: string }[] }>('GET', '/api/clientsenders');
+      return senders.alphaNames.filter((a) => a.status === 'approved').map((a) => a.name);
+    },
     listRoutes: () => call<RouteView[]>('GET', '/api/routes'),
     /** The latest revision of a route, or the given one (the revision a message ran on). */
     getRoute: (id: string, revision?: number) =>

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { KeyboardEvent } from 'react';
 import type { Selection } from '../editor/editor-machine.ts';
 import type { Problem } from '../editor/route-problems.ts';
+import { FIT_VIEW_OPTIONS, MINIMAP_SIZE } from './fit-view.ts';
 import { edgeIndexOf, toEdges, toNodes } from './flow-elements.ts';
 import type { CanvasHighlight, StepFlowNode } from './flow-elements.ts';
 import { OutcomeEdge } from './OutcomeEdge.tsx';
@@ -93,7 +94,7 @@ export function RouteCanvas(props: RouteCanvasProps) {
     <ReactFlow<StepFlowNode, OutcomeFlowEdge>
       key={props.viewKey}
       fitView
-      fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
+      fitViewOptions={FIT_VIEW_OPTIONS}
       nodes={nodes}
       edges={edges}
       nodeTypes={nodeTypes}
@@ -113,8 +114,8 @@ export function RouteCanvas(props: RouteCanvasProps) {
       proOptions={{ hideAttribution: true }}
     >
       <Background gap={20} />
-      <Controls showInteractive={false} />
-      <MiniMap pannable zoomable nodeStrokeWidth={3} />
+      <Controls showInteractive={false} fitViewOptions={FIT_VIEW_OPTIONS} />
+      <MiniMap pannable zoomable nodeStrokeWidth={3} style={MINIMAP_SIZE} />
     </ReactFlow>
   );
 }

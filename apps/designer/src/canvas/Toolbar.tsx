@@ -3,6 +3,7 @@ import type { ChannelId } from '@spillway/core';
 import { useReactFlow } from '@xyflow/react';
 import type { ReactNode } from 'react';
 import { CHANNEL_NAMES } from '../panels/channel-names.ts';
+import { FIT_VIEW_OPTIONS } from './fit-view.ts';
 
 export interface ToolbarProps {
   readOnly: boolean;
@@ -82,7 +83,11 @@ export function Toolbar({ readOnly, canUndo, canRedo, onAdd, onUndo, onRedo, onL
           <path d="M8 5v3M4 11V8h8v3" />
         </Icon>
       </IconButton>
-      <IconButton label="Zoom to fit" title="Zoom to fit the whole route" onClick={() => void fitView({ padding: 0.2, duration: 200 })}>
+      <IconButton
+        label="Zoom to fit"
+        title="Zoom to fit the whole route"
+        onClick={() => void fitView({ ...FIT_VIEW_OPTIONS, duration: 200 })}
+      >
         <Icon>
           <path d="M1.5 5.5v-4h4M10.5 1.5h4v4M14.5 10.5v4h-4M5.5 14.5h-4v-4" />
         </Icon>

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { EDGE_LABEL_SPACING, stepMeta, toEdges } from './flow-elements.ts';
 
 describe('stepMeta', () => {
-  it('shows a timeout of 0 as it is instead of "ttl share"', () => {
+  it('shows a timeout of 0 as it is', () => {
     expect(stepMeta({ id: 'sms', channel: 'sms', timeoutSeconds: 0 })).toBe('timeout 0 s');
   });
 
-  it('shows the ttl share only without a timeout, and a required session', () => {
-    expect(stepMeta({ id: 'sms', channel: 'sms' })).toBe('ttl share');
+  it('names no timeout it does not know (the ttl share), and a required session', () => {
+    expect(stepMeta({ id: 'sms', channel: 'sms' })).toBe('');
+    expect(stepMeta({ id: 'chatapp', channel: 'chatapp', requireSession: true })).toBe('session');
     expect(stepMeta({ id: 'sms', channel: 'sms', timeoutSeconds: 90, requireSession: true })).toBe('timeout 90 s · session');
   });
 });
@@ -45,5 +46,20 @@ describe('toEdges', () => {
       ),
       // a→b three (above, at, below the middle), a→c alone, b→c two (half a spacing either side).
     ).toEqual([-s, 0, 0, -s / 2, s, s / 2]);
+  });
+
+  it('draws the labels of the outermost parallel edges beside them, outwards', () => {
+    const sides = (r: Route) => toEdges(r, null, []).map((e) => e.data?.labelSide);
+    expect(
+      sides(
+        route([
+          { from: 'a', to: 'b', on: 'expired' },
+          { from: 'a', to: 'c', on: 'undeliverable' },
+          { from: 'a', to: 'b', on: 'undeliverable' },
+          { from: 'a', to: 'b', on: 'permanenterror' },
+        ]),
+      ),
+      // a→b by the handles undeliverable (leftmost), permanent error, expired (rightmost); a→c alone.
+    ).toEqual([1, 0, -1, 0]);
   });
 });

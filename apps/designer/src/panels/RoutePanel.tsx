@@ -3,6 +3,7 @@ import { useRef, useState } from 'react';
 import type { RouteBinding } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { bindingsOf } from '../api/useRoutes.ts';
+import { exportFileName } from './export-file-name.ts';
 import type { DraftOrigin } from '../editor/editor-machine.ts';
 
 export interface RoutePanelProps {
@@ -26,7 +27,7 @@ function download(route: Route) {
   const blob = new Blob([`${JSON.stringify(route, null, 2)}\n`], { type: 'application/json' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
-  a.download = `${(route.id ?? route.name).replace(/[^A-Za-z0-9_-]+/g, '-')}.route.json`;
+  a.download = exportFileName(route);
   a.click();
   URL.revokeObjectURL(a.href);
 }

@@ -1,8 +1,10 @@
 import { MAX_CASCADE_TTL } from '@spillway/core';
 import type { Route } from '@spillway/core';
+import { useMemo } from 'react';
 import type { ActorRefFrom, SnapshotFrom } from 'xstate';
 import { CHANNEL_NAMES } from '../panels/channel-names.ts';
-import { STEP_OUTCOMES, statusView } from './sim-world.ts';
+import { STEP_OUTCOMES, TEST_NUMBERS, statusView } from './sim-world.ts';
+import { inRouteOrder, routeOrder } from './route-order.ts';
 import type { StepOutcome } from './sim-world.ts';
 import { ttlProblem } from './simulation-machine.ts';
 import type { simulationMachine } from './simulation-machine.ts';
@@ -14,17 +16,9 @@ const OUTCOME_NAMES: Record<StepOutcome, string> = {
   undeliverable: 'undeliverable',
   permanent: 'permanent error',
   no_report: 'no report',
+  not_on_channel: 'not on this channel',
   throttled: 'throttled',
 };
-
-const TEST_NUMBERS: [string, string][] = [
-  ['00', 'delivered on the first channel'],
-  ['01', 'undeliverable but on SMS'],
-  ['02', 'undeliverable everywhere'],
-  ['03', 'permanent error'],
-  ['04', 'no report ever'],
-  ['05', 'delivered, then read'],
-];
 
 const SPEEDS = [1, 10, 60, 600, 3600];
 
@@ -42,6 +36,7 @@ export function SimulationPanel({ route, snapshot, send }: SimulationPanelProps)
   const playing = snapshot.matches({ running: 'playing' });
   const finished = snapshot.matches('finished');
   const badTtl = ttlProblem(context.ttl);
+  const order = useMemo(() => routeOrder(route), [route]);
   return (
     <section className="panel-section simulation" aria-label="Simulation">
       <h3>Simulate</h3>
@@ -63,7 +58,7 @@ export function SimulationPanel({ route, snapshot, send }: SimulationPanelProps)
       </label>
       <table className="outcomes">
         <tbody>
-          {route.steps.map((s) => (
+          {inRouteOrder(route.steps, order).map((s) => (
             <tr key={s.id}>
               <td>
                 {s.label || s.id} <small>{CHANNEL_NAMES[s.channel]}</small>
@@ -153,7 +148,7 @@ export function SimulationPanel({ route, snapshot, send }: SimulationPanelProps)
               Reset
             </button>
           </div>
-          {world && <StatusRecord record={statusView(world)} origin={world.started} />}
+          {world && <StatusRecord record={statusView(world)} origin={world.started} order={order} />}
         </>
       )}
     </section>

@@ -1,4 +1,5 @@
 import { CHANNEL_NAMES } from '../panels/channel-names.ts';
+import { inRouteOrder } from './route-order.ts';
 import type { ChannelId } from '@spillway/core';
 
 export interface StatusRecordView {
@@ -17,8 +18,11 @@ export function formatTime(iso: string, origin?: number): string {
   return `+${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m ${String(s % 60).padStart(2, '0')}.${String(ms % 1000).padStart(3, '0')}s`;
 }
 
-/** The overall status, the cost so far and the history, laid out as the status endpoint answers them. */
-export function StatusRecord({ record, origin }: { record: StatusRecordView; origin?: number }) {
+/**
+ * The overall status, the cost so far and the history, laid out as the status endpoint answers
+ * them; the steps in `order` (the route's, see `routeOrder`) when given, else as stored.
+ */
+export function StatusRecord({ record, origin, order }: { record: StatusRecordView; origin?: number; order?: readonly string[] }) {
   return (
     <div className="status-record">
       <p>
@@ -29,7 +33,7 @@ export function StatusRecord({ record, origin }: { record: StatusRecordView; ori
       </p>
       <table className="record-steps" data-testid="record-steps">
         <tbody>
-          {record.steps.map((s) => (
+          {(order ? inRouteOrder(record.steps, order) : record.steps).map((s) => (
             <tr key={s.step}>
               <td>{s.id}</td>
               <td>{CHANNEL_NAMES[s.channel as ChannelId] ?? s.channel}</td>

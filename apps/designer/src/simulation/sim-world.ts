@@ -1,12 +1,30 @@
 import { defaultRateCard, parseCascadeRequest, priceAttempt } from '@spillway/core';
-import { attemptStatus, historyOf, planCascade } from '@spillway/core/adapter';
+import { cascadeStepStatus, historyOf, planCascade } from '@spillway/core/adapter';
 import type { ChannelId, DeliveryStatus, HistoryEntry, HistoryStatus, MachineEvent, Route, RouteOutcome } from '@spillway/core';
 import { transition } from 'xstate';
 import type { AnyStateMachine, StateValue } from 'xstate';
 
 /** What the simulated channel does with a step's attempt. */
-export const STEP_OUTCOMES = ['delivered', 'read', 'undeliverable', 'permanent', 'no_report', 'throttled'] as const;
+export const STEP_OUTCOMES = ['delivered', 'read', 'undeliverable', 'permanent', 'no_report', 'not_on_channel', 'throttled'] as const;
 export type StepOutcome = (typeof STEP_OUTCOMES)[number];
+
+/**
+ * The reference simulator's test numbers (`999…NN`, the README's table), each with what it does.
+ * `sim-world.test.ts` holds this list and {@link testNumberOutcome} to the simulator of
+ * `@spillway/channels` (which the browser bundle cannot import: its package carries the SMPP and
+ * Kannel drivers), so that a number added there fails here until it is added.
+ */
+export const TEST_NUMBERS: readonly (readonly [suffix: string, what: string])[] = [
+  ['00', 'delivered on the first channel'],
+  ['01', 'undeliverable but on SMS'],
+  ['02', 'undeliverable everywhere'],
+  ['03', 'permanent error'],
+  ['04', 'no report ever'],
+  ['05', 'delivered, then read'],
+  ['06', 'not on the chat channels (refused at once); SMS delivers'],
+];
+
+const CHAT_CHANNELS: ReadonlySet<ChannelId> = new Set(['messenger', 'chatapp_bot', 'chatapp', 'rcs']);
 
 /** The reference simulator's test numbers (`999…NN`): the outcome each gives on a channel. */
 export function testNumberOutcome(suffix: string, channel: ChannelId): StepOutcome {
@@ -20,7 +38,9 @@ export function testNumberOutcome(suffix: string, channel: ChannelId): StepOutco
     case '04':
       return 'no_report';
     case '05':
-      return channel === 'sms' || channel === 'flashcall' ? 'delivered' : 'read';
+      return CHAT_CHANNELS.has(channel) ? 'read' : 'delivered';
+    case '06':
+      return CHAT_CHANNELS.has(channel) ? 'not_on_channel' : 'delivered';
     default:
       return 'delivered';
   }
@@ -143,6 +163,15 @@ function reportsOf(outcome: StepOutcome, step: number, latency: number): { after
       return [accepted, { after: latency, event: { type: 'FAILED', step, failure: 'permanent' }, detail: 'permanent error (simulator)' }];
     case 'no_report':
       return [accepted];
+    case 'not_on_channel':
+      // Refused at once, never accepted: as the simulator's send answers (a blocked bot's 403).
+      return [
+        {
+          after: 0,
+          event: { type: 'FAILED', step, failure: 'not_on_channel' },
+          detail: 'the recipient is not on this channel (simulator)',
+        },
+      ];
     case 'throttled':
       return [{ after: 0, event: { type: 'FAILED', step, failure: 'throttled' }, detail: 'too many requests (simulator)' }];
   }
@@ -266,17 +295,11 @@ export function advanceTo(world: SimWorld, until: number, run: (w: SimWorld, h: 
 export function statusView(world: SimWorld) {
   const steps = world.plan.map((spec, i) => {
     const entries = world.history.filter((e) => e.step === i);
-    const own = entries.filter((e) => e.status !== 'Superseded');
     const billed = entries.some((e) => e.status === 'Sent' || e.status === 'Failed');
     const last = entries[entries.length - 1];
     const errored = [...entries].reverse().find((e) => e.error !== null);
-    const attempt = attemptStatus(own.map((e): HistoryEntry => ({ messageId: 0, ...e })));
-    const status =
-      own.length > 0 && own.every((e) => e.status === 'Skipped')
-        ? 'skipped'
-        : attempt === 'processing' && entries.some((e) => e.status === 'Superseded')
-          ? 'superseded'
-          : attempt;
+    // The status endpoint's own rule: `expired` for a step whose time ran out, as the history says.
+    const status = cascadeStepStatus(entries.map((e): HistoryEntry => ({ messageId: 0, ...e })));
     return {
       step: i,
       id: spec.id,

@@ -64,6 +64,7 @@ describe('simulation machine', () => {
     expect(world.taken).toEqual([1]);
     expect(view(sim).history.map((h) => h.status)).toEqual(['Sent', 'Delivered', 'Expired', 'Sent']);
     expect(view(sim).history[2]?.error).toBe('not read within 300 s');
+    expect(view(sim).steps[0]?.status).toBe('delivered');
   });
 
   it('expires a step with no report at its own timeout and goes back in time', () => {
@@ -76,6 +77,11 @@ describe('simulation machine', () => {
       ['chatapp', 'Sent'],
       ['chatapp', 'Expired'],
       ['sms', 'Sent'],
+    ]);
+    // The step says it expired, as the status endpoint does; a delivered but unread one stays delivered.
+    expect(view(sim).steps.map((s) => [s.id, s.status])).toEqual([
+      ['chat', 'expired'],
+      ['sms', 'processing'],
     ]);
     expect(sim.getSnapshot().context.world!.taken).toEqual([0]);
     sim.send({ type: 'BACK' });

@@ -6,6 +6,7 @@ import { ApiError } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { RouteCanvas } from '../canvas/RouteCanvas.tsx';
 import { EmptyCanvas } from '../layout/EmptyCanvas.tsx';
+import { routeOrder } from '../simulation/route-order.ts';
 import { SidePanel } from '../layout/SidePanel.tsx';
 import { journeyOf } from './journey.ts';
 import type { TestTarget } from './test-target.ts';
@@ -48,9 +49,10 @@ export function WatchMode({
     };
   }, [api, ref]);
   const highlight = useMemo(() => (route && status ? journeyOf(route, status) : {}), [route, status]);
+  const order = useMemo(() => (route ? routeOrder(route) : undefined), [route]);
   const panel = (
     <SidePanel>
-      <WatchPanel api={api} watching={watching} status={status} error={error} target={target} onWatch={onWatch} />
+      <WatchPanel api={api} watching={watching} status={status} order={order} error={error} target={target} onWatch={onWatch} />
     </SidePanel>
   );
   if (!watching) {

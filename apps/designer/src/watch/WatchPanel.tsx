@@ -4,11 +4,14 @@ import type { ApiClient, CascadeStatus } from '../api/api-client.ts';
 import { describeError } from '../api/describe-error.ts';
 import { StatusRecord } from '../simulation/StatusRecord.tsx';
 import type { TestTarget } from './test-target.ts';
+import { useAlphaNames } from './useAlphaNames.ts';
 
 export interface WatchPanelProps {
   api: ApiClient;
   watching: string | null;
   status: CascadeStatus | null;
+  /** The step ids of the cascade's route in the route's order (its steps table follows it), once the route is read. */
+  order?: readonly string[] | undefined;
   error: string | null;
   /** The route a test cascade runs: the one open in the editor (see `testTarget`). */
   target: TestTarget;
@@ -19,7 +22,7 @@ export interface WatchPanelProps {
 function targetNote(target: TestTarget): string {
   switch (target.kind) {
     case 'route':
-      return `Runs the open route, ${target.name} (${target.ref}), whichever route the alpha-name is bound to.`;
+      return `Runs the route open in the editor, “${target.name}”, at its saved revision (${target.ref}), whatever route the alpha-name is bound to.`;
     case 'binding':
       return 'No route is open: the cascade runs the route bound to the alpha-name (or the account default). Open a route to test it.';
     case 'unsaved':
@@ -28,8 +31,9 @@ function targetNote(target: TestTarget): string {
 }
 
 /** Watch a real cascade by trackinId or GUID, or send one to a simulator test number and watch it. */
-export function WatchPanel({ api, watching, status, error, target, onWatch }: WatchPanelProps) {
+export function WatchPanel({ api, watching, status, order, error, target, onWatch }: WatchPanelProps) {
   const [sendError, setSendError] = useState<string | null>(null);
+  const alphaNames = useAlphaNames(api);
   const watch = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const id = String(new FormData(e.currentTarget).get('watch-id') ?? '').trim();
@@ -70,9 +74,22 @@ export function WatchPanel({ api, watching, status, error, target, onWatch }: Wa
             <input name="to" defaultValue="99900000001" required />
           </label>
           <label>
-            From (an alpha-name of the account)
-            <input name="from" required />
+            From (an approved alpha-name of the account)
+            {/* Keyed by the names: the first approved one fills the field once they are read. */}
+            <input
+              name="from"
+              list="approved-alpha-names"
+              required
+              key={alphaNames.names[0] ?? ''}
+              defaultValue={alphaNames.names[0] ?? ''}
+            />
           </label>
+          <datalist id="approved-alpha-names" data-testid="approved-alpha-names">
+            {alphaNames.names.map((n) => (
+              <option key={n} value={n} />
+            ))}
+          </datalist>
+          {alphaNames.note && <p className="muted">{alphaNames.note}</p>}
           <label>
             Text
             <input name="text" defaultValue="Hello from the designer" />
@@ -89,7 +106,7 @@ export function WatchPanel({ api, watching, status, error, target, onWatch }: Wa
           <p className="muted" data-testid="watch-route">
             {status.messageId} · trackinId {status.trackinId || '—'} · route {status.route ?? '—'}
           </p>
-          <StatusRecord record={status} />
+          <StatusRecord record={status} {...(order ? { order } : {})} />
         </>
       )}
     </section>
