@@ -51,6 +51,34 @@ describe.skipIf(missing)(missing ? `/docs in Chromium (skipped: ${missing})` : '
     expect(elsewhere).toEqual([]);
   });
 
+  it("offers no Ask AI (Scalar's agent uploads the document to Scalar's servers), though opened on a local address", async () => {
+    await page.goto(`${fixture.url}/docs`);
+    await page
+      .getByRole('button', { name: /Send messages \(one campaign/ })
+      .first()
+      .waitFor();
+    await expect(page.getByRole('button', { name: /Ask AI/ }).count()).resolves.toBe(0);
+    await expect(page.getByPlaceholder(/Ask AI/).count()).resolves.toBe(0);
+  });
+
+  it('says what to install when the script is missing (@scalar/api-reference, an optional peer dependency, not installed)', async () => {
+    const errors: string[] = [];
+    const onError = (error: Error) => errors.push(error.message);
+    page.on('pageerror', onError);
+    await page.route('**/docs/scalar.js', (route) =>
+      route.fulfill({ status: 501, contentType: 'application/json', body: '{"error":"not_configured"}' }),
+    );
+    try {
+      await page.goto(`${fixture.url}/docs`);
+      await page.getByText(/needs the package @scalar\/api-reference/).waitFor();
+      await expect(page.getByText('npm install @scalar/api-reference', { exact: false }).count()).resolves.toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.unroute('**/docs/scalar.js');
+      page.off('pageerror', onError);
+    }
+  });
+
   it("tries an operation with the user's key: the example send is accepted by the server", async () => {
     await page.goto(`${fixture.url}/docs`);
     await page.getByLabel('Value').filter({ visible: true }).first().fill(API_KEY);

@@ -14,9 +14,13 @@ const PACKAGES = ['core', 'sqlite', 'channels', 'http', 'client'] as const;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let app: string;
 
+// Without NODE_PATH: pnpm's `.bin` shims (vitest's) set it to the workspace's hoisted packages, and the
+// app's `node` then found what the user's app does not have (the optional @scalar/api-reference).
+const { NODE_PATH: _workspacePath, ...env } = process.env;
+
 function run(command: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+    return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? e.message}`);
@@ -185,6 +189,8 @@ for (let i = 0; i < 200 && status !== 'delivered'; i++) {
 }
 const shop = await (await fetch(origin + '/orders')).text();
 const sandbox = (await fetch(origin + '/spillway/sandbox/inbound', { method: 'POST' })).status;
+const script = await fetch(origin + '/spillway/docs/scalar.js');
+const docs = [script.status, (await script.json()).message];
 let wrong = '';
 try {
   createSpillway({ storage: 'shop.db', channels: [createSimulator()] });
@@ -194,15 +200,18 @@ try {
 await spillway.stop();
 const after = (await fetch(origin + '/spillway/health')).status;
 host.close();
-console.log(JSON.stringify({ before, status, shop, sandbox, after, wrong }));
+console.log(JSON.stringify({ before, status, shop, sandbox, docs, after, wrong }));
 `,
     );
+    expect(existsSync(join(app, 'node_modules/@scalar/api-reference'))).toBe(false);
     const out = JSON.parse(run(process.execPath, ['embed.mjs'], app).trim().split('\n').pop()!) as Record<string, unknown>;
     expect(out).toEqual({
       before: 503,
       status: 'delivered',
       shop: 'the shop',
       sandbox: 404,
+      // The API reference's package (83 MB) is an optional peer dependency: not installed, /docs says what to install.
+      docs: [501, expect.stringContaining('npm install @scalar/api-reference')],
       after: 503,
       wrong: expect.stringMatching(/^createSpillway: storage must be a storage adapter/),
     });

@@ -188,7 +188,7 @@ describe('system routes', () => {
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await res.text();
     expect(html).toContain('openapi.json');
-    expect(html).toContain('<script src="docs/scalar.js">');
+    expect(html).toContain('<script src="docs/scalar.js" ');
     expect(html).not.toMatch(/<script[^>]+src=["']https?:|<link[^>]+href=["']https?:/);
 
     const script = await app.request('/docs/scalar.js', { headers: { 'Accept-Encoding': 'gzip' } });

@@ -1,4 +1,4 @@
-import { createEngine, systemClock } from '@spillway/core';
+import { SpillwayError, createEngine, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Engine, EngineOptions, PasswordHasher, RouteStatsStorage, Storage } from '@spillway/core';
 import type { Hono } from 'hono';
 import { Registry } from 'prom-client';
@@ -19,6 +19,7 @@ import { adaptLogger } from './host-logger.ts';
 import { checkOptions } from './spillway-options.ts';
 import { createEngineMetrics } from './metrics.ts';
 import { createNodeHasher } from './node-hasher.ts';
+import { createPublicUrl } from './public-url.ts';
 import { serve } from './node.ts';
 import type { FetchHandler, RunningServer } from './node.ts';
 import { mountRoutes } from './openapi.ts';
@@ -66,9 +67,19 @@ export interface SpillwayOptions {
   chatHub?: boolean | { jwtSecret?: string };
   /** Let callback URLs (set and delivered) be loopback or private addresses: development and tests only. @default false */
   allowPrivateUrls?: boolean;
-  /** The public origin of the API (short links, driver callbacks), basePath included. @default 'http://127.0.0.1:8080' */
+  /**
+   * The public origin of the API, basePath included: the base of the short links in sent texts
+   * (`https://shop.example/spillway/s/{code}`). Without it, where `listen()` serves
+   * (`http://127.0.0.1:{port}{basePath}`); mounted in your own server, none is known, and a cascade
+   * that makes a short link is refused (501 `not_configured`) rather than sent with a wrong one.
+   * @default where `listen()` serves
+   */
   publicUrl?: string | (() => string);
-  /** Serves `GET /api/routes/{id}/stats` over this reader (`createSqliteRouteStats(storage.db)`, ...). */
+  /**
+   * Serves `GET /api/routes/{id}/stats` (a route's traffic, the designer's view of it) over this
+   * reader; a storage without one answers it 501 naming this option.
+   * @default the storage's own (`createSqliteStorage` and `createPostgresStorage` have one)
+   */
   routeStats?: RouteStatsStorage;
   /** @default systemClock */
   clock?: Clock;
@@ -199,6 +210,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     onInboundRefused(refusal);
     options.engine?.onInboundRefused?.(refusal);
   };
+  const publicUrl = createPublicUrl({ publicUrl: options.publicUrl, basePath, logger });
   const engine = createEngine({
     // A database locked past the busy timeout (another writer) is retried by the next round or check.
     onError: (error) =>
@@ -215,7 +227,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
         }
       : {}),
     onInboundRefused: everyInboundRefusal,
-    ...(options.publicUrl ? { publicBaseUrl: options.publicUrl } : {}),
+    publicBaseUrl: publicUrl.base,
     storage,
     channels: options.channels,
     hasher: options.hasher ?? createNodeHasher(),
@@ -223,6 +235,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     worker: workers,
   });
 
+  const routeStats = options.routeStats ?? routeStatsOf(storage);
   const chatHub = options.chatHub ?? true;
   const jwtSecret = typeof chatHub === 'object' ? chatHub.jwtSecret : undefined;
   const tokens = chatHub === false ? undefined : createTokenService({ storage, clock, ...(jwtSecret ? { secret: jwtSecret } : {}) });
@@ -244,7 +257,12 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     extraRoutes: [
       ...(tokens ? [(root: Hono<Env>) => mountRoutes(root, '/', createChatHubRoutes({ engine, tokens, clock }))] : []),
       (root) => registerDriverRoutes(root, engine, allDrivers, { onInboundRefused: everyInboundRefusal }),
-      ...(options.routeStats ? [(root: Hono<Env>) => registerRouteStatsApi(root, options.routeStats!)] : []),
+      (root) =>
+        routeStats
+          ? registerRouteStatsApi(root, routeStats)
+          : root.get('/api/routes/:id/stats', () => {
+              throw new SpillwayError('not_configured', NO_ROUTE_STATS);
+            }),
       ...(http.extraRoutes ?? []),
     ],
   });
@@ -310,9 +328,20 @@ export function createSpillway(options: SpillwayOptions): Spillway {
       await spillway.start();
       if (server) throw new Error('createSpillway: listen() was already called');
       server = await serve({ fetch: spillway.fetch, direct: spillway.direct, ...listenOptions });
+      publicUrl.listening(server.hostname, server.port);
       return server;
     },
     stop: (stopOptions = {}) => (stopping ??= stop(stopOptions.graceMs)),
   };
   return spillway;
+}
+
+/** What `GET /api/routes/{id}/stats` answers (501) over a storage without a route stats reader. */
+const NO_ROUTE_STATS =
+  'route stats need a reader of the storage: pass createSpillway({ routeStats }) (createSqliteRouteStats(db), ' +
+  'createPostgresRouteStats(pool, schema)), or use a storage with routeTraffic (createSqliteStorage and createPostgresStorage have it)';
+
+/** The storage's own route stats reader (the built-in storages have one), if it has one. */
+function routeStatsOf(storage: Storage): RouteStatsStorage | undefined {
+  return typeof (storage as Partial<RouteStatsStorage>).routeTraffic === 'function' ? (storage as Storage & RouteStatsStorage) : undefined;
 }

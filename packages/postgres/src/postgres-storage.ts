@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { ClientStorage, Storage } from '@spillway/core';
+import type { ClientStorage, RouteStatsStorage, Storage } from '@spillway/core';
 import type { AlphaNameDirectory, ReachabilityStorage } from '@spillway/core/storage';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
@@ -12,6 +12,7 @@ import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
 import { isBusy, schemaPrefix } from './pg-util.ts';
 import { migrate } from './schema.ts';
+import { createPostgresRouteStats } from './route-stats.ts';
 
 /** Options of {@link createPostgresStorage}. */
 export interface PostgresStorageOptions {
@@ -35,10 +36,11 @@ export interface PostgresStorageOptions {
   onConnectionError?: (error: Error) => void;
 }
 
-/** The PostgreSQL storage, with its pool and schema for tools and tests. */
+/** The PostgreSQL storage, with its pool and schema for tools and tests, and its route stats reader. */
 export type PostgresStorage = Storage &
   ClientStorage &
   ReachabilityStorage &
+  RouteStatsStorage &
   AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string; isBusy(error: unknown): boolean };
 
 /**
@@ -90,6 +92,7 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
     ...createAccountStore(pool, x),
     ...createMessageStore(pool, x),
     ...createWorkStore(pool, x),
+    ...createPostgresRouteStats(pool, schema),
     ...own,
   };
 }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { ClientStorage, Storage } from '@spillway/core';
+import type { ClientStorage, RouteStatsStorage, Storage } from '@spillway/core';
 import type { AlphaNameDirectory, ReachabilityStorage } from '@spillway/core/storage';
 import { createAccountStore } from './account-store.ts';
 import { createCascadeStore } from './cascade-store.ts';
@@ -12,6 +12,7 @@ import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
 import { migrate } from './schema.ts';
 import { isBusy } from './sqlite-util.ts';
+import { createSqliteRouteStats } from './route-stats.ts';
 import { TurnReader } from './turn-reader.ts';
 import { ensureFolderOf } from './ensure-folder.ts';
 
@@ -47,10 +48,11 @@ function openDatabase(filename: string): Database.Database {
   return new Database(filename);
 }
 
-/** The SQLite storage, with its database handle for tools and tests. */
+/** The SQLite storage, with its database handle for tools and tests, and its route stats reader. */
 export type SqliteStorage = Storage &
   ClientStorage &
   ReachabilityStorage &
+  RouteStatsStorage &
   AlphaNameDirectory & { readonly db: Database.Database; isBusy(error: unknown): boolean };
 
 /**
@@ -102,6 +104,7 @@ export function createSqliteStorage(options: SqliteStorageOptions = {}): SqliteS
     ...createAccountStore(db),
     ...createMessageStore(db, reader),
     ...createWorkStore(db),
+    ...createSqliteRouteStats(db),
     ...own,
   };
   if (!reader) return storage;

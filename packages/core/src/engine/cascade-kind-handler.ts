@@ -24,7 +24,7 @@ export interface CascadeHandlerDeps {
   storage: Storage;
   clock: Clock;
   routes: RouteLoader;
-  /** Base of short links, `${publicBaseUrl}/s/{code}`. */
+  /** Base of short links, `${publicBaseUrl}/s/{code}`; throws when it is unknown (the step is then skipped). */
   publicBaseUrl: () => string;
   defaultTtlSeconds: number;
   /** Prices SMS steps on their resolved text. */
@@ -68,11 +68,19 @@ export function cascadeKindHandler(deps: CascadeHandlerDeps): KindHandler {
     for (const ref of refs) {
       const url = values.get(ref.id);
       if (ref.kind !== 'short_url' || url === undefined || links.has(url)) continue;
+      // No public origin to name (accepted by a process that knew it): the step is skipped, never
+      // sent with a wrong link, nor left to fail every round.
+      let base: string;
+      try {
+        base = deps.publicBaseUrl();
+      } catch (error) {
+        return { refused: `no short link: ${error instanceof Error ? error.message : String(error)}` };
+      }
       const link = await storage.createShortLink(
         { code: newShortCode(), accountId: message.accountId, messageId: message.id, url },
         clock.now(),
       );
-      links.set(url, `${deps.publicBaseUrl()}/s/${link.code}`);
+      links.set(url, `${base}/s/${link.code}`);
     }
     return {
       text: resolveVariables(text, (kind, id) => {

@@ -45,7 +45,10 @@ export interface CascadeDeps {
   notify: () => void;
   defaultTtlSeconds: number;
   maxRetries?: number | undefined;
-  /** Base of short links. @default 'http://127.0.0.1:8080' */
+  /**
+   * Base of short links; a function that throws (a `SpillwayError`) when the base is unknown
+   * refuses the cascades that make one. @default 'http://127.0.0.1:8080'
+   */
   publicBaseUrl?: string | (() => string) | undefined;
 }
 
@@ -90,7 +93,11 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     const details: ErrorDetail[] = validated
       .filter((v) => !approved.has(v.fromName))
       .map((v) => ({ path: `${v.path}.fromName`, message: `alpha-name "${v.fromName}" is not an approved alpha-name of this account` }));
-    const ids = [...new Set(validated.flatMap((v) => cascadeVariableRefs(v).map((r) => r.id)))];
+    const refs = validated.flatMap((v) => cascadeVariableRefs(v));
+    // A short link needs the public origin: a `publicBaseUrl` that cannot name it throws here, so
+    // the request is refused before anything is stored rather than sent with a wrong link.
+    if (refs.some((r) => r.kind === 'short_url')) publicBaseUrl();
+    const ids = [...new Set(refs.map((r) => r.id))];
     const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));
     details.push(...checkCascadeVariables(validated, stored, { at: variablesAt }));
     const named = await resolveNamedRoutes(routes, accountId, validated);
@@ -117,10 +124,10 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     });
     // SMS parts are counted on the text as it will be sent (variables in, a short link's length,
     // the recipient's per-phone data in), so that the price stored with the step is the one charged.
-    const link = `${publicBaseUrl()}/s/${'x'.repeat(SHORT_CODE_LENGTH)}`;
+    const link = () => `${publicBaseUrl()}/s/${'x'.repeat(SHORT_CODE_LENGTH)}`;
     const resolved = plan.steps.map((d) =>
       d.channel === 'sms'
-        ? { ...d, text: resolveVariables(d.text, (kind, id) => (kind === 'short_url' ? link : variableValue(v, stored, id))) }
+        ? { ...d, text: resolveVariables(d.text, (kind, id) => (kind === 'short_url' ? link() : variableValue(v, stored, id))) }
         : d,
     );
     const filled = await fillPhoneVariables(storage, accountId, resolved);

@@ -94,7 +94,11 @@ export interface EngineOptions {
    * @default 604800 (7 days)
    */
   reachabilityTtlSeconds?: number;
-  /** Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). @default 'http://127.0.0.1:8080' */
+  /**
+   * Public origin of the server, the base of cascade short links (`${publicBaseUrl}/s/{code}`). A
+   * function that throws while the origin is unknown (a `SpillwayError`) refuses the cascades that
+   * make a short link, and skips such a step of one already accepted. @default 'http://127.0.0.1:8080'
+   */
   publicBaseUrl?: string | (() => string);
 }
 
