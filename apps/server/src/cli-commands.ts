@@ -98,10 +98,11 @@ async function serve(flags: Flags): Promise<void> {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
-  exitWithLauncher(() => {
-    server?.logger.warn('the command that started the server is gone');
-    shutdown();
-  });
+  if (config.SPILLWAY_EXIT_WITH_LAUNCHER)
+    exitWithLauncher(() => {
+      server?.logger.warn('the command that started the server is gone');
+      shutdown();
+    });
   await started;
 }
 

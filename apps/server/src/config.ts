@@ -128,6 +128,12 @@ export const configSchema = z.object({
    * workers-only process has no API port. Unset: none.
    */
   SPILLWAY_METRICS_PORT: optionalInt(0, 65535),
+  /**
+   * Stop when the command that started the server is gone (`npx pnpm start` killed by a SIGTERM
+   * that its wrappers do not forward); `false` lets the server outlive it. Never watched under
+   * `nohup` or when started by init.
+   */
+  SPILLWAY_EXIT_WITH_LAUNCHER: bool(true),
   /** On SIGTERM, how long to wait for sends in flight before exiting, ms. */
   SPILLWAY_SHUTDOWN_GRACE_MS: int(0, null, 10_000),
   /** Public origin of the server (short links); default: the address it listens on. */

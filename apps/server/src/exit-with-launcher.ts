@@ -56,13 +56,35 @@ const alive = (pid: number): boolean => {
 };
 
 /**
- * Calls `onGone` once when the parent, or any launcher above it, is gone. A signal sent to
+ * Whether this process was started to outlive whatever started it: under `nohup`, or already
+ * handed to init (a double fork, a process manager's daemon). Node resets an inherited ignored
+ * SIGHUP before any script runs (`SigIgn` in /proc/self/status never has it, checked on Node 20),
+ * so `nohup` is known from `_`, the program bash and zsh name there when they run one: nohup
+ * execs the server and leaves no process of its own to see.
+ */
+function startedToOutlive(parent = process.ppid, env: Record<string, string | undefined> = process.env): boolean {
+  return parent === 1 || underNohup(env);
+}
+
+/** Whether bash or zsh ran this process through `nohup` (see {@link startedToOutlive}). */
+function underNohup(env: Record<string, string | undefined> = process.env): boolean {
+  return env['_']?.split('/').pop() === 'nohup';
+}
+
+/**
+ * Calls `onGone` once when the parent, or any launcher above it, is gone; nothing when the
+ * process was {@link startedToOutlive} its launchers (`nohup node cli.js serve &`). A signal sent to
  * `npx pnpm start` (a container's PID 1, a supervisor) kills the wrappers, and not every wrapper
  * forwards it: without this the server would run on as an orphan that only SIGKILL stops.
  * Answers a function that stops watching.
  */
 export function exitWithLauncher(onGone: () => void, intervalMs = 500): () => void {
   const parent = process.ppid;
+  if (startedToOutlive(parent)) {
+    // What nohup asked for, which Node undid: a hang-up of the terminal does not end the server.
+    if (underNohup()) process.on('SIGHUP', () => undefined);
+    return () => undefined;
+  }
   const chain = launcherChain(parent);
   const timer = setInterval(() => {
     if (process.ppid === parent && chain.every(alive)) return;
