@@ -1,7 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
@@ -38,5 +38,28 @@ describe('the designer under /designer/', () => {
     expect((await fetch(`${fixture.url}/designer/nope.js`)).status).toBe(404);
     // The API is untouched.
     expect((await fetch(`${fixture.url}/health`)).status).toBe(200);
+  });
+});
+
+// Regression: Hono's serveStatic, made at the start over a designer that was never built, printed
+// "serveStatic: root path '…/apps/designer/dist' is not found" on stderr, a non-JSON line in the
+// log of every server and CLI command.
+describe('the designer without a build folder', () => {
+  it('prints nothing at the start or on a request, and /designer/ says how to build it', async () => {
+    const missing = join(tmpdir(), `spillway-no-designer-${process.pid}-${Date.now()}`);
+    const printed = vi.spyOn(console, 'error');
+    const warned = vi.spyOn(console, 'warn');
+    const fixture = await startServer({}, { designerDir: missing });
+    try {
+      const res = await fetch(`${fixture.url}/designer/`);
+      expect(res.status).toBe(503);
+      expect(await res.text()).toContain('--filter @spillway/designer build');
+      const lines = [...printed.mock.calls, ...warned.mock.calls].map((args) => args.join(' '));
+      expect(lines.filter((line) => line.includes('serveStatic'))).toEqual([]);
+    } finally {
+      printed.mockRestore();
+      warned.mockRestore();
+      await fixture.close();
+    }
   });
 });

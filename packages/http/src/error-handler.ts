@@ -43,14 +43,14 @@ export interface ErrorAnswer {
 /**
  * The one place errors become HTTP answers: a SpillwayError keeps its code, status and details;
  * a Hono HTTPException keeps its status; a database too busy to take the request (its transaction
- * wrote nothing) is a 503 with `Retry-After`; anything else is logged and answered as a bare 500,
+ * wrote nothing) or out of reach (its connection dropped or refused) is a 503 with `Retry-After`; anything else is logged and answered as a bare 500,
  * never with its message or stack (they may hold internals). Shared by the app's error handler and
  * the direct routes (`createDirectRoutes`).
  */
 export function errorAnswer(
   err: unknown,
-  /** `storage` says which of its driver's errors mean busy (`Storage.isBusy`). */
-  context: { logger: HttpLogger; method: string; path: string; storage?: Pick<Partial<Storage>, 'isBusy'> | undefined },
+  /** `storage` says which of its driver's errors mean busy or unreachable (`Storage.isBusy`, `isUnavailable`). */
+  context: { logger: HttpLogger; method: string; path: string; storage?: Pick<Partial<Storage>, 'isBusy' | 'isUnavailable'> | undefined },
 ): ErrorAnswer {
   if (isSpillwayError(err)) return { body: err.toJSON() };
   if (err instanceof HTTPException && err.status < 500) {
@@ -58,13 +58,15 @@ export function errorAnswer(
     return { body: { error: CODE_OF_STATUS[status] ?? 'bad_request', message: err.message || 'Bad request', status } };
   }
   const { logger, method, path } = context;
-  // The storage adapter knows its driver's codes for "busy".
+  // The storage adapter knows its driver's codes for "busy" and "unreachable".
   if (context.storage?.isBusy?.(err)) {
     logger.warn('the database was busy: answered 503', { method, path });
-    return {
-      body: { error: 'unavailable', message: 'The database is busy; nothing was written, retry shortly', status: 503 },
-      retryAfter: '1',
-    };
+    return unavailable('The database is busy; nothing was written, retry shortly');
+  }
+  if (context.storage?.isUnavailable?.(err)) {
+    // A restart or failover: every request in flight fails at once, so one line each, no stack.
+    logger.warn('the database was unavailable: answered 503', { method, path, error: err instanceof Error ? err.message : String(err) });
+    return unavailable('The database is unavailable (its connection was lost or refused); retry shortly');
   }
   logger.error('unhandled error in request', {
     method,
@@ -72,6 +74,11 @@ export function errorAnswer(
     error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
   });
   return { body: INTERNAL_ERROR_BODY };
+}
+
+/** A 503 `unavailable` saying `message`, with `Retry-After: 1`. */
+function unavailable(message: string): ErrorAnswer {
+  return { body: { error: 'unavailable', message, status: 503 }, retryAfter: '1' };
 }
 
 /** The app's error handler: {@link errorAnswer} as a Hono answer. */

@@ -213,10 +213,13 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   const publicUrl = createPublicUrl({ publicUrl: options.publicUrl, basePath, logger });
   const engine = createEngine({
     // A database locked past the busy timeout (another writer) is retried by the next round or check.
-    onError: (error) =>
-      options.storage.isBusy?.(error)
-        ? logger.warn('database busy: the workers try again', { error: error instanceof Error ? error.message : String(error) })
-        : logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    // So is a database out of reach (a restart, a failover): a warning each, no stack.
+    onError: (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (options.storage.isBusy?.(error)) logger.warn('database busy: the workers try again', { error: message });
+      else if (options.storage.isUnavailable?.(error)) logger.warn('database unavailable: the workers try again', { error: message });
+      else logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    },
     ...options.engine,
     ...(engineMetrics
       ? {

@@ -75,6 +75,48 @@ export function isBusy(error: unknown): boolean {
   return BUSY_CODES.has(sqlState(error) ?? '');
 }
 
+/**
+ * SQLSTATEs of a server that is going away or cannot take the connection: admin_shutdown (a
+ * restart or `pg_terminate_backend`), crash_shutdown, cannot_connect_now (starting up, shutting
+ * down, in recovery) and too_many_connections. Class 08 (connection exception) is matched apart.
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/** Node's socket errors of a connection that could not be made or was cut. */
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * node-postgres's own errors for a connection that ended or never came: "Connection terminated
+ * unexpectedly", "Connection terminated" (also "… due to connection timeout"), "timeout exceeded
+ * when trying to connect" (the pool's `connectionTimeoutMillis`), and "Cannot use a pool after
+ * calling end on the pool" (the process is shutting down under a request still in flight).
+ */
+const UNAVAILABLE_MESSAGE =
+  /^Connection terminated|^timeout exceeded when trying to connect|^Cannot use a pool after calling end on the pool/;
+
+/**
+ * True for an error of a database that cannot be reached now (a restart, failover, a connection
+ * refused, cut or timed out, no connection slot left): the storage's `isUnavailable`. What the
+ * connection was doing failed; the pool opens another, so a retry after a moment is the answer.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = sqlState(error);
+  if (code !== undefined && (code.startsWith('08') || UNAVAILABLE_CODES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+  // An AggregateError (every address of a host refused) carries its causes' codes.
+  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true;
+  return UNAVAILABLE_MESSAGE.test(error.message);
+}
+
 /** True for PostgreSQL's deadlock_detected: this transaction was the one aborted, and wrote nothing. */
 export function isDeadlock(error: unknown): boolean {
   return sqlState(error) === '40P01';

@@ -10,7 +10,7 @@ import { createReachabilityStore } from './reachability-store.ts';
 import { createAlphaNameDirectory } from './alpha-name-directory.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
-import { isBusy, schemaPrefix } from './pg-util.ts';
+import { isBusy, isUnavailable, schemaPrefix } from './pg-util.ts';
 import { migrate } from './schema.ts';
 import { createPostgresRouteStats } from './route-stats.ts';
 
@@ -41,7 +41,12 @@ export type PostgresStorage = Storage &
   ClientStorage &
   ReachabilityStorage &
   RouteStatsStorage &
-  AlphaNameDirectory & { readonly pool: pg.Pool; readonly schema: string; isBusy(error: unknown): boolean };
+  AlphaNameDirectory & {
+    readonly pool: pg.Pool;
+    readonly schema: string;
+    isBusy(error: unknown): boolean;
+    isUnavailable(error: unknown): boolean;
+  };
 
 /**
  * Storage on PostgreSQL: several engine processes share one database; the outbox is claimed
@@ -70,6 +75,7 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
     name: 'postgres',
     pool,
     isBusy,
+    isUnavailable,
     schema,
     async migrate() {
       await migrate(pool, schema);

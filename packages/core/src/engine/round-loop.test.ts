@@ -84,4 +84,57 @@ describe('the round loop', () => {
     expect(state.rounds).toBe(2);
     await loop.stop();
   });
+
+  // Regression: while PostgreSQL restarted, a worker's rounds failed at once and ran again at once
+  // (woken by new work, or with no pause since the idle pause's own query failed): 675 "worker
+  // error" lines in 100 ms. A failed round now waits 100 ms, doubling to 5 s, whatever notify() says.
+  it('backs off after failed rounds, not cut short by notify(), and goes back to normal once a round succeeds', async () => {
+    const clock = createFakeClock();
+    const state = { rounds: 0, down: true, errors: 0 };
+    const loop = createRoundLoop({
+      clock,
+      async round() {
+        state.rounds += 1;
+        if (state.down) throw new Error('Connection terminated unexpectedly');
+        return 0;
+      },
+      // The idle pause reads the database too.
+      pause: () => (state.down ? Promise.reject(new Error('Connection terminated unexpectedly')) : 250),
+      onError: () => void (state.errors += 1),
+    });
+    loop.start();
+    await settle();
+    expect(state.rounds).toBe(1);
+    for (let i = 0; i < 20; i += 1) loop.notify();
+    await settle();
+    expect(state.rounds).toBe(1);
+    await clock.advance(99);
+    expect(state.rounds).toBe(1);
+    await clock.advance(1);
+    await settle();
+    expect(state.rounds).toBe(2);
+    // 200 ms, then 400 ms.
+    await clock.advance(199);
+    expect(state.rounds).toBe(2);
+    await clock.advance(1);
+    await settle();
+    expect(state.rounds).toBe(3);
+    await clock.advance(400);
+    await settle();
+    expect(state.rounds).toBe(4);
+    expect(state.errors).toBe(4);
+    // Ten minutes down: the pause stays at 5 s at most.
+    await clock.advance(600_000);
+    await settle();
+    expect(state.rounds).toBeLessThan(4 + 600_000 / 5_000 + 8);
+    state.down = false;
+    await clock.advance(5_000);
+    await settle();
+    const back = state.rounds;
+    // Back to the idle wait that notify() cuts short.
+    loop.notify();
+    await settle();
+    expect(state.rounds).toBe(back + 1);
+    await loop.stop();
+  });
 });

@@ -20,6 +20,13 @@ export interface Storage extends AccountStorage, MessageStorage, WorkStorage, Ch
    * retry is safe. The HTTP adapter answers such errors 503 with `Retry-After`, others 500.
    */
   isBusy?(error: unknown): boolean;
+  /**
+   * Whether an error this storage threw means the database could not be reached (a restart or
+   * failover dropped the connection, a connection was refused or timed out): what it was doing
+   * failed, and a retry once the database is back is the answer. The HTTP adapter answers such
+   * errors 503 with `Retry-After`, logged as a warning.
+   */
+  isUnavailable?(error: unknown): boolean;
   /** Creates or upgrades the schema; idempotent. */
   migrate(): Promise<void>;
   close(): Promise<void>;
