@@ -2,19 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine } from '@spillway/core';
 import type { Storage } from '@spillway/core';
-import { createNodeHasher } from '@spillway/http';
-import { createPostgresStorage } from '@spillway/postgres';
 import { bootstrap, createServer, readConfig } from '@spillway/server';
-import { createSqliteStorage } from '@spillway/sqlite';
+import { bootstrapDatabase, bootstrapEngine, connect, move, wallet } from '../support/bootstrap-database.ts';
 import { testDatabase } from '../support/test-database.ts';
 import type { TestDatabase } from '../support/test-database.ts';
 
 // Processes started together on one database (an API process and its workers, or two replicas)
 // each bootstrap it. The balance top-up read the balance and then added what was missing, so two
-// of them could both add it. SQLite (a file two connections open, as two processes do), and
-// PostgreSQL with SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
+// of them could both add it. Now the opening balance is credited once per database, and only at
+// the first start: the later starts of all the processes credit nothing, whatever was spent.
+// SQLite (a file two connections open, as two processes do), and PostgreSQL with
+// SPILLWAY_TEST_STORAGE=postgres and DATABASE_URL.
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bootstrap-race-'));
 const databases: TestDatabase[] = [];
 afterAll(async () => {
@@ -24,25 +23,9 @@ afterAll(async () => {
 
 /** The environment of the earlier test of processes bootstrapping together (`tests/server/cli.test.ts`), on a database of its own. */
 function environment(name: string): Record<string, string> {
-  const database = testDatabase(`boot_${name}`);
+  const { env, database } = bootstrapDatabase(dir, name);
   databases.push(database);
-  return {
-    ...(database.url ? database.env : { DATABASE_URL: '', SPILLWAY_DB: join(dir, `${name}.db`) }),
-    PORT: '0',
-    SPILLWAY_LOG_LEVEL: 'silent',
-    SPILLWAY_BOOTSTRAP_LOGIN: 'ops',
-    SPILLWAY_BOOTSTRAP_PASSWORD: 'ops-password',
-    SPILLWAY_BOOTSTRAP_API_KEY: 'sk_ops_key_0123456789',
-    SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Ops',
-    SPILLWAY_BOOTSTRAP_BALANCE: '20',
-  };
-}
-
-/** A connection of its own to the test's database, as another process has. */
-function connect(env: Record<string, string>): Storage {
-  return env['DATABASE_URL']
-    ? createPostgresStorage({ connectionString: env['DATABASE_URL'], schema: env['SPILLWAY_PG_SCHEMA']! })
-    : createSqliteStorage({ filename: env['SPILLWAY_DB']! });
+  return env;
 }
 
 /**
@@ -99,7 +82,7 @@ async function bootstrapTogether(env: Record<string, string>): Promise<string[]>
   try {
     const started = await Promise.allSettled(
       ([0, 1] as const).map(async (side) => {
-        const engine = createEngine({ storage: step.sides[side], channels: [], hasher: createNodeHasher({ N: 2 ** 12 }), worker: false });
+        const engine = bootstrapEngine(step.sides[side]);
         try {
           return await bootstrap(engine, config);
         } finally {
@@ -113,50 +96,24 @@ async function bootstrapTogether(env: Record<string, string>): Promise<string[]>
   }
 }
 
-/** The balance of `ops` and its bootstrap top-ups, newest first, read over a connection of its own. */
-async function wallet(env: Record<string, string>): Promise<{ balance: number; topUps: number[] }> {
-  const storage = connect(env);
-  try {
-    const account = (await storage.findAccountByLogin('ops'))!.account;
-    const { items } = await storage.listWalletTransactions(account.id, { page: 1, pageSize: 50 });
-    return {
-      balance: await storage.getBalance(account.id),
-      topUps: items.filter((t) => t.description === 'bootstrap balance').map((t) => t.amount),
-    };
-  } finally {
-    await storage.close();
-  }
-}
-
 describe(`bootstraps of one database at once (${testDatabase('boot').url ? 'PostgreSQL' : 'SQLite file'})`, () => {
-  it('tops the balance up to the configured amount once, at the first start and at every later one', async () => {
+  it('credits the opening balance once, at the first start, and never at a later one whatever was spent', async () => {
     const env = environment('topup');
     expect(await bootstrapTogether(env)).toEqual([]);
-    expect(await wallet(env)).toEqual({ balance: 20_000_000, topUps: [20_000_000] });
+    expect(await wallet(env)).toEqual({ balance: 20_000_000, credits: [20_000_000] });
 
-    // The account spends 5; the next start of both processes tops it up by 5, once.
-    const storage = connect(env);
-    const account = (await storage.findAccountByLogin('ops'))!.account;
-    await storage.addWalletTransaction(
-      { accountId: account.id, kind: 'charge', amount: -5_000_000, messageId: null, description: 'sent' },
-      1,
-    );
-    await storage.close();
+    // The account spends 5; the next start of both processes credits nothing: it was topped up by 5.
+    await move(env, -5_000_000);
     expect(await bootstrapTogether(env)).toEqual([]);
-    expect(await wallet(env)).toEqual({ balance: 20_000_000, topUps: [5_000_000, 20_000_000] });
+    expect(await wallet(env)).toEqual({ balance: 15_000_000, credits: [20_000_000] });
 
-    // Above the amount, nothing is taken away.
-    const again = connect(env);
-    await again.addWalletTransaction(
-      { accountId: account.id, kind: 'topup', amount: 7_000_000, messageId: null, description: 'bought' },
-      2,
-    );
-    await again.close();
+    // Nor after it spent everything.
+    await move(env, -15_000_000);
     expect(await bootstrapTogether(env)).toEqual([]);
-    expect(await wallet(env)).toEqual({ balance: 27_000_000, topUps: [5_000_000, 20_000_000] });
+    expect(await wallet(env)).toEqual({ balance: 0, credits: [20_000_000] });
   }, 60_000);
 
-  it('starts servers that bootstrap one fresh database at the same time, topping up once', async () => {
+  it('starts servers that bootstrap one fresh database at the same time, crediting the opening balance once', async () => {
     const env = environment('servers');
     const started = await Promise.allSettled([1, 2, 3].map(() => createServer(readConfig(env), { designerDir: false, metrics: false })));
     try {
@@ -166,6 +123,7 @@ describe(`bootstraps of one database at once (${testDatabase('boot').url ? 'Post
       expect(account?.login).toBe('ops');
       expect(await engine.accounts.listKeys(account!.id)).toHaveLength(1);
       expect(await engine.accounts.balance(account!.id)).toEqual({ balance: 20, currency: 'EUR' });
+      expect(await wallet(env)).toEqual({ balance: 20_000_000, credits: [20_000_000] });
     } finally {
       for (const s of started) if (s.status === 'fulfilled') await s.value.close();
     }

@@ -1,5 +1,5 @@
-import type { Engine } from '@spillway/core';
-import { fromMicros, SpillwayError, toMicros } from '@spillway/core';
+import type { Engine, Storage } from '@spillway/core';
+import { CHANNELS, fromMicros, SpillwayError, toMicros } from '@spillway/core';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 
@@ -7,26 +7,38 @@ export interface BootstrapResult {
   login: string;
   /** Set when the server generated credentials for a first start without configuration. */
   generated?: { password: string; key: string };
-  /** What the balance top-up did, when a balance is configured. */
-  topUp?: TopUp;
+  /** What this start did with the opening balance, when one is configured. */
+  openingBalance?: OpeningBalance;
   /** SPILLWAY_BOOTSTRAP_API_KEY names a key that was revoked: it stays revoked. */
   keyRevoked?: boolean;
 }
 
-/** What a start's top-up of the bootstrap balance did, in units of the account's currency. */
-export interface TopUp {
-  /** No account had the login when this start looked: the credit is the opening balance. */
-  created: boolean;
-  /** The configured balance (SPILLWAY_BOOTSTRAP_BALANCE). */
+/**
+ * What a start did with SPILLWAY_BOOTSTRAP_BALANCE, the bootstrap account's opening balance,
+ * credited once per database: `credited` by this start, `reached` (this start found the balance
+ * at the amount already: another process starting at once credited it, or the wallet had it
+ * before), or `earlier` (an earlier start credited it, nothing done). Amounts in units of the
+ * account's currency.
+ */
+export interface OpeningBalance {
+  outcome: 'credited' | 'reached' | 'earlier';
+  /** The configured amount (SPILLWAY_BOOTSTRAP_BALANCE). */
   target: number;
-  /** The balance this start found. */
-  before: number;
-  /** What this start credited: 0 when the balance already reached the target. */
+  /** What this start credited: 0 unless `credited`. */
   credited: number;
   /** The balance after this start. */
   balance: number;
   currency: string;
 }
+
+/** The description of the wallet transaction that credits the opening balance. */
+const OPENING_CREDIT = 'bootstrap balance';
+
+/**
+ * The setting that says an account's opening balance was credited (its value: the amount then
+ * configured), so that later starts read one key instead of the wallet.
+ */
+const openingMark = (accountId: number) => `bootstrap-balance:${accountId}`;
 
 /** A unique-key conflict: another process bootstrapping the same database created the row meanwhile. */
 const lostRace = (error: unknown): boolean => error instanceof SpillwayError && error.code === 'conflict';
@@ -39,8 +51,10 @@ function randomSecret(bytes: number): string {
 
 /**
  * Ensures the bootstrap account at every start (idempotent): the login and password, the API
- * key, the approved alpha-names, and the balance topped up to at least the configured amount.
- * Without configuration (and with `demo`), {@link createDemoAccount}.
+ * key, the approved alpha-names, and the opening balance, credited once per database. A later
+ * start writes nothing that is already as configured, so it takes no lock on the account's row
+ * (the ingest's transactions hold it under load). Without configuration (and with `demo`),
+ * {@link createDemoAccount}.
  */
 export async function bootstrap(
   engine: Engine,
@@ -53,25 +67,23 @@ export async function bootstrap(
   if (!password) throw new Error('SPILLWAY_BOOTSTRAP_PASSWORD is required with SPILLWAY_BOOTSTRAP_LOGIN');
   // Processes started together on one database (an API process and its workers) bootstrap it at
   // once. `ensure` answers each the one account.
-  const created = (await engine.accounts.getByLogin(login)) === null;
   const account = await engine.accounts.ensure({ login, password });
-  const { topUp, keyRevoked } = await provision(engine, account.id, {
+  const { openingBalance, keyRevoked } = await provision(engine, account.id, {
     key: config.SPILLWAY_BOOTSTRAP_API_KEY,
     alphaNames: config.SPILLWAY_BOOTSTRAP_ALPHA_NAMES ?? '',
     balance: config.SPILLWAY_BOOTSTRAP_BALANCE,
   });
   return {
     login,
-    ...(topUp ? { topUp: { created, currency: account.currency, ...topUp } } : {}),
+    ...(openingBalance ? { openingBalance: { ...openingBalance, currency: account.currency } } : {}),
     ...(keyRevoked ? { keyRevoked } : {}),
   };
 }
 
 /**
- * Logs what a start's bootstrap did to the balance, one line a start: the opening balance of a
- * new account, a top-up of an existing one (a warning: money that appears on a restart should be
- * seen), or that the balance already reached the configured amount. The top-up had no line, so a
- * restart refilled an account that had spent its money without a word.
+ * Logs what a start's bootstrap did with the opening balance, one line a start: credited, found
+ * reached, or credited at an earlier start. The balance used to be topped up to the configured
+ * amount at every start, so that restarts refilled an account that had spent its money.
  */
 export function logBootstrap(logger: Logger, result: BootstrapResult | null): void {
   if (result?.keyRevoked) {
@@ -81,23 +93,22 @@ export function logBootstrap(logger: Logger, result: BootstrapResult | null): vo
         '(a revoked key may have leaked): set a new key there, or unset it and use spillway keys create',
     );
   }
-  const topUp = result?.topUp;
-  if (!result || !topUp) return;
-  const { created, target, before, credited, balance, currency } = topUp;
-  const fields = { login: result.login, created, target, before, credited, balance, currency };
-  if (credited === 0) {
-    logger.info(
-      fields,
-      `bootstrap account ${result.login}: its balance ${balance} reaches SPILLWAY_BOOTSTRAP_BALANCE ${target}, nothing credited`,
-    );
-  } else if (created) {
-    logger.info(fields, `bootstrap account ${result.login} created with SPILLWAY_BOOTSTRAP_BALANCE ${target} as its opening balance`);
-  } else {
-    logger.warn(
-      fields,
-      `bootstrap account ${result.login}: its balance ${before} was topped up to SPILLWAY_BOOTSTRAP_BALANCE ${target} (${credited} credited); ` +
-        'every start tops it up to that amount: unset SPILLWAY_BOOTSTRAP_BALANCE to leave the balance to the wallet (spillway accounts topup)',
-    );
+  const opening = result?.openingBalance;
+  if (!result || !opening) return;
+  const { outcome, target, credited, balance, currency } = opening;
+  const fields = { login: result.login, openingBalance: outcome, target, credited, balance, currency };
+  const said = `bootstrap account ${result.login}:`;
+  const once = 'SPILLWAY_BOOTSTRAP_BALANCE is credited once per database; spillway accounts topup adds more';
+  switch (outcome) {
+    case 'credited':
+      logger.info(fields, `${said} opening balance credited (${credited}), its balance is ${balance}; ${once}`);
+      return;
+    case 'reached':
+      logger.info(fields, `${said} its balance ${balance} already reaches the opening balance ${target}, nothing credited; ${once}`);
+      return;
+    case 'earlier':
+      logger.info(fields, `${said} opening balance already credited at an earlier start, nothing done (balance ${balance}); ${once}`);
+      return;
   }
 }
 
@@ -123,14 +134,14 @@ export async function createDemoAccount(engine: Engine): Promise<BootstrapResult
 }
 
 /**
- * Gives an account its API key, approved alpha-names (comma-separated) and at least `balance`;
- * answers what the top-up credited and the balance after it (null without a balance).
+ * Gives an account its API key, approved alpha-names (comma-separated) and opening balance;
+ * answers what became of the opening balance (null without one).
  */
 async function provision(
   engine: Engine,
   accountId: number,
   given: { key: string | undefined; alphaNames: string; balance: number | undefined },
-): Promise<{ topUp: Omit<TopUp, 'created' | 'currency'> | null; keyRevoked: boolean }> {
+): Promise<{ openingBalance: Omit<OpeningBalance, 'currency'> | null; keyRevoked: boolean }> {
   // A key another process registered meanwhile is answered by ensureKey; a revoked one stays so.
   const keyRevoked = given.key
     ? await engine.accounts.ensureKey(accountId, given.key).then(
@@ -145,19 +156,52 @@ async function provision(
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  for (const name of names) await engine.accounts.approveAlphaName(accountId, name);
-  if (given.balance === undefined) return { topUp: null, keyRevoked };
-  // The balance is read and topped up in one step under the database's lock: processes that
-  // bootstrap one database at once credit what is missing once, not once each.
-  const credit = await engine.storage.topUpTo(
-    { accountId, kind: 'topup', messageId: null, description: 'bootstrap balance' },
-    toMicros(given.balance),
-    engine.clock.now(),
+  // Only names not yet approved on every channel are written: what is approved already stays as
+  // it is, without a write at every start.
+  const approved = new Set(
+    (await engine.accounts.listAlphaNames(accountId)).filter((a) => CHANNELS.every((c) => a.channels.includes(c))).map((a) => a.name),
   );
-  const balance = credit ? credit.balanceAfter : await engine.storage.getBalance(accountId);
-  const credited = credit?.amount ?? 0;
+  for (const name of names) if (!approved.has(name)) await engine.accounts.approveAlphaName(accountId, name);
+  if (given.balance === undefined) return { openingBalance: null, keyRevoked };
+  return { openingBalance: await creditOpeningBalance(engine, accountId, given.balance), keyRevoked };
+}
+
+/**
+ * Credits the opening balance unless an earlier start did: the mark (a setting) says so, or,
+ * without it (a start that crashed before writing it, or a database bootstrapped before the
+ * mark), a `bootstrap balance` top-up in the wallet. The credit reads the balance and credits what
+ * is missing in one step under the database's lock (`topUpTo`), so processes bootstrapping one
+ * fresh database at once credit it once; a later start takes no lock at all.
+ */
+async function creditOpeningBalance(engine: Engine, accountId: number, target: number): Promise<Omit<OpeningBalance, 'currency'>> {
+  const { storage } = engine;
+  const mark = openingMark(accountId);
+  const marked = (await storage.getSetting(mark)) !== null;
+  const earlier = marked || (await hasOpeningCredit(storage, accountId));
+  const credit = earlier
+    ? null
+    : await storage.topUpTo(
+        { accountId, kind: 'topup', messageId: null, description: OPENING_CREDIT },
+        toMicros(target),
+        engine.clock.now(),
+      );
+  // Marked after the credit, never before: a start that dies in between leaves the wallet's top-up to say it.
+  if (!marked) await storage.setSettingIfAbsent(mark, String(target));
+  const balance = credit ? credit.balanceAfter : await storage.getBalance(accountId);
   return {
-    topUp: { target: given.balance, before: fromMicros(balance - credited), credited: fromMicros(credited), balance: fromMicros(balance) },
-    keyRevoked,
+    outcome: earlier ? 'earlier' : credit ? 'credited' : 'reached',
+    target,
+    credited: fromMicros(credit?.amount ?? 0),
+    balance: fromMicros(balance),
   };
+}
+
+/** Whether the account's wallet holds a `bootstrap balance` top-up (read page by page, newest first: only when the mark is missing). */
+async function hasOpeningCredit(storage: Storage, accountId: number): Promise<boolean> {
+  const pageSize = 200;
+  for (let page = 1; ; page++) {
+    const { items, total } = await storage.listWalletTransactions(accountId, { kinds: ['topup'], page, pageSize });
+    if (items.some((t) => t.description === OPENING_CREDIT)) return true;
+    if (page * pageSize >= total) return false;
+  }
 }

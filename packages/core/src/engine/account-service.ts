@@ -74,6 +74,8 @@ export function createAccountService(deps: { storage: Storage; hasher: PasswordH
           return created.account;
         }
       }
+      // Written only when the stored hash does not verify the password: a restart then takes no lock
+      // on the account's row, which the ingest's transactions hold under load.
       if (!(await hasher.verifyPassword(input.password, found.passwordHash))) {
         await storage.setPasswordHash(found.account.id, await hasher.hashPassword(input.password));
       }

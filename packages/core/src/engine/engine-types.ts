@@ -132,7 +132,7 @@ export interface AccountService {
   prepare(input: Omit<CreateAccountInput, 'balance'>, keyLabel?: string): Promise<PreparedAccount>;
   get(accountId: number): Promise<Account | null>;
   getByLogin(login: string): Promise<Account | null>;
-  /** Creates the account if the login is new; sets the password either way. Idempotent. */
+  /** Creates the account if the login is new; else sets the password if the stored one differs (else writes nothing). Idempotent. */
   ensure(input: CreateAccountInput): Promise<Account>;
   authenticatePassword(login: string, password: string): Promise<Account | null>;
   authenticateKey(key: string): Promise<Account | null>;
