@@ -112,7 +112,7 @@ async function finals(port: number, ids: number[]): Promise<Final[]> {
   );
 }
 
-/** What the wallet says was consumed: charges and refunds (restarts top the bootstrap balance up, so not the balance). */
+/** What the wallet says was consumed: charges and refunds, whatever the opening balance and top-ups were. */
 async function consumed(port: number): Promise<number> {
   let total = 0;
   for (let page = 1; ; page++) {
