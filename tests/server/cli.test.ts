@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, readConfig } from '@spillway/server';
 import { cli, runCli } from '../support/cli.ts';
+import { bootstrapDatabase } from '../support/bootstrap-database.ts';
 import { WARN, capturedLog } from '../support/server-log.ts';
 import type { LogLine } from '../support/server-log.ts';
 
@@ -75,16 +76,7 @@ describe('bootstrap', () => {
   });
 
   it('starts processes that bootstrap one fresh database at the same time (an API and its workers started together)', async () => {
-    const env = {
-      SPILLWAY_DB: join(dir, 'boot-together.db'),
-      PORT: '0',
-      SPILLWAY_LOG_LEVEL: 'silent',
-      SPILLWAY_BOOTSTRAP_LOGIN: 'ops',
-      SPILLWAY_BOOTSTRAP_PASSWORD: 'ops-password',
-      SPILLWAY_BOOTSTRAP_API_KEY: 'sk_ops_key_0123456789',
-      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Ops',
-      SPILLWAY_BOOTSTRAP_BALANCE: '20',
-    };
+    const { env } = bootstrapDatabase(dir, 'boot-together');
     const started = await Promise.allSettled([1, 2, 3].map(() => createServer(readConfig(env))));
     try {
       expect(started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason))).toEqual([]);
