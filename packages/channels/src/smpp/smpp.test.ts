@@ -354,13 +354,18 @@ describe('smpp driver', () => {
       own.refuseBinds = true;
       own.dropAll();
       await until(() => !driver.bound);
-      for (let i = 1; i <= 3; i++) {
-        await clock.advance(1000);
-        await until(() => own.bindAttempts > i);
-      }
+      // The driver schedules its next try in its own time: the clock moves a reconnect delay at a
+      // time until it has tried (once moved before the try was scheduled, the try never came).
+      const advanceUntil = async (done: () => boolean) => {
+        for (let i = 0; i < 100 && !done(); i++) {
+          await clock.advance(1000);
+          await until(done, 50);
+        }
+        expect(done()).toBe(true);
+      };
+      for (let i = 1; i <= 3; i++) await advanceUntil(() => own.bindAttempts > i);
       own.refuseBinds = false;
-      await clock.advance(1000);
-      await until(() => driver.bound);
+      await advanceUntil(() => driver.bound);
       const link = { type: 'link', driver: 'smsc', link: `SMPP bind to 127.0.0.1:${own.port}` };
       const bound = `bound to 127.0.0.1:${own.port} as spillway`;
       expect(events).toEqual([
