@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CreateServerOptions } from '@spillway/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDrivers, parseDriversConfig } from '../../apps/server/src/drivers-config.ts';
 import { startTestSmsc } from '../../packages/channels/src/testing/smsc-server.ts';
@@ -109,21 +108,11 @@ describe("the server with accounts' own drivers", () => {
       }),
     );
     process.env['ACME_SMPP_PASSWORD'] = 'acme-smpp-secret';
-    const logged: Array<{ msg: string; login?: string }> = [];
-    // The server's warnings, as its pino logger is called (merge object first, message second).
-    const quiet = () => {};
-    const logger = {
-      warn: (meta: { login?: string }, msg: string) => logged.push({ ...meta, msg }),
-      info: quiet,
-      error: quiet,
-      debug: quiet,
-      trace: quiet,
-      fatal: quiet,
-    } as unknown as CreateServerOptions['logger'];
+    const { logger, lines: logged } = capturedLog();
     const receiver = await startCallbackReceiver();
-    const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' }, { ...(logger ? { logger } : {}) });
+    const f = await startServer({ SPILLWAY_CONFIG: file, SPILLWAY_ALLOW_PRIVATE_URLS: 'true' }, { logger });
     try {
-      expect(logged.filter((l) => l.msg.startsWith('SPILLWAY_CONFIG accounts')).map((l) => l.login)).toEqual(['later']);
+      expect(logged.filter((l) => l.level === WARN && l.msg.startsWith('SPILLWAY_CONFIG accounts')).map((l) => l.login)).toEqual(['later']);
       const { engine } = f.server;
       const keyOf = async (login: string) => {
         const account = await engine.accounts.create({ login, password: `${login}-password-1`, balance: 100 });

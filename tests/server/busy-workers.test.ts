@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStorage } from '@spillway/sqlite';
-import type { CreateServerOptions } from '@spillway/server';
 import { startServer, until } from '../support/server-fixture.ts';
+import { capturedLog, WARN } from '../support/server-log.ts';
 
 // Another process holding the SQLite file's write lock past SPILLWAY_DB_BUSY_TIMEOUT_MS: the
 // workers' commit fails, and is tried again once the lock is free. That is logged as a warning
@@ -15,13 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('workers finding the database locked by another process', () => {
   it('log a warning, not an error, and deliver once the lock is free', async () => {
-    // The server's log, as its pino logger is called (merge object first, message second).
-    const lines: Array<{ level: string; msg: string; error?: string }> = [];
-    const at = (level: string) => (meta: object | string, msg?: string) =>
-      void lines.push(typeof meta === 'string' ? { level, msg: meta } : { ...meta, level, msg: msg ?? '' });
-    const logger = {
-      ...Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((level) => [level, at(level)])),
-    } as unknown as CreateServerOptions['logger'];
+    const { logger, lines } = capturedLog();
     const file = join(dir, 'spillway.db');
     const f = await startServer(
       {
@@ -48,7 +42,7 @@ describe('workers finding the database locked by another process', () => {
         (found) => found.length > 0,
       );
       expect(busy.length).toBeGreaterThan(0);
-      expect(busy[0]!.level).toBe('warn');
+      expect(busy[0]!.level).toBe(WARN);
       expect(busy[0]!.error).toMatch(/database is locked/);
       other.db.exec('ROLLBACK');
       const status = await until(
@@ -56,7 +50,7 @@ describe('workers finding the database locked by another process', () => {
         (s) => s === 'delivered',
       );
       expect(status).toBe('delivered');
-      expect(lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
+      expect(lines.filter((l) => l.level > WARN)).toEqual([]);
     } finally {
       if (other.db.inTransaction) other.db.exec('ROLLBACK');
       await other.close();
