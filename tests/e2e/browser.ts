@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { buildIfStale } from '../../apps/designer/scripts/build-if-stale.ts';
@@ -78,6 +78,13 @@ export function designerSuite(
     await session.browser?.close();
     await session.fixture?.close();
   });
+}
+
+/** Stores `route` through the API (`POST /api/routes`, a 201 expected) for a suite to draw; its id. */
+export async function createRoute(fixture: RunningFixture, route: Record<string, unknown>): Promise<string> {
+  const res = await fixture.call('/api/routes', { json: route });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, designerSuite } from './browser.ts';
+import { box, browserMissing, createRoute, designerSuite } from './browser.ts';
 
 // What must fit at a 1440×900 window with the panels at their first widths: a field and its
 // buttons on one line, the editor's toolbar on one line, each label of parallel edges clear of
@@ -47,22 +47,18 @@ describe.skipIf(missing)('designer fit at 1440×900 in Chromium', { timeout: 60_
     (s) => ({ fixture, page } = s),
     async (f) => {
       fixture = f;
-      const created = await fixture.call('/api/routes', {
-        json: {
-          name: 'Parallel edges',
-          start: 'a',
-          steps: [
-            { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
-            { id: 'b', channel: 'sms', position: { x: 0, y: 220 } },
-          ],
-          edges: [
-            { from: 'a', to: 'b', on: 'undeliverable' },
-            { from: 'a', to: 'b', on: 'expired' },
-          ],
-        },
+      parallelId = await createRoute(fixture, {
+        name: 'Parallel edges',
+        start: 'a',
+        steps: [
+          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+          { id: 'b', channel: 'sms', position: { x: 0, y: 220 } },
+        ],
+        edges: [
+          { from: 'a', to: 'b', on: 'undeliverable' },
+          { from: 'a', to: 'b', on: 'expired' },
+        ],
       });
-      expect(created.status).toBe(201);
-      parallelId = ((await created.json()) as { id: string }).id;
     },
   );
 

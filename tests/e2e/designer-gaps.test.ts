@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, designerSuite } from './browser.ts';
+import { box, browserMissing, createRoute, designerSuite } from './browser.ts';
 
 // Gaps of the designer (undo of typing, copy and paste of a multi-selection, Ctrl+S outside Edit,
 // the mode error boundary), replayed in Chromium against the built designer.
@@ -40,22 +40,19 @@ describe.skipIf(missing)('designer gaps in Chromium', { timeout: 60_000 }, () =>
     (s) => ({ fixture, page } = s),
     async (f) => {
       fixture = f;
-      const created = await fixture.call('/api/routes', {
-        json: {
-          name: 'Copy and paste',
-          start: 'a',
-          steps: [
-            { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
-            { id: 'b', channel: 'sms', position: { x: 0, y: 200 } },
-            { id: 'c', channel: 'flashcall', position: { x: 700, y: 0 } },
-          ],
-          edges: [
-            { from: 'a', to: 'b', on: 'undeliverable' },
-            { from: 'a', to: 'c', on: 'expired' },
-          ],
-        },
+      await createRoute(fixture, {
+        name: 'Copy and paste',
+        start: 'a',
+        steps: [
+          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+          { id: 'b', channel: 'sms', position: { x: 0, y: 200 } },
+          { id: 'c', channel: 'flashcall', position: { x: 700, y: 0 } },
+        ],
+        edges: [
+          { from: 'a', to: 'b', on: 'undeliverable' },
+          { from: 'a', to: 'c', on: 'expired' },
+        ],
       });
-      expect(created.status).toBe(201);
     },
   );
 

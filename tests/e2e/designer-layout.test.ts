@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
-import { box, browserMissing, designerSuite, markRenders, renderedSince } from './browser.ts';
+import { box, browserMissing, createRoute, designerSuite, markRenders, renderedSince } from './browser.ts';
 
 // The side panels are resized by their separators (pointer, keyboard, double-click), keep their
 // widths across reloads, and the canvas takes the rest, React Flow's view following it.
@@ -47,22 +47,19 @@ describe.skipIf(missing)('designer layout in Chromium', { timeout: 60_000 }, () 
     (s) => ({ fixture, page } = s),
     async (f) => {
       fixture = f;
-      const created = await fixture.call('/api/routes', {
-        json: {
-          name: 'Wide route',
-          start: 'a',
-          steps: [
-            { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
-            { id: 'b', channel: 'sms', position: { x: 900, y: 0 } },
-            { id: 'c', channel: 'flashcall', position: { x: 1800, y: 300 } },
-          ],
-          edges: [
-            { from: 'a', to: 'b', on: 'undeliverable' },
-            { from: 'b', to: 'c', on: 'undeliverable' },
-          ],
-        },
+      await createRoute(fixture, {
+        name: 'Wide route',
+        start: 'a',
+        steps: [
+          { id: 'a', channel: 'chatapp', position: { x: 0, y: 0 } },
+          { id: 'b', channel: 'sms', position: { x: 900, y: 0 } },
+          { id: 'c', channel: 'flashcall', position: { x: 1800, y: 300 } },
+        ],
+        edges: [
+          { from: 'a', to: 'b', on: 'undeliverable' },
+          { from: 'b', to: 'c', on: 'undeliverable' },
+        ],
       });
-      expect(created.status).toBe(201);
     },
   );
 

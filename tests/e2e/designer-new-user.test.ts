@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { RunningFixture } from '../support/server-fixture.ts';
 import { until } from '../support/server-fixture.ts';
-import { box, browserMissing, designerSuite } from './browser.ts';
+import { box, browserMissing, createRoute, designerSuite } from './browser.ts';
 
 // What a new user's first run of the designer found, replayed in Chromium on the route they drew:
 // a chat-app step, then SMS on its undeliverable and expired outcomes, the SMS step stored first.
@@ -80,22 +80,18 @@ describe.skipIf(missing)('designer, a new user’s first run, in Chromium', { ti
     (s) => ({ fixture, page } = s),
     async (f) => {
       fixture = f;
-      const res = await f.call('/api/routes', {
-        json: {
-          name: 'chat, then sms (designer)',
-          start: 'chatapp',
-          steps: [
-            { id: 'sms', channel: 'sms', position: { x: 0, y: 220 } },
-            { id: 'chatapp', channel: 'chatapp', timeoutSeconds: 1, position: { x: 0, y: 0 } },
-          ],
-          edges: [
-            { from: 'chatapp', to: 'sms', on: 'undeliverable' },
-            { from: 'chatapp', to: 'sms', on: 'expired' },
-          ],
-        },
+      routeId = await createRoute(f, {
+        name: 'chat, then sms (designer)',
+        start: 'chatapp',
+        steps: [
+          { id: 'sms', channel: 'sms', position: { x: 0, y: 220 } },
+          { id: 'chatapp', channel: 'chatapp', timeoutSeconds: 1, position: { x: 0, y: 0 } },
+        ],
+        edges: [
+          { from: 'chatapp', to: 'sms', on: 'undeliverable' },
+          { from: 'chatapp', to: 'sms', on: 'expired' },
+        ],
       });
-      expect(res.status).toBe(201);
-      routeId = ((await res.json()) as { id: string }).id;
       // Traffic on both edges: undeliverable on the chat app (…01), and no report there until its 1 s timeout (…04).
       await sendAndSettle('99900000001');
       await sendAndSettle('99900000004');
