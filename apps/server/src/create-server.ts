@@ -19,6 +19,8 @@ import {
   createWebhookMetrics,
   createWorkerMetrics,
   healthBody,
+  isWildcardHost,
+  listenOrigin,
   serve,
 } from '@spillway/http';
 import type {
@@ -225,9 +227,8 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
    * the server listens on, or 127.0.0.1 for a wildcard one (`0.0.0.0`, `::`), which names no host
    * a provider could call (a Kannel dlr-url of http://0.0.0.0:8080 reached only a local Kannel).
    */
-  const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::' || config.HOST === '[::]';
-  const callbackOrigin = (port: number) =>
-    config.SPILLWAY_PUBLIC_URL ?? `http://${wildcard ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  const wildcard = isWildcardHost(config.HOST);
+  const callbackOrigin = (port: number) => config.SPILLWAY_PUBLIC_URL ?? listenOrigin(config.HOST, port);
   let publicUrl = callbackOrigin(config.PORT);
   const configured: BuiltDrivers = config.SPILLWAY_CONFIG
     ? buildDrivers(await loadDriversConfig(config.SPILLWAY_CONFIG), process.env, () => publicUrl, accountIdOf(storage))

@@ -34,6 +34,7 @@ export type { LoginAdmission, LoginAttempt, LoginGuard, LoginLimits } from './lo
 export * from './chat-hub/index.ts';
 export { registerInboundRoutes } from './routes/inbound.ts';
 export { healthBody } from './routes/system.ts';
+export { isWildcardHost, listenOrigin } from './public-url.ts';
 export type { InboundRouteDeps } from './routes/inbound.ts';
 export { createWebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 export type {

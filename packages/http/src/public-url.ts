@@ -1,6 +1,11 @@
 import { SpillwayError } from '@spillway/core';
 import type { HttpLogger } from './env.ts';
 
+/** Whether a server listening on `hostname` listens on every address (`0.0.0.0`, `::`). */
+export function isWildcardHost(hostname: string): boolean {
+  return hostname === '0.0.0.0' || hostname === '::' || hostname === '[::]';
+}
+
 /**
  * The origin a Node server listening on `hostname:port` is called at: the address itself, or
  * 127.0.0.1 for a wildcard one (`0.0.0.0`, `::`), which names no host anyone could call; an IPv6
@@ -10,7 +15,7 @@ import type { HttpLogger } from './env.ts';
  * listenOrigin('0.0.0.0', 3000) // 'http://127.0.0.1:3000'
  */
 export function listenOrigin(hostname: string, port: number): string {
-  const host = hostname === '0.0.0.0' || hostname === '::' || hostname === '[::]' ? '127.0.0.1' : hostname;
+  const host = isWildcardHost(hostname) ? '127.0.0.1' : hostname;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }
 
