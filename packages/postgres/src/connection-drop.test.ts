@@ -43,8 +43,17 @@ describe.skipIf(!url)('a dropped PostgreSQL connection', () => {
       await expect.poll(() => told.length).toBeGreaterThanOrEqual(ended);
       expect(told.every((m) => /terminat/i.test(m))).toBe(true);
       lent.release(true);
-      // New connections serve the storage.
-      await expect(storage.findAccountByLogin('nobody')).resolves.toBeNull();
+      // New connections serve the storage. An ended connection whose end the pool has not heard
+      // yet may fail one query more (an idle one can be told twice, by the pool and by itself, so
+      // the count above does not say every one was heard): what counts is that queries go on.
+      await expect
+        .poll(() =>
+          storage.findAccountByLogin('nobody').then(
+            (found) => (found === null ? 'served' : 'found'),
+            (e: Error) => e.message,
+          ),
+        )
+        .toBe('served');
     } finally {
       await storage.close();
       await pool.end();
