@@ -12,7 +12,7 @@ afterEach(() => f?.close());
 const sms = (to: string, extra: Record<string, unknown> = {}) => ({ from: 'Shop', to, text: 'Hello', type: 'sms' as const, ...extra });
 
 /** Counts the storage's acceptance transactions, passing every call through to the real storage. */
-function countIngests(storage: Storage, options: { failGroups?: boolean } = {}) {
+function countIngests(storage: Storage, options: { failGroups?: boolean | Error } = {}) {
   const calls = { ingest: 0, ingestMany: [] as number[] };
   const ingest = storage.ingest.bind(storage);
   const ingestMany = storage.ingestMany.bind(storage);
@@ -22,7 +22,8 @@ function countIngests(storage: Storage, options: { failGroups?: boolean } = {}) 
   };
   storage.ingestMany = (batches: IngestBatch[]) => {
     calls.ingestMany.push(batches.length);
-    if (options.failGroups) return Promise.reject(new Error('the group transaction failed'));
+    if (options.failGroups)
+      return Promise.reject(options.failGroups instanceof Error ? options.failGroups : new Error('the group transaction failed'));
     return ingestMany(batches);
   };
   return calls;
@@ -89,6 +90,23 @@ describe('group commit of single sends', () => {
     // Every request was finally written alone, whether its group failed or it came alone.
     expect(calls.ingest).toBe(4);
     for (const a of answers) expect(await f.storage.getMessage(a.messages[0]!.messageId)).not.toBeNull();
+  });
+
+  it('answers a whole group at once when the database was busy or out of reach: no request waits again alone', async () => {
+    f = await engineFixture();
+    const busy = new Error('the database is busy');
+    const storage = f.storage as Storage & { isBusy?: (error: unknown) => boolean };
+    const isBusy = storage.isBusy?.bind(storage);
+    storage.isBusy = (error) => error === busy || (isBusy?.(error) ?? false);
+    const calls = countIngests(f.storage, { failGroups: busy });
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => outcome(f.engine.messages.send(f.account.id, { messages: [sms(`49151000005${i}`)] }))),
+    );
+    // Every request that came in a group got the group's error; none was tried again alone.
+    const grouped = calls.ingestMany.reduce((a, b) => a + b, 0);
+    expect(grouped).toBeGreaterThan(1);
+    expect(calls.ingest).toBe(4 - grouped);
+    expect(results.filter((r) => !r.ok && r.code === String(busy))).toHaveLength(grouped);
   });
 
   it("builds each request's rows as it joins the group (prepareIngest), before the write transaction", async () => {

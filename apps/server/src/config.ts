@@ -102,9 +102,12 @@ export const configSchema = z.object({
     .default('127.0.0.1'),
   SPILLWAY_DB: z.string().default('./data/spillway.db'),
   /**
-   * SQLite: how long a write waits for the file's write lock (taken by another thread or process
-   * writing) before giving up, ms: a request is then answered 503 with `Retry-After`, a workers'
-   * round tried again.
+   * How long a database call waits before giving up, ms: a request is then answered 503 with
+   * `Retry-After`, a workers' round tried again. SQLite: for the file's write lock (taken by
+   * another thread or process writing); 0 does not wait. PostgreSQL: for a lock (`lock_timeout`:
+   * a row another process holds, as the account's row while its balance is charged) and for a
+   * connection of the pool (each thread's holds 10); 0 waits without a bound. Migrations always
+   * wait for each other.
    */
   SPILLWAY_DB_BUSY_TIMEOUT_MS: int(0, 600_000, 5000),
   /**

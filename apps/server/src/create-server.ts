@@ -51,6 +51,8 @@ import { startThread, stopThread } from './threads.ts';
 import { balanceConnections, connectionCounts, registerConnectionsGauge } from './connection-balance.ts';
 import type { ConnectionBalance } from './connection-balance.ts';
 import { startHttpThreads } from './http-threads.ts';
+import { poolCounts, registerDbPoolGauges, samplePool, sampledPool } from './db-pool-metrics.ts';
+import type { PoolCounts, PoolState } from './db-pool-metrics.ts';
 import { createWriteFlag, openWriteFlag, type WriteFlag } from './write-flag.ts';
 import { createWorkerWatch } from './worker-watch.ts';
 import type { HttpThreads } from './http-threads.ts';
@@ -118,6 +120,11 @@ export interface CreateServerOptions {
   metrics?: boolean;
   /** This server is one of the extra HTTP threads of another (`SPILLWAY_HTTP_THREADS`): what it shares with it. */
   httpThread?: HttpThreadRole;
+  /**
+   * This server runs on a thread of another's (an extra HTTP thread, the workers' thread): on
+   * PostgreSQL it copies its pool's counts into these cells, for the main thread's `/metrics`.
+   */
+  poolCounts?: { counts: PoolCounts; index: number };
 }
 
 /** What an extra HTTP thread's server ({@link CreateServerOptions.httpThread}) shares with the main thread's. */
@@ -146,6 +153,8 @@ function openStorage(config: ServerConfig, checkpointsElsewhere: boolean, logger
     return createPostgresStorage({
       connectionString: config.DATABASE_URL,
       schema: config.SPILLWAY_PG_SCHEMA,
+      // A request waits this long for a lock or a connection of the pool, then is answered 503.
+      busyTimeoutMs: config.SPILLWAY_DB_BUSY_TIMEOUT_MS,
       // A dropped connection is logged; the pool opens another (unheard, it ended the process).
       onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection was dropped: the pool opens another'),
     });
@@ -217,6 +226,9 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     !(config.SPILLWAY_DB === ':memory:' && !config.DATABASE_URL);
   const checkpointFile = threaded ? sqliteFile(config) : null;
   const storage = await openMigrated(config, checkpointFile !== null || options.checkpointsElsewhere === true, logger);
+  // A thread of another server's says how its PostgreSQL pool is doing, for that server's /metrics.
+  const stopSampling =
+    options.poolCounts && 'pool' in storage ? samplePool(storage.pool, options.poolCounts.counts, options.poolCounts.index) : null;
   // The HTTP thread's ingests and the workers' thread's commits say when they hold the write lock.
   const writeFlag = options.writeFlag ? openWriteFlag(options.writeFlag) : checkpointFile !== null ? createWriteFlag() : null;
   if (options.writeFlag) writeFlag?.markCommits(storage);
@@ -248,6 +260,11 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       : config.SPILLWAY_HTTP_THREADS;
   const shared = httpThread?.shared ?? (httpThreads > 1 ? createHttpSharedState() : undefined);
   const counts = httpThreads > 1 ? connectionCounts(httpThreads) : null;
+  /**
+   * The PostgreSQL pools of this process's other threads (the extra HTTP threads' at their index,
+   * the workers' thread's after them), for this thread's /metrics; not on a thread of another's.
+   */
+  const dbPools = 'pool' in storage && !httpThread && !options.poolCounts ? poolCounts(httpThreads + 1) : null;
   let httpThreadsRunning: HttpThreads | null = null;
   let thread: Worker | null = null;
   const threadWorkerId = `${hostname()}-${process.pid}-workers-${randomUUID()}`;
@@ -356,6 +373,15 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
   // The live workers and the backlog, on the registry this process serves (an extra HTTP thread's is the main thread's).
   const workerMetrics = watch && spillway.registry && !httpThread ? createWorkerMetrics(spillway.registry) : null;
   const startWatch = () => watch?.start(workerMetrics?.record);
+  // The PostgreSQL pools of the threads running now: this one's read live, the others' sampled.
+  if (dbPools && 'pool' in storage && spillway.registry) {
+    registerDbPoolGauges(spillway.registry, () => {
+      const pools: Array<[string, PoolState]> = [['0', storage.pool]];
+      if (httpThreadsRunning) for (let i = 1; i < httpThreads; i++) pools.push([String(i), sampledPool(dbPools, i)]);
+      if (thread) pools.push(['workers', sampledPool(dbPools, httpThreads)]);
+      return pools;
+    });
+  }
   const recordCounts: ThreadCounts = {
     engine: (counts) => threadMetrics?.record(counts),
     webhooks: (attempts) => threadWebhookMetrics?.record(attempts),
@@ -454,6 +480,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           logger,
           recordCounts,
           workersFailed,
+          dbPools ? { counts: dbPools, index: httpThreads } : undefined,
         );
       // Counted before the port opens, so that the first /health says it; after the workers' thread,
       // if it started, so that it is counted (else its heartbeat comes within a period).
@@ -490,6 +517,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
           logger,
           recordCounts,
           workersFailed,
+          dbPools ? { counts: dbPools, index: httpThreads } : undefined,
         );
       if (counts && shared && !httpThreadsRunning) {
         // The others accept from the same socket with descriptors of their own; this thread writes.
@@ -502,6 +530,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
             counts,
             handOverTo: threaded ? threadWorkerId : undefined,
             designerDir: options.designerDir,
+            ...(dbPools ? { poolCounts: dbPools } : {}),
           },
           registry: spillway.registry,
           // Their acceptances were leased to the workers' thread: hand them over with this thread's.
@@ -571,11 +600,13 @@ async function startWorkerThread(
   logger: Logger,
   record: ThreadCounts,
   failed: (error: Error) => void,
+  pools: WorkerThreadData['poolCounts'],
 ): Promise<Worker> {
   const thread = await startThread('worker-thread', {
     config,
     workerId,
     ...(writeFlag ? { writeFlag: writeFlag.buffer } : {}),
+    ...(pools ? { poolCounts: pools } : {}),
   } satisfies WorkerThreadData);
   // The thread's rounds, counted there: this thread's registry serves /metrics.
   thread.on('message', (message: unknown) => {

@@ -77,6 +77,7 @@ const server = await createServer(
     // A SQLite file is checkpointed by the main thread's checkpoint thread.
     checkpointsElsewhere: true,
     onDriverEvent: (event) => void driverEvents.push(event),
+    ...(data.poolCounts ? { poolCounts: { counts: data.poolCounts, index: data.index } } : {}),
     httpThread: {
       listener: await duplicateListener(data.fd),
       balance: { ...data.counts, index: data.index, writer: false },

@@ -6,6 +6,7 @@ import type { DriverEvent, HttpSharedState, RequestCounts, SendAnswer } from '@s
 import type { ServerConfig } from './config.ts';
 import type { ConnectionCounts } from './connection-balance.ts';
 import { startThread, stopThread } from './threads.ts';
+import type { PoolCounts } from './db-pool-metrics.ts';
 
 /** What the main thread gives each extra HTTP thread. */
 export interface HttpThreadData {
@@ -19,6 +20,8 @@ export interface HttpThreadData {
   /** The workers' thread's id, when the process runs one: the thread's acceptances are leased to it. */
   handOverTo: string | undefined;
   designerDir: string | false | undefined;
+  /** Where the thread's PostgreSQL pool counts go (at its index), for the main thread's `/metrics`. */
+  poolCounts?: PoolCounts;
 }
 
 /**

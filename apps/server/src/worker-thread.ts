@@ -3,6 +3,7 @@ import type { ServerConfig } from './config.ts';
 import { countCommit } from '@spillway/http';
 import type { DriverEvent, EngineCounts, WebhookAttempt } from '@spillway/http';
 import { createServer } from './create-server.ts';
+import type { PoolCounts } from './db-pool-metrics.ts';
 import { closeAndAnswerStopped } from './threads.ts';
 
 /** How often the thread sends its rounds' metric counts to the HTTP thread, ms. */
@@ -20,11 +21,13 @@ export interface WorkerThreadData {
   workerId: string;
   /** The HTTP thread's write flag (a SQLite file): see `WriteFlag`. */
   writeFlag?: SharedArrayBuffer;
+  /** Where this thread's PostgreSQL pool counts go, for the HTTP thread's `/metrics`. */
+  poolCounts?: { counts: PoolCounts; index: number };
 }
 
 const port = parentPort;
 if (!port) throw new Error('worker-thread.ts runs as a worker thread');
-const { config, workerId, writeFlag } = workerData as WorkerThreadData;
+const { config, workerId, writeFlag, poolCounts } = workerData as WorkerThreadData;
 // The rounds' metrics, counted here and sent to the HTTP thread, whose registry serves /metrics:
 // at most every METRICS_FLUSH_MS, and once more when the thread stops.
 let counts: EngineCounts = { events: [], finished: [] };
@@ -62,6 +65,7 @@ const server = await createServer(
     onWebhookAttempt: (attempt) => void webhookAttempts.push(attempt),
     onDriverEvent: (event) => void driverEvents.push(event),
     ...(writeFlag ? { writeFlag } : {}),
+    ...(poolCounts ? { poolCounts } : {}),
   },
 );
 await server.listen();

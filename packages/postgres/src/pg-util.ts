@@ -76,6 +76,16 @@ export function isBusy(error: unknown): boolean {
 }
 
 /**
+ * True for node-postgres's error of a call that waited for a connection of the pool (every one
+ * lent out) past the pool's `connectionTimeoutMillis`: it never had a connection, so it wrote
+ * nothing. A connection that could not be opened in time fails otherwise ("Connection terminated
+ * due to connection timeout").
+ */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
+}
+
+/**
  * SQLSTATEs of a server that is going away or cannot take the connection: admin_shutdown (a
  * restart or `pg_terminate_backend`), crash_shutdown, cannot_connect_now (starting up, shutting
  * down, in recovery) and too_many_connections. Class 08 (connection exception) is matched apart.

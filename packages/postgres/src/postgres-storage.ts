@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { SpillwayError } from '@spillway/core';
 import type { ClientStorage, RouteStatsStorage, Storage } from '@spillway/core';
 import type { AlphaNameDirectory, ReachabilityStorage } from '@spillway/core/storage';
 import { createAccountStore } from './account-store.ts';
@@ -10,7 +11,7 @@ import { createReachabilityStore } from './reachability-store.ts';
 import { createAlphaNameDirectory } from './alpha-name-directory.ts';
 import { createMessageStore } from './message-store.ts';
 import { createWorkStore } from './work-store.ts';
-import { isBusy, isUnavailable, schemaPrefix } from './pg-util.ts';
+import { isBusy, isPoolWaitTimeout, isUnavailable, schemaPrefix } from './pg-util.ts';
 import { migrate } from './schema.ts';
 import { createPostgresRouteStats } from './route-stats.ts';
 
@@ -25,6 +26,17 @@ export interface PostgresStorageOptions {
    * @default 'public'
    */
   schema?: string;
+  /**
+   * How long one database call waits for the database, ms: for a connection of the pool (every
+   * one lent out, or a new one being opened: node-postgres's `connectionTimeoutMillis`) and for a
+   * lock (PostgreSQL's `lock_timeout` on the pool's connections). Past it the call fails: busy
+   * (`isBusy`: its transaction wrote nothing, answered 503 with `Retry-After` by the HTTP API; the
+   * workers try their round again) or, for a connection that could not be opened in time,
+   * unavailable (`isUnavailable`). Migrations still wait for each other without a bound. Only for
+   * the pool the storage opens: a `pool` given keeps its own settings. 0: no bound.
+   * @default 0 (node-postgres's and PostgreSQL's: requests wait as long as it takes)
+   */
+  busyTimeoutMs?: number;
   /**
    * Told about a connection the database or the network dropped (a PostgreSQL restart or
    * failover, `pg_terminate_backend`, `idle_session_timeout`, a pooler's restart). The pool
@@ -61,7 +73,17 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
   const schema = options.schema ?? 'public';
   const x = schemaPrefix(schema);
   const owned = !options.pool;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 0;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new SpillwayError('bad_request', `busyTimeoutMs must be a whole number of milliseconds, 0 or more; got ${busyTimeoutMs}`);
+  }
+  const pool =
+    options.pool ??
+    new pg.Pool({
+      connectionString: options.connectionString,
+      // 0 (none) is node-postgres's and PostgreSQL's own default for both.
+      ...(busyTimeoutMs > 0 ? { connectionTimeoutMillis: busyTimeoutMs, lock_timeout: busyTimeoutMs } : {}),
+    });
   let closed = false;
   const dropped =
     options.onConnectionError ??
@@ -74,7 +96,9 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
   const own = {
     name: 'postgres',
     pool,
-    isBusy,
+    // A wait for a connection that ran out while the pool was lent out whole is overload, as a
+    // lock wait is: the call had no connection, so it wrote nothing.
+    isBusy: (error: unknown) => isBusy(error) || (isPoolWaitTimeout(error) && pool.totalCount >= pool.options.max),
     isUnavailable,
     schema,
     async migrate() {

@@ -345,17 +345,20 @@ export const MESSAGE_JSON_COLUMNS =
 export const LOGIN_KEYS_ADDED = MIGRATIONS.indexOf(addLoginKeys) + 1;
 
 /** First key of the two-key advisory lock that serialises migrations (the second is the schema's hash). */
-const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'
+export const MIGRATION_LOCK = 0x5350_494c; // 'SPIL'
 
 /**
  * Creates the schema if needed and applies the missing versions, in one transaction under a
  * transaction-level advisory lock: engine processes starting together wait for each other
- * instead of racing; then warns of logins that differ only by case ({@link warnOfLoginClashes}).
- * Idempotent.
+ * instead of racing, however long (the storage's busy timeout, `lock_timeout`, is lifted for it);
+ * then warns of logins that differ only by case ({@link warnOfLoginClashes}). Idempotent.
  */
 export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   const prefix = schemaPrefix(schema);
   await transaction(pool, async (client) => {
+    // Waits as long as it takes, whatever the storage's busy timeout (`lock_timeout`): for another
+    // process's migration (the advisory lock), and for its DDL's locks on tables in use.
+    await run(client, 'SET LOCAL lock_timeout = 0');
     await run(client, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
     await run(client, `CREATE SCHEMA IF NOT EXISTS ${prefix.slice(0, -1)}`);
     await run(client, `SET LOCAL search_path TO ${prefix.slice(0, -1)}`);

@@ -1,4 +1,5 @@
 import type { IngestBatch, IngestResult, MessageStorage } from '../ports/message-storage.ts';
+import type { Storage } from '../ports/storage.ts';
 import { handedOverIds } from '../storage/ingest-rows.ts';
 import { yieldToEventLoop } from './round-loop.ts';
 
@@ -27,10 +28,14 @@ interface Waiting {
  * it one by one; a request alone in its turn is written exactly as before.
  *
  * When a group's transaction fails, nothing of it was written: its requests are then written one
- * by one, so that one request's failure is never another's.
+ * by one, so that one request's failure is never another's. Unless the storage says the database
+ * was busy or out of reach (`Storage.isBusy`, `isUnavailable`): that is no request's own failure,
+ * and each alone would wait as long again before failing the same way (a group of six sends
+ * against a locked account took six busy timeouts to answer its last one), so every request of
+ * the group is answered with that error at once (a 503 with `Retry-After` through HTTP).
  */
 export function createIngestGroup(
-  storage: Pick<MessageStorage, 'ingest' | 'ingestMany' | 'prepareIngest'>,
+  storage: Pick<MessageStorage, 'ingest' | 'ingestMany' | 'prepareIngest'> & Pick<Storage, 'isBusy' | 'isUnavailable'>,
   /** Called once a group stored something, with the messages it handed over to each lease's owner (`IngestBatch.lease`). */
   onAccepted: (handedOver: HandOver[]) => void,
 ) {
@@ -54,7 +59,11 @@ export function createIngestGroup(
       try {
         results = await storage.ingestMany(group.map((w) => w.batch));
         group.forEach((w, i) => w.resolve(results![i]!));
-      } catch {
+      } catch (error) {
+        if (storage.isBusy?.(error) || storage.isUnavailable?.(error)) {
+          for (const w of group) w.reject(error);
+          return;
+        }
         results = null;
       }
     }
