@@ -9,7 +9,7 @@ import { testStorage } from '../support/engine-fixture.ts';
 // the one named by `handOverTo`) and taken by id: no claim's write. Should the hand-over never
 // reach that worker, the lease runs out and any worker claims them.
 
-const cleanups: (() => Promise<void>)[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });

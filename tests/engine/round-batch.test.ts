@@ -8,7 +8,7 @@ import { testStorage } from '../support/engine-fixture.ts';
 // so that its commit never holds the write lock for long (an ingest of the HTTP thread waits for
 // it); and the early reports of a send still with its driver hold up none of the results behind.
 
-const cleanups: (() => Promise<void>)[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });

@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
-import { createFakeClock } from '@spillway/core';
+import { STOP_SETTLE_MS, createFakeClock } from '@spillway/core';
+import type { ChannelDriver } from '@spillway/core';
 import { createKannelDriver, createSimulator, kannelMoUrl } from '@spillway/channels';
 import { createNodeHasher, createSpillway, toNodeHandler } from '@spillway/http';
 import type { Spillway, SpillwayOptions } from '@spillway/http';
 import { createSqliteStorage } from '@spillway/sqlite';
 import { until } from '../support/server-fixture.ts';
-import { capturedLog } from '../support/server-log.ts';
+import { WARN, capturedLog } from '../support/server-log.ts';
 import { startCallbackReceiver } from '../support/callback-receiver.ts';
 
 const auth = `Basic ${Buffer.from('shop:shop-password').toString('base64')}`;
@@ -257,6 +258,66 @@ describe('createSpillway: start and stop', () => {
     } finally {
       await close();
     }
+  });
+
+  // Regression: stop() waited for the engine (the grace), then for each of the rest as long as it
+  // took: a storage whose close waited (a PostgreSQL pool's end waits for its lent connections)
+  // held it for ever.
+  it('stop({ graceMs }) keeps one deadline: a send never answered and a storage that never closes are left at it, logged at warn', async () => {
+    const clock = createFakeClock();
+    const { logger, lines } = capturedLog();
+    let handedOver!: () => void;
+    const handed = new Promise<void>((resolve) => (handedOver = resolve));
+    const held: ChannelDriver = {
+      name: 'held',
+      channels: ['sms'],
+      send: () => {
+        handedOver();
+        return new Promise(() => undefined);
+      },
+    };
+    const storage = createSqliteStorage();
+    const closeStorage = storage.close.bind(storage);
+    storage.close = () => new Promise(() => undefined);
+    const spillway = createSpillway({ storage, channels: [held], clock, logger, hasher: createNodeHasher({ N: 2 ** 12 }) });
+    await spillway.start();
+    const account = await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 });
+    await spillway.engine.accounts.approveAlphaName(account.id, 'Shop');
+    await spillway.engine.messages.send(account.id, { messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] });
+    let sent = false;
+    void handed.then(() => (sent = true));
+    for (let i = 0; i < 1_000 && !sent; i++) await clock.advance(1);
+    expect(sent).toBe(true);
+
+    let stopped = false;
+    const stopping = spillway.stop({ graceMs: 1_000 }).then(() => (stopped = true));
+    for (let ms = 0; ms < 1_000 + STOP_SETTLE_MS - 10; ms += 10) await clock.advance(10);
+    expect(stopped).toBe(false);
+    await clock.advance(10);
+    await stopping;
+    expect(lines.find((l) => l.msg.startsWith('the stop reached its deadline'))).toMatchObject({
+      level: WARN,
+      sendsInFlight: 1,
+      storageClosing: true,
+    });
+    await closeStorage();
+  });
+
+  it('stopRequests() answers 503 from then on and stops nothing', async () => {
+    const { spillway, call } = await embed();
+    spillway.stopRequests();
+    for (const res of [
+      await call('/health'),
+      await call('/bat/messagelist', { json: { messages: [{ from: 'Shop', to: '99900000000', type: 'sms', text: 'hi' }] } }),
+    ]) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(((await res.json()) as { error: string }).error).toBe('unavailable');
+    }
+    // The engine and its storage go on until stop().
+    expect(await spillway.engine.accounts.ensure({ login: 'shop', password: 'shop-password', balance: 10 })).toMatchObject({
+      login: 'shop',
+    });
   });
 
   it('start() is idempotent and migrates the storage before the first request', async () => {

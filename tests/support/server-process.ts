@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
+import type { LogLine } from './server-log.ts';
 
 // The reference server as users run it, in a child process, and the load the crash tests put on it.
 
@@ -10,8 +11,11 @@ const H = { 'X-Authorization-Key': CRASH_KEY, 'Content-Type': 'application/json'
 
 export { freePort, freePorts } from '../../packages/channels/src/testing/free-ports.ts';
 
-/** Spawns `spillway serve` with `env` (the database, the role) on `port`, without waiting for it. */
-export function spawnServer(env: Record<string, string>, port: number, children: ChildProcess[]): ChildProcess {
+/**
+ * Spawns `spillway serve` with `env` (the database, the role) on `port`, without waiting for it.
+ * With `log`, its log lines go there (set `SPILLWAY_LOG_LEVEL` in `env`: silent by default).
+ */
+export function spawnServer(env: Record<string, string>, port: number, children: ChildProcess[], log?: LogLine[]): ChildProcess {
   const child = spawn(
     process.execPath,
     ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
@@ -32,16 +36,29 @@ export function spawnServer(env: Record<string, string>, port: number, children:
         SPILLWAY_BOOTSTRAP_BALANCE: '1000',
         ...env,
       },
-      stdio: 'ignore',
+      stdio: ['ignore', log ? 'pipe' : 'ignore', 'ignore'],
     },
   );
+  if (log) {
+    let rest = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) if (line.startsWith('{')) log.push(JSON.parse(line) as LogLine);
+    });
+  }
   children.push(child);
   return child;
 }
 
-/** Starts `spillway serve` with `env` (the database) on `port`; resolves once it answers /health. */
-export async function startProcess(env: Record<string, string>, port: number, children: ChildProcess[]): Promise<ChildProcess> {
-  const child = spawnServer(env, port, children);
+/** Starts `spillway serve` with `env` (the database) on `port`; resolves once it answers /health. With `log`, see {@link spawnServer}. */
+export async function startProcess(
+  env: Record<string, string>,
+  port: number,
+  children: ChildProcess[],
+  log?: LogLine[],
+): Promise<ChildProcess> {
+  const child = spawnServer(env, port, children, log);
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then(

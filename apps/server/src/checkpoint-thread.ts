@@ -1,10 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createCheckpointer } from '@spillway/sqlite';
+import { stopDeadlineOf } from './threads.ts';
 
 // The checkpoints of a reference server's SQLite file, on a thread of their own (started with the
 // workers' thread): the HTTP thread and the workers' thread commit without copying the log into
 // the database file and syncing it themselves (their `wal_autocheckpoint` is only a backstop).
-// The HTTP thread posts 'stop' on shutdown; this thread checkpoints once more and answers 'stopped'.
+// The HTTP thread posts a stop on shutdown (`StopMessage`); this thread checkpoints once more if
+// the deadline allows and answers 'stopped'.
 
 export interface CheckpointThreadData {
   filename: string;
@@ -25,9 +27,11 @@ const checkpoint = () => {
 };
 const timer = setInterval(checkpoint, intervalMs);
 port.on('message', (message: unknown) => {
-  if (message !== 'stop') return;
+  const deadline = stopDeadlineOf(message);
+  if (deadline === undefined) return;
   clearInterval(timer);
-  checkpoint();
+  // The last checkpoint only if there is time for it: the log keeps every commit without it.
+  if (Date.now() < deadline) checkpoint();
   checkpointer.close();
   port.postMessage('stopped');
 });

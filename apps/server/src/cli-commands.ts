@@ -1,4 +1,4 @@
-import { CHANNELS } from '@spillway/core';
+import { CHANNELS, STOP_SETTLE_MS } from '@spillway/core';
 import { createSenderService } from '@spillway/core/adapter';
 import { hasClientStorage } from '@spillway/core/storage';
 import type { Account, ApplicationStatus, ChannelId, RateCategory } from '@spillway/core';
@@ -64,6 +64,13 @@ async function checkDrivers(file: string | undefined, publicUrl: string): Promis
   return ok;
 }
 
+/**
+ * How long past its deadline and settling time `spillway serve` lets a shutdown run before it
+ * exits regardless, ms: only a stop that could not begin (a start still waiting for its database)
+ * or one that hangs despite its deadline gets there.
+ */
+const SHUTDOWN_BACKSTOP_MS = 2_000;
+
 /** `spillway serve`: the server until a signal (or the command that started it is gone). */
 async function serve(flags: Flags): Promise<void> {
   if (flags['role'] !== undefined && !['all', 'api', 'worker'].includes(flags['role']))
@@ -88,16 +95,44 @@ async function serve(flags: Flags): Promise<void> {
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
+    // The deadline runs from the signal, a start still under way included.
+    const deadline = Date.now() + config.SPILLWAY_SHUTDOWN_GRACE_MS;
+    // The stop keeps it; this is for a stop that cannot begin (a start still waiting for its
+    // database) or that hangs despite it: the process exits all the same.
+    const backstop = config.SPILLWAY_SHUTDOWN_GRACE_MS + STOP_SETTLE_MS + SHUTDOWN_BACKSTOP_MS;
+    setTimeout(() => {
+      server?.logger.warn(
+        { afterMs: backstop },
+        'the shutdown overran its deadline: exiting now, what still ran is left as a crash leaves it',
+      );
+      process.exit(1);
+    }, backstop).unref();
     void started
       .catch(() => undefined)
       .then(async () => {
-        server?.logger.info('shutting down');
-        await server?.close();
+        server?.logger.info({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS }, 'shutting down');
+        await server?.close({ deadline });
+      })
+      .catch((error: unknown) => {
+        server?.logger.error({ err: error }, 'the shutdown failed');
+        exitCode = 1;
       })
       .then(() => process.exit(exitCode));
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  // The same signal again (another Ctrl-C) ends the process at once, as a crash does: nothing
+  // accepted is lost, what was in flight is the next process's. The other one (a wrapper that
+  // turns the terminal's SIGINT into a SIGTERM) is the same request to stop.
+  const received = new Set<NodeJS.Signals>();
+  const signalled = (signal: NodeJS.Signals) => {
+    if (received.has(signal)) {
+      server?.logger.warn({ signal }, 'the signal again: exiting now without waiting for the shutdown');
+      process.exit(1);
+    }
+    received.add(signal);
+    shutdown();
+  };
+  process.on('SIGINT', signalled);
+  process.on('SIGTERM', signalled);
   if (config.SPILLWAY_EXIT_WITH_LAUNCHER)
     exitWithLauncher(() => {
       server?.logger.warn('the command that started the server is gone');

@@ -137,7 +137,11 @@ export const configSchema = z.object({
    * `nohup` or when started by init.
    */
   SPILLWAY_EXIT_WITH_LAUNCHER: bool(true),
-  /** On SIGTERM, how long to wait for sends in flight before exiting, ms. */
+  /**
+   * On SIGTERM or SIGINT, the whole stop's deadline, ms: requests held open, the round and the
+   * sends in flight are waited for until then; what still runs is left to the next process (logged
+   * at warn), and the process exits about `STOP_SETTLE_MS` (250 ms) after it.
+   */
   SPILLWAY_SHUTDOWN_GRACE_MS: int(0, null, 10_000),
   /** Public origin of the server (short links); default: the address it listens on. */
   SPILLWAY_PUBLIC_URL: httpUrl(),

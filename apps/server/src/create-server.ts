@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { parseRateCard, systemClock } from '@spillway/core';
+import { parseRateCard, settledBy, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Commit, Engine, Storage } from '@spillway/core';
 import { createSimulator } from '@spillway/channels';
 import {
@@ -74,7 +74,11 @@ export interface SpillwayServer {
   fetch: (request: Request) => Response | Promise<Response>;
   /** Listens on `config.PORT` (0 picks a free port) and answers the bound port. */
   listen(): Promise<{ port: number; url: string }>;
-  close(): Promise<void>;
+  /**
+   * Stops within one deadline (see the method). `deadline`: ms since the epoch on the server's
+   * clock, the one its HTTP thread's shutdown took (a thread's server). @default now + SPILLWAY_SHUTDOWN_GRACE_MS
+   */
+  close(options?: { deadline?: number }): Promise<void>;
   logger: Logger;
 }
 
@@ -416,7 +420,7 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       );
     }
   }
-  let listening: { port: number; close(): Promise<void> } | null = null;
+  let listening: { port: number; close(): Promise<void>; unanswered(): number } | null = null;
   // A workers-only process has no socket open, and the engine's timers never keep a process
   // alive: this handle does, from listen() until close().
   let keepAlive: ReturnType<typeof setInterval> | null = null;
@@ -560,26 +564,54 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
       return { port: running.port, url };
     },
     /**
-     * Stops cleanly: no new requests (kept-alive connections are closed after their answer),
-     * then the workers finish the round in flight, wait for sends in flight up to the grace
-     * period, apply every report that arrived and retire, so that the next process adopts what
-     * is still awaited at once.
+     * Stops cleanly within one deadline, `SPILLWAY_SHUTDOWN_GRACE_MS` from the call: requests are
+     * answered 503 from now on and no connection is accepted (kept-alive ones are closed after
+     * their answer), then, each with what is left of the deadline, the HTTP threads answer what
+     * they hold, the workers finish the round in flight, wait for the sends in flight, apply
+     * every report that arrived and retire (so that the next process adopts what is still awaited
+     * at once), and the storage closes last. Past the deadline, what is done is recorded for
+     * `STOP_SETTLE_MS` more; what still runs is left as a crash leaves it, logged at warn.
      */
-    async close() {
+    async close(closeOptions = {}) {
       closing = true;
+      spillway.stopRequests();
+      const clock = options.clock ?? systemClock;
+      const deadline = closeOptions.deadline ?? clock.now() + config.SPILLWAY_SHUTDOWN_GRACE_MS;
+      // The clock's timers keep nothing alive: the stop does, until it is done.
+      const alive = setInterval(() => undefined, 60_000);
+      const left: Record<string, unknown> = {};
       try {
-        // Every HTTP thread stops listening and answers what it holds.
-        await Promise.all([listening?.close(), httpThreadsRunning?.stop(config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000)]);
-        await metricsListener?.close();
-        await watch?.stop();
-        if (thread) await stopThread(thread, config.SPILLWAY_SHUTDOWN_GRACE_MS + 5_000);
-        if (checkpoints) await stopThread(checkpoints, 5_000);
-        // The engine (sends in flight get the grace period), webhook deliveries, drivers, storage.
-        await spillway.stop({ graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS });
+        // Every HTTP thread stops listening and answers what it holds (the other threads log what
+        // they left). A request still unanswered at the deadline keeps its connection until the
+        // process ends: its commit, if it comes, is answered while the storage closes.
+        const httpThreadsStopped = httpThreadsRunning?.stop(deadline);
+        if (!(await settledBy(Promise.all([listening?.close(), httpThreadsStopped]), deadline, clock))) {
+          const unanswered = listening?.unanswered() ?? 0;
+          if (unanswered > 0) left['requestsUnanswered'] = unanswered;
+          else left['httpThreadsAnswering'] = true;
+        }
+        if (!(await settledBy(metricsListener?.close(), deadline, clock))) left['metricsRequestsUnanswered'] = true;
+        await settledBy(watch?.stop(), deadline, clock);
+        // The workers' thread logs what its engine left; one that did not stop in time is ended.
+        if (thread && !(await stopThread(thread, deadline))) left['workersThread'] = 'ended';
+        if (checkpoints && !(await stopThread(checkpoints, deadline))) left['checkpointThread'] = 'ended';
+        // Their sends are this thread's to answer (its storage closes last); ended by now if late.
+        if (httpThreadsStopped && !(await httpThreadsStopped)) left['httpThreads'] = 'ended';
+        if (Object.keys(left).length > 0) {
+          logger.warn(
+            { graceMs: config.SPILLWAY_SHUTDOWN_GRACE_MS, ...left },
+            'the shutdown reached its deadline (SPILLWAY_SHUTDOWN_GRACE_MS): what still ran is left as a crash leaves it',
+          );
+        }
+        // The engine (sends in flight get what is left), webhook deliveries, drivers, the storage
+        // last; it logs what it left.
+        await spillway.stop({ graceMs: Math.max(0, deadline - clock.now()) });
         email?.close();
       } finally {
-        // Held through the stop (whose timers hold nothing), let go even when the stop fails.
+        clearInterval(alive);
+        // Held through the stop, let go even when the stop fails.
         if (keepAlive) clearInterval(keepAlive);
+        stopSampling?.();
       }
     },
   };
@@ -703,6 +735,11 @@ async function listenForMetrics(
   return {
     port: bound,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A scraper's kept-alive connection would hold the close until it timed out.
+        server.closeIdleConnections();
+      }),
   };
 }

@@ -5,11 +5,11 @@ import { createServer } from './create-server.ts';
 import type { DriverEvent, SendAnswer } from '@spillway/http';
 import type { HttpThreadData, HttpThreadMessage, MetricsAnswer, SentAnswer } from './http-threads.ts';
 import { duplicateListener } from './listener-dup.ts';
-import { closeAndAnswerStopped } from './threads.ts';
+import { closeAndAnswerStopped, stopDeadlineOf } from './threads.ts';
 
 // One of the extra HTTP threads of a server (SPILLWAY_HTTP_THREADS): the whole API, as an `api`
 // role over a database connection of its own, accepting from the main thread's listening socket
-// through a descriptor of its own. The main thread posts 'stop' on shutdown and the answers to its
+// through a descriptor of its own. The main thread posts a stop (`StopMessage`) on shutdown and the answers to its
 // scrapes of /metrics; this thread posts 'ready', 'stopped', its new work and its request counts.
 
 /** How often the thread sends its request counts to the main thread, ms. */
@@ -99,9 +99,11 @@ port.on('message', (message: unknown) => {
     const { metrics, text } = message as MetricsAnswer;
     scrapes.answered(metrics, text);
   }
-  if (message === 'stop') {
+  const deadline = stopDeadlineOf(message);
+  if (deadline !== undefined) {
     closeAndAnswerStopped(
       server,
+      deadline,
       'HTTP thread',
       () => {
         clearInterval(flushTimer);

@@ -51,8 +51,8 @@ export interface MetricsAnswer {
 
 /** The extra HTTP threads of a server. */
 export interface HttpThreads {
-  /** Asks every thread to stop listening and answer what it holds; ends them after `timeoutMs` at the latest. */
-  stop(timeoutMs: number): Promise<void>;
+  /** Asks every thread to stop listening and answer what it holds by `deadline` (see `stopThread`); answers whether all of them did. */
+  stop(deadline: number): Promise<boolean>;
 }
 
 /**
@@ -111,8 +111,6 @@ export async function startHttpThreads(options: {
     throw error;
   }
   return {
-    stop: async (timeoutMs) => {
-      await Promise.all(threads.map((thread) => stopThread(thread, timeoutMs)));
-    },
+    stop: async (deadline) => (await Promise.all(threads.map((thread) => stopThread(thread, deadline)))).every(Boolean),
   };
 }

@@ -4,7 +4,7 @@ import { countCommit } from '@spillway/http';
 import type { DriverEvent, EngineCounts, WebhookAttempt } from '@spillway/http';
 import { createServer } from './create-server.ts';
 import type { PoolCounts } from './db-pool-metrics.ts';
-import { closeAndAnswerStopped } from './threads.ts';
+import { closeAndAnswerStopped, stopDeadlineOf } from './threads.ts';
 
 /** How often the thread sends its rounds' metric counts to the HTTP thread, ms. */
 const METRICS_FLUSH_MS = 200;
@@ -12,7 +12,8 @@ const METRICS_FLUSH_MS = 200;
 // The workers of a reference server started with SPILLWAY_ROLE=all, on a thread of their own: the
 // rounds never hold up the HTTP thread's event loop. The HTTP thread posts 'wake' when it stored
 // new work, `{ handOver: ids }` when it stored messages leased to this thread's worker (`workerId`),
-// and 'stop' on shutdown; this thread answers 'ready' and 'stopped'.
+// and a stop (`StopMessage`, the shutdown's deadline) on shutdown; this thread answers 'ready' and
+// 'stopped'.
 
 /** What the HTTP thread gives the workers' thread. */
 export interface WorkerThreadData {
@@ -72,9 +73,11 @@ await server.listen();
 port.on('message', (message: unknown) => {
   if (message === 'wake') server.engine.wake();
   if (typeof message === 'object' && message !== null && 'handOver' in message) server.engine.handOver(message.handOver as number[]);
-  if (message === 'stop') {
+  const deadline = stopDeadlineOf(message);
+  if (deadline !== undefined) {
     closeAndAnswerStopped(
       server,
+      deadline,
       'worker thread',
       () => {
         clearInterval(flushTimer);

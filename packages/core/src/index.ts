@@ -11,6 +11,7 @@ export { SpillwayError, isSpillwayError } from './errors.ts';
 export type { ErrorDetail, SpillwayErrorCode } from './errors.ts';
 export { systemClock, createFakeClock } from './clock.ts';
 export type { Clock, FakeClock, TimerHandle } from './clock.ts';
+export { settledBy, STOP_SETTLE_MS } from './settled-by.ts';
 export { CHANNELS, MESSAGE_TYPES, channelOfType } from './types/channel.ts';
 export type { ChannelId, MessageType, FailureClass } from './types/channel.ts';
 export { DELIVERY_STATUSES, isFinalStatus } from './types/status.ts';
@@ -40,7 +41,15 @@ export type {
 } from './ports/channel.ts';
 export type { PasswordHasher } from './ports/password-hasher.ts';
 export type { RateCard } from './pricing/rate-card.ts';
-export type { Engine, EngineOptions, AccountService, MessagingService, CreateAccountInput, ReceiptFrom } from './engine/engine-types.ts';
+export type {
+  Engine,
+  EngineOptions,
+  EngineStopReport,
+  AccountService,
+  MessagingService,
+  CreateAccountInput,
+  ReceiptFrom,
+} from './engine/engine-types.ts';
 export type {
   SendMessagesInput,
   SendMessageItemInput,

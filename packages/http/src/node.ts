@@ -76,7 +76,14 @@ export interface RunningServer {
   hostname: string;
   /** The Node server (its timeouts, its events). */
   server: Server;
+  /**
+   * Stops accepting, answers what it holds with `Connection: close` and closes idle connections;
+   * resolves once every connection is closed (a request held open holds it: a stop with a
+   * deadline waits for it only so long).
+   */
   close(): Promise<void>;
+  /** Requests received and not answered in full yet (what a stop that reached its deadline leaves). */
+  unanswered(): number;
 }
 
 /**
@@ -124,6 +131,14 @@ export function serve(options: ServeOptions): Promise<RunningServer> {
         port,
         hostname,
         server,
+        unanswered: () => {
+          let count = 0;
+          for (const socket of connections) {
+            const res = latest.get(socket);
+            if (res && !res.writableFinished) count++;
+          }
+          return count;
+        },
         close: () =>
           new Promise<void>((done, fail) => {
             closing = true;

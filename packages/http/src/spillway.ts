@@ -1,4 +1,4 @@
-import { SpillwayError, createEngine, systemClock } from '@spillway/core';
+import { SpillwayError, STOP_SETTLE_MS, createEngine, settledBy, systemClock } from '@spillway/core';
 import type { ChannelDriver, Clock, Engine, EngineOptions, PasswordHasher, RouteStatsStorage, Storage } from '@spillway/core';
 import type { Hono } from 'hono';
 import { Registry } from 'prom-client';
@@ -143,10 +143,23 @@ export interface Spillway {
   /** Starts (if needed) and listens on its own Node server; `stop()` closes it. */
   listen(options?: { port?: number; hostname?: string }): Promise<RunningServer>;
   /**
-   * Stops cleanly: closes the server of `listen()`, lets the workers finish the round and the sends
-   * in flight (up to `graceMs`), stops the webhook deliveries, closes the drivers and the storage.
+   * Stops cleanly within one deadline, `graceMs` from the call: closes the server of `listen()`
+   * (answering what it holds), lets the workers finish the round and the sends in flight, stops
+   * the webhook deliveries, closes the drivers, and closes the storage last. Each waits for what
+   * is left of the deadline; past it, what is already done is recorded for a moment more
+   * (`STOP_SETTLE_MS`), and what still runs then is left, as a crash leaves it (the next process
+   * adopts the sends, the webhook deliveries are retried), logged at warn.
+   * Requests are answered 503 `unavailable` from the call on.
+   * @default graceMs 10000
    */
   stop(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * Answers every request 503 `unavailable` (with `Retry-After`) from now on, the direct routes
+   * stepping aside, as `stop()` does from its start, and stops nothing: for a host that has parts of
+   * its own to stop before calling `stop()` (the reference server its threads), so that no request
+   * is served meanwhile on a connection still open.
+   */
+  stopRequests(): void;
 }
 
 /**
@@ -284,6 +297,8 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   let starting: Promise<void> | null = null;
   let started = false;
   let stopping: Promise<void> | null = null;
+  /** Requests are answered 503: `stop()` or `stopRequests()` was called. */
+  let refusing = false;
   let server: RunningServer | null = null;
 
   async function start(): Promise<void> {
@@ -294,15 +309,33 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     started = true;
   }
 
-  async function stop(graceMs?: number): Promise<void> {
+  async function stop(graceMs = DEFAULT_GRACE_MS): Promise<void> {
+    const deadline = clock.now() + graceMs;
+    const settleBy = deadline + STOP_SETTLE_MS;
     // A stop while starting waits for the start, so that nothing starts after it.
     await starting?.catch(() => {});
-    await server?.close();
-    await engine.stop(graceMs);
-    await webhooks?.stop();
-    await Promise.all(allDrivers.map((d) => d.close?.()));
+    const left: Record<string, unknown> = {};
+    if (!(await settledBy(server?.close(), deadline, clock))) left['requestsUnanswered'] = server?.unanswered();
+    const engineLeft = await engine.stop(Math.max(0, deadline - clock.now()));
+    if (engineLeft.sendsInFlight > 0) left['sendsInFlight'] = engineLeft.sendsInFlight;
+    if (engineLeft.unapplied > 0) left['resultsUnapplied'] = engineLeft.unapplied;
+    if (engineLeft.roundRunning) left['roundRunning'] = true;
+    if (!(await settledBy(webhooks?.stop(), deadline, clock))) left['webhookDeliveriesRunning'] = true;
+    const drivers = Promise.all(allDrivers.map(async (d) => d.close?.()));
+    const closed = await settledBy(drivers, settleBy, clock).catch((error: unknown) => {
+      logger.error('a driver failed to close', { error: error instanceof Error ? error.message : String(error) });
+      return true;
+    });
+    if (!closed) left['driversClosing'] = true;
     unwatchDrivers();
-    await storage.close();
+    // Last: a commit still running (a request's, a round's) ends and is answered if it can.
+    if (!(await settledBy(storage.close(), settleBy, clock))) left['storageClosing'] = true;
+    if (Object.keys(left).length > 0) {
+      logger.warn(
+        'the stop reached its deadline: what still ran is left as a crash leaves it (the next process adopts the sends in flight, webhook deliveries are retried)',
+        left,
+      );
+    }
   }
 
   // Once stop() is called the engine and its database are closing: every request, on a host's
@@ -317,9 +350,9 @@ export function createSpillway(options: SpillwayOptions): Spillway {
     storage,
     app,
     basePath,
-    fetch: (request, ...rest) => (stopping ? stoppedAnswer() : started ? mounted(request, ...rest) : notStartedAnswer()),
+    fetch: (request, ...rest) => (refusing ? stoppedAnswer() : started ? mounted(request, ...rest) : notStartedAnswer()),
     // The app answers the 503: the direct routes step aside.
-    direct: (req, res, next, path) => (stopping || !started ? next() : direct(req, res, next, path)),
+    direct: (req, res, next, path) => (refusing || !started ? next() : direct(req, res, next, path)),
     tokens,
     webhooks,
     registry,
@@ -334,10 +367,17 @@ export function createSpillway(options: SpillwayOptions): Spillway {
       publicUrl.listening(server.hostname, server.port);
       return server;
     },
-    stop: (stopOptions = {}) => (stopping ??= stop(stopOptions.graceMs)),
+    stop: (stopOptions = {}) => {
+      refusing = true;
+      return (stopping ??= stop(stopOptions.graceMs));
+    },
+    stopRequests: () => void (refusing = true),
   };
   return spillway;
 }
+
+/** `stop()`'s grace period without `graceMs`, ms (the engine's default). */
+const DEFAULT_GRACE_MS = 10_000;
 
 /** What `GET /api/routes/{id}/stats` answers (501) over a storage without a route stats reader. */
 const NO_ROUTE_STATS =

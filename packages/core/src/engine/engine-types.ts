@@ -184,6 +184,20 @@ export interface ReceiptFrom {
   driver?: string;
 }
 
+/**
+ * What `engine.stop()` left at its deadline: nothing (zeros, false) after a stop that finished in
+ * time. What is left is safe to abandon with the process, as a crash is: the worker did not retire,
+ * so once its heartbeat is stale another process releases its leases and adopts its attempts.
+ */
+export interface EngineStopReport {
+  /** Sends handed to a driver that had not answered: sent again by the process that claims them, with the same idempotency keys. */
+  sendsInFlight: number;
+  /** Send results and receipts taken but not applied: a driver's receipts are acknowledged only once applied, an inbox's stay in it. */
+  unapplied: number;
+  /** A round was still running (its commit waiting for a lock, say): its transaction ends with the process, rolled back unless it committed. */
+  roundRunning: boolean;
+}
+
 export interface Engine {
   readonly clock: Clock;
   readonly storage: Storage;
@@ -196,12 +210,14 @@ export interface Engine {
   /** Starts the workers (idempotent). */
   start(): void;
   /**
-   * Stops the worker cleanly: it claims nothing new, waits up to `graceMs` for the sends in
-   * flight, applies every result and receipt that arrived, and retires, so that another worker
-   * adopts at once whatever outcomes are still to come. Does not close storage.
+   * Stops the worker cleanly: it claims nothing new, waits for the round in flight and the sends
+   * in flight, applies every result and receipt that arrived, and retires, so that another worker
+   * adopts at once whatever outcomes are still to come. All of it within one deadline, `graceMs`
+   * from the call: what is still running then is left (see {@link EngineStopReport}) and the stop
+   * resolves. Does not close storage.
    * @default graceMs 10000
    */
-  stop(graceMs?: number): Promise<void>;
+  stop(graceMs?: number): Promise<EngineStopReport>;
   /**
    * Feeds a receipt to the machine of its message through the durable inbox; resolves once it is
    * stored (a crash after that loses nothing). A receipt naming only the provider's id needs the

@@ -19,6 +19,8 @@ import { SendDeadlines } from './send-deadlines.ts';
 import { decideSends, sendWithTimeout, type SendJob } from './send-dispatch.ts';
 import { SlotMap } from './slot-map.ts';
 import { createWorkerRecovery } from './worker-recovery.ts';
+import { settledBy, STOP_SETTLE_MS } from '../settled-by.ts';
+import type { EngineStopReport } from './engine-types.ts';
 import type { HandedOverCopy } from './hand-over-copies.ts';
 
 /** A lease on claimed messages runs out after this long if its worker neither commits nor heartbeats. */
@@ -653,13 +655,22 @@ export function createWorker(deps: WorkerDeps) {
   }
 
   /**
-   * The stop: claims nothing new, waits up to `graceMs` for the sends in flight, applies every
-   * result and receipt that arrived, then retires the worker.
+   * The stop, within one deadline `graceMs` from now: claims nothing new, waits for the round in
+   * flight and the sends in flight until the deadline, applies every result and receipt that
+   * arrived (given {@link STOP_SETTLE_MS} past it), then retires the worker. What is still running
+   * at the end is left, as a crash leaves it (the worker does not retire), and reported.
    */
-  async function stopNow(graceMs: number): Promise<void> {
-    claiming = false;
-    await rounds.stop();
+  async function stopNow(graceMs: number): Promise<EngineStopReport> {
     const deadline = clock.now() + graceMs;
+    const settleBy = deadline + STOP_SETTLE_MS;
+    claiming = false;
+    const left = (roundRunning: boolean): EngineStopReport => ({
+      sendsInFlight: inFlight.size,
+      unapplied: queue.length + byProviderId.length,
+      roundRunning,
+    });
+    // The round in flight may wait for a lock (its commit, a claim): not past the settling time.
+    if (!(await settledBy(rounds.stop(), settleBy, clock))) return closeDrivers(left(true), settleBy);
     while (inFlight.size > 0 && clock.now() < deadline) {
       let timer: TimerHandle | undefined;
       await Promise.race([
@@ -669,7 +680,7 @@ export function createWorker(deps: WorkerDeps) {
       if (timer !== undefined) clock.clearTimeout(timer);
       // A send leaves the flight when a round applies its result (nothing new is claimed now):
       // without this round the loop would spin until the deadline.
-      await rounds.tick();
+      if (!(await settledBy(rounds.tick(), settleBy, clock))) return closeDrivers(left(true), settleBy);
       // A failed commit put the results back in flight, their sends long done: try again after
       // a pause (the database is likely still locked), not in a loop of failing commits.
       if (lastRoundFailed && inFlight.size > 0) {
@@ -677,11 +688,22 @@ export function createWorker(deps: WorkerDeps) {
         await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), ms));
       }
     }
+    // What came back is applied if it can be in the settling time: left, it would be sent again.
     while (queue.length > 0 || byProviderId.length > 0) {
-      if ((await rounds.tick()) === 0) break;
+      const applying = rounds.tick();
+      if (!(await settledBy(applying, settleBy, clock))) return closeDrivers(left(true), settleBy);
+      if ((await applying) === 0) break;
     }
-    if (inFlight.size === 0) await storage.retireWorker(owner);
-    for (const driver of started) await driver.close?.();
+    // Retired, it is adopted at once; else once its heartbeat is stale.
+    if (inFlight.size === 0) await settledBy(storage.retireWorker(owner), settleBy, clock);
+    return closeDrivers(left(false), settleBy);
+  }
+
+  /** Closes the drivers this worker started, waiting for them until `by` at most; answers `report`. */
+  async function closeDrivers(report: EngineStopReport, by: number): Promise<EngineStopReport> {
+    const closing = Promise.all([...started].map(async (driver) => driver.close?.()));
+    await settledBy(closing, by, clock).catch(deps.onError);
+    return report;
   }
 
   return {
@@ -716,16 +738,16 @@ export function createWorker(deps: WorkerDeps) {
     },
     drain,
     /**
-     * Stops cleanly: claims nothing new, waits up to `graceMs` for the sends in flight, applies
-     * every result and receipt that arrived, then marks this worker retired so that another adopts
-     * at once the attempts whose outcomes are still to come.
+     * Stops cleanly within `graceMs` (see `stopNow`): claims nothing new, waits for the sends in
+     * flight, applies every result and receipt that arrived, then marks this worker retired so
+     * that another adopts at once the attempts whose outcomes are still to come.
      */
-    async stop(graceMs = 10_000): Promise<void> {
+    async stop(graceMs = 10_000): Promise<EngineStopReport> {
       // The clock's timers need not keep the process alive (the system clock's do not): a stop
       // under way does, until it is done, or a process with nothing else alive ends midway.
       const alive = globalThis.setInterval(() => undefined, 60_000);
       try {
-        await stopNow(graceMs);
+        return await stopNow(graceMs);
       } finally {
         globalThis.clearInterval(alive);
       }

@@ -84,7 +84,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
     cascades: {} as Engine['cascades'],
     reachability: { enabled: false, ttlSeconds: 0, show: unimplemented('reachability.show'), clear: unimplemented('reachability.clear') },
     start() {},
-    stop: async () => {},
+    stop: async () => ({ sendsInFlight: 0, unapplied: 0, roundRunning: false }),
     receive: async () => {},
     receiveMany: async () => {},
     receiveInbound: async () => {},
