@@ -2867,6 +2867,8 @@ export type components = {
       /** @description Signed, in currency units: negative for charges */
       amount: number;
       balanceAfter: number;
+      /** @description The other account of a move between two (a transfer between a parent and its sub-client, a sub-client’s opening balance): the parent’s entry names the client, the client’s names the parent. Null otherwise */
+      counterpartAccountId: number | null;
       currency: string;
       description: string;
       /** Format: date-time */

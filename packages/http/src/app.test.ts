@@ -117,6 +117,7 @@ describe('messaging routes', () => {
           currency: 'EUR',
           messageId: 11,
           description: 'sms',
+          counterpartAccountId: null,
           dt: '2026-01-02T00:00:00.000Z',
         },
       ],

@@ -98,6 +98,14 @@ export const walletItemSchema = z.object({
   currency: z.string(),
   messageId: z.int().nullable(),
   description: z.string(),
+  counterpartAccountId: z
+    .int()
+    .nullable()
+    .meta({
+      description:
+        'The other account of a move between two (a transfer between a parent and its sub-client, a sub-client’s opening ' +
+        'balance): the parent’s entry names the client, the client’s names the parent. Null otherwise',
+    }),
   dt: z.iso.datetime(),
 });
 

@@ -136,8 +136,9 @@ export function createAccountStore(pool: pg.Pool, x: string): AccountStorage {
     async transferBalance(debit, credit, at) {
       return transaction(pool, async (client): Promise<[WalletTransaction, WalletTransaction] | null> => {
         await lockWallets(client, x, [debit.accountId, credit.accountId]);
-        const taken = await addTransaction(debit, at, true, client);
-        return taken ? [taken, (await addTransaction(credit, at, false, client))!] : null;
+        // Each row names the other's account.
+        const taken = await addTransaction({ ...debit, counterpartAccountId: credit.accountId }, at, true, client);
+        return taken ? [taken, (await addTransaction({ ...credit, counterpartAccountId: debit.accountId }, at, false, client))!] : null;
       });
     },
     async listWalletTransactions(accountId, query) {

@@ -54,9 +54,10 @@ export function createClientTransferStore(pool: pg.Pool, x: string): Pick<Client
           return { transfer: clientTransferFromRow(known), replayed: true };
         }
         await lockWallets(client, x, [debit.accountId, credit.accountId]);
-        const taken = await move(debit, at, true, client);
+        // Each row names the other's account.
+        const taken = await move({ ...debit, counterpartAccountId: credit.accountId }, at, true, client);
         if (!taken) throw NOT_COVERED;
-        const given = (await move(credit, at, false, client))!;
+        const given = (await move({ ...credit, counterpartAccountId: debit.accountId }, at, false, client))!;
         const [mine, theirs] = taken.accountId === t.accountId ? [taken, given] : [given, taken];
         const recorded = await row<ClientTransferRow>(
           client,

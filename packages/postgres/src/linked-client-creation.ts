@@ -31,9 +31,11 @@ export function createLinkedClientCreation(pool: pg.Pool, x: string): ClientStor
         // The paying wallet last: its row stays locked only for the two moves and the commit.
         let opening: [WalletTransaction, WalletTransaction] | null = null;
         if (c.opening) {
-          const taken = await move(c.opening.debit, at, true, client);
+          // Each row names the other's account.
+          const { debit, credit } = c.opening;
+          const taken = await move({ ...debit, counterpartAccountId: account.id }, at, true, client);
           if (!taken) throw NOT_COVERED;
-          opening = [taken, (await move({ ...c.opening.credit, accountId: account.id }, at, false, client))!];
+          opening = [taken, (await move({ ...credit, accountId: account.id, counterpartAccountId: debit.accountId }, at, false, client))!];
         }
         // The parent's key last, with what was written: a key another transaction recorded rolls
         // all of it back, and one it is recording makes this insert wait for its end.

@@ -334,6 +334,9 @@ const MIGRATIONS: readonly Migration[] = [
   CLIENT_PROVISIONS_MIGRATION,
   // Logins are one regardless of case (`accounts.login_key`); logins that already differ only by case are kept.
   addLoginKeys,
+  // The other account of a move between two (a transfer, an opening balance) on each of its rows;
+  // null in the rows of one account and in those written before.
+  `ALTER TABLE wallet_transactions ADD COLUMN counterpart_account_id BIGINT;`,
 ];
 
 /** Number of schema versions this code knows. */

@@ -25,9 +25,9 @@ export function walletMove(pool: pg.Pool, x: string): WalletMove {
       `WITH moved AS (
          UPDATE ${x}accounts SET balance = balance + $3 WHERE id = $1 ${requireCover ? 'AND balance + $3 >= 0' : ''} RETURNING balance
        )
-       INSERT INTO ${x}wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
-       SELECT $1, $2, $3, moved.balance, $4, $5, $6 FROM moved RETURNING *`,
-      [tx.accountId, tx.kind, tx.amount, tx.messageId, tx.description, at],
+       INSERT INTO ${x}wallet_transactions (account_id, kind, amount, balance_after, message_id, description, counterpart_account_id, created_at)
+       SELECT $1, $2, $3, moved.balance, $4, $5, $6, $7 FROM moved RETURNING *`,
+      [tx.accountId, tx.kind, tx.amount, tx.messageId, tx.description, tx.counterpartAccountId ?? null, at],
     );
     if (inserted) return walletTransactionFromRow(inserted);
     if (requireCover && (await row(db, `SELECT 1 FROM ${x}accounts WHERE id = $1`, [tx.accountId]))) return null;

@@ -83,8 +83,9 @@ export function createAccountStore(db: Database.Database): AccountStorage {
   });
   const transferTx = db.transaction(
     (debit: NewWalletTransaction, credit: NewWalletTransaction, at: number): [WalletTransaction, WalletTransaction] | null => {
-      const taken = addTransaction(debit, at, true);
-      return taken ? [taken, addTransaction(credit, at, false)!] : null;
+      // Each row names the other's account.
+      const taken = addTransaction({ ...debit, counterpartAccountId: credit.accountId }, at, true);
+      return taken ? [taken, addTransaction({ ...credit, counterpartAccountId: debit.accountId }, at, false)!] : null;
     },
   );
 

@@ -48,9 +48,10 @@ export function createClientTransferStore(db: Database.Database): Pick<ClientSto
     ): { transfer: ClientTransferRecord; replayed: boolean } | null => {
       const known = st().select.get(t.accountId, t.idempotencyKey);
       if (known) return { transfer: clientTransferFromRow(known), replayed: true };
-      const taken = move(debit, at, true);
+      // Each row names the other's account.
+      const taken = move({ ...debit, counterpartAccountId: credit.accountId }, at, true);
       if (!taken) return null;
-      const given = move(credit, at, false)!;
+      const given = move({ ...credit, counterpartAccountId: debit.accountId }, at, false)!;
       const [mine, theirs] = taken.accountId === t.accountId ? [taken, given] : [given, taken];
       const row = st().insert.get(
         t.accountId,

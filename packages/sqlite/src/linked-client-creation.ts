@@ -25,9 +25,11 @@ export function createLinkedClientCreation(db: Database.Database): ClientStorage
     const apiKey = c.apiKey ? insert.apiKey({ ...c.apiKey, accountId: account.id }, at) : null;
     let opening: [WalletTransaction, WalletTransaction] | null = null;
     if (c.opening) {
-      const taken = move(c.opening.debit, at, true);
+      // Each row names the other's account.
+      const { debit, credit } = c.opening;
+      const taken = move({ ...debit, counterpartAccountId: account.id }, at, true);
       if (!taken) throw NOT_COVERED;
-      opening = [taken, move({ ...c.opening.credit, accountId: account.id }, at, false)!];
+      opening = [taken, move({ ...credit, accountId: account.id, counterpartAccountId: debit.accountId }, at, false)!];
     }
     // The parent's key last, with what was written: a key recorded already rolls all of it back.
     if (c.idempotencyKey) {

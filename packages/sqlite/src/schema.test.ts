@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_FOREIGN_KEYS_DROPPED, ORGANIZATION_IDS_KEPT, SCHEMA_VERSION, migrate } from './schema.ts';
+import { MESSAGE_FOREIGN_KEYS_DROPPED, ORGANIZATION_IDS_KEPT, SCHEMA_VERSION, WALLET_COUNTERPARTS_ADDED, migrate } from './schema.ts';
 
 const REBUILT = ['messages', 'wallet_transactions', 'history'] as const;
 
@@ -52,8 +52,9 @@ describe('migration: per-message rows without foreign keys', () => {
     const before = Object.fromEntries(REBUILT.map((t) => [t, { shape: shapeOf(db, t), rows: db.prepare(`SELECT * FROM ${t}`).all() }]));
     expect(db.pragma('foreign_key_list(messages)')).not.toEqual([]);
 
-    migrate(db);
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    // Up to the rebuild: later versions change these tables' columns again.
+    migrate(db, MESSAGE_FOREIGN_KEYS_DROPPED);
+    expect(db.pragma('user_version', { simple: true })).toBe(MESSAGE_FOREIGN_KEYS_DROPPED);
     for (const table of REBUILT) {
       expect(db.prepare(`SELECT * FROM ${table}`).all()).toEqual(before[table]!.rows);
       expect(shapeOf(db, table)).toEqual(before[table]!.shape);
@@ -125,5 +126,25 @@ describe('migration: organization ids are never reused', () => {
     migrate(db);
     migrate(db);
     expect(db.prepare('SELECT id FROM organizations ORDER BY id').all()).toEqual([{ id: 3 }, { id: 6 }]);
+  });
+});
+
+describe('migration: wallet rows name the other account of a move', () => {
+  it('adds counterpart_account_id, null in the rows written before, and keeps them', () => {
+    const db = open();
+    migrate(db, WALLET_COUNTERPARTS_ADDED - 1);
+    seed(db);
+    const before = db.prepare('SELECT * FROM wallet_transactions').all();
+    migrate(db);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.prepare('SELECT * FROM wallet_transactions').all()).toEqual(
+      before.map((r) => ({ ...(r as object), counterpart_account_id: null })),
+    );
+    db.exec(`INSERT INTO wallet_transactions (account_id, kind, amount, balance_after, message_id, description, counterpart_account_id, created_at)
+      VALUES (1, 'adjustment', -5, 895, NULL, 'to 2', 2, 9)`);
+    expect(db.prepare('SELECT counterpart_account_id FROM wallet_transactions ORDER BY id').all()).toEqual([
+      { counterpart_account_id: null },
+      { counterpart_account_id: 2 },
+    ]);
   });
 });

@@ -8,6 +8,12 @@ import { CLIENT_TRANSFERS_CREATED_MIGRATION, CLIENT_TRANSFERS_MIGRATION } from '
 import { addLoginKeys, warnOfLoginClashes } from './login-keys.ts';
 import { REACHABILITY_MIGRATION } from './reachability-store.ts';
 
+/**
+ * The other account of a move between two (a transfer, an opening balance) on each of its rows;
+ * null in the rows of one account, and in those written before it.
+ */
+const WALLET_COUNTERPARTS_MIGRATION = `ALTER TABLE wallet_transactions ADD COLUMN counterpart_account_id INTEGER;`;
+
 /** A schema version: SQL, or a function for one that computes what SQL cannot (login keys). */
 type Migration = string | ((db: Database.Database) => void);
 
@@ -302,6 +308,8 @@ const MIGRATIONS: readonly Migration[] = [
   ORGANIZATION_IDS_MIGRATION,
   // Logins are one regardless of case (`accounts.login_key`); logins that already differ only by case are kept.
   addLoginKeys,
+  // The other account of a move between two (a transfer, an opening balance) on each of its rows.
+  WALLET_COUNTERPARTS_MIGRATION,
 ];
 
 /** Number of schema versions this code knows. */
@@ -313,6 +321,8 @@ export const MESSAGE_FOREIGN_KEYS_DROPPED =
 export const ORGANIZATION_IDS_KEPT = MIGRATIONS.indexOf(ORGANIZATION_IDS_MIGRATION) + 1;
 /** The version that added `accounts.login_key` (its tests migrate to the one before). */
 export const LOGIN_KEYS_ADDED = MIGRATIONS.indexOf(addLoginKeys) + 1;
+/** The version that added `wallet_transactions.counterpart_account_id` (its test migrates to the one before). */
+export const WALLET_COUNTERPARTS_ADDED = MIGRATIONS.indexOf(WALLET_COUNTERPARTS_MIGRATION) + 1;
 
 /**
  * Brings the database to {@link SCHEMA_VERSION}, then runs the chat hub and cascade schemas

@@ -24,9 +24,9 @@ export function walletMove(db: Database.Database): WalletMove {
     moveBalanceIfCovered: db.prepare<[number, number, number], { balance: number }>(
       `UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance`,
     ),
-    insertTransaction: db.prepare<[number, string, number, number, number | null, string, number], WalletTransactionRow>(
-      `INSERT INTO wallet_transactions (account_id, kind, amount, balance_after, message_id, description, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    insertTransaction: db.prepare<[number, string, number, number, number | null, string, number | null, number], WalletTransactionRow>(
+      `INSERT INTO wallet_transactions (account_id, kind, amount, balance_after, message_id, description, counterpart_account_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     ),
   }));
   return (tx, at, requireCover) => {
@@ -38,7 +38,16 @@ export function walletMove(db: Database.Database): WalletMove {
       if (requireCover && s.balance.get(tx.accountId)) return null;
       throw new SpillwayError('not_found', `account ${tx.accountId} does not exist`);
     }
-    const row = s.insertTransaction.get(tx.accountId, tx.kind, tx.amount, moved.balance, tx.messageId, tx.description, at);
+    const row = s.insertTransaction.get(
+      tx.accountId,
+      tx.kind,
+      tx.amount,
+      moved.balance,
+      tx.messageId,
+      tx.description,
+      tx.counterpartAccountId ?? null,
+      at,
+    );
     return walletTransactionFromRow(row!);
   };
 }

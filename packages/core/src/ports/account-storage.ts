@@ -18,6 +18,12 @@ export interface NewWalletTransaction {
   amount: number;
   messageId: number | null;
   description: string;
+  /**
+   * The other account of a move between two; none when absent. The moves between two accounts
+   * (`transferBalance`, `ClientStorage.transferBalanceOnce`, `ClientStorage.createLinkedClient`)
+   * set it themselves on each row, to the other row's account, whatever their rows carry.
+   */
+  counterpartAccountId?: number | null;
 }
 
 /** A page of an account's wallet history, optionally of some kinds only. */
@@ -88,7 +94,8 @@ export interface AccountStorage {
   /**
    * Moves money between two accounts in one transaction: `debit` (a negative amount) only when the
    * balance covers it, then `credit` (the positive one), both or neither; null when the debit's
-   * balance does not cover it (nothing written).
+   * balance does not cover it (nothing written). Each row names the other's account
+   * (`counterpartAccountId`).
    */
   transferBalance(
     debit: NewWalletTransaction,

@@ -56,6 +56,8 @@ export interface WalletTransactionRow {
   balance_after: number;
   message_id: number | null;
   description: string;
+  /** Null in the rows of one account, and in those written before the column. */
+  counterpart_account_id: number | null;
   created_at: number;
 }
 
@@ -69,6 +71,7 @@ export function walletTransactionFromRow(row: WalletTransactionRow): WalletTrans
     balanceAfter: row.balance_after,
     messageId: row.message_id,
     description: row.description,
+    counterpartAccountId: row.counterpart_account_id,
     createdAt: row.created_at,
   };
 }

@@ -167,6 +167,7 @@ export function describeAccountStorage(storage: StorageRef): void {
         balanceAfter: 3_000_000,
         messageId: null,
         description: 'top',
+        counterpartAccountId: null,
         createdAt: 10,
       });
       const adjustment = await storage().addWalletTransaction(
@@ -254,6 +255,32 @@ export function describeAccountStorage(storage: StorageRef): void {
       expect((await storage().listWalletTransactions(from.id, { page: 1, pageSize: 10 })).items.map((t) => t.description)).not.toContain(
         'lost?',
       );
+    });
+
+    it('transferBalance writes two rows that name each other’s account; other rows name none', async () => {
+      const from = await createFundedAccount(storage(), 150);
+      const to = await createFundedAccount(storage());
+      const moved = await storage().transferBalance(
+        { accountId: from.id, kind: 'adjustment', amount: -100, messageId: null, description: 'to child' },
+        { accountId: to.id, kind: 'topup', amount: 100, messageId: null, description: 'from parent' },
+        41,
+      );
+      expect(moved).toMatchObject([
+        { accountId: from.id, counterpartAccountId: to.id },
+        { accountId: to.id, counterpartAccountId: from.id },
+      ]);
+      await storage().addWalletTransaction({ accountId: to.id, kind: 'charge', amount: -1, messageId: null, description: 'sms' }, 42);
+      // Read back as stored, newest first: the opening top-up and the charge name no account.
+      const history = async (id: number) =>
+        (await storage().listWalletTransactions(id, { page: 1, pageSize: 10 })).items.map((t) => [t.description, t.counterpartAccountId]);
+      expect(await history(from.id)).toEqual([
+        ['to child', to.id],
+        ['opening', null],
+      ]);
+      expect(await history(to.id)).toEqual([
+        ['sms', null],
+        ['from parent', from.id],
+      ]);
     });
 
     it('transferBalance runs transfers either way between two accounts at once without a deadlock', async () => {

@@ -88,6 +88,35 @@ export function describeClientTransfers(
     );
 
     it(
+      'writes the two wallet rows of a move naming each other’s account, either way; a replay writes none',
+      withStore(async (s) => {
+        const { parent, client } = await family(s);
+        const t: NewClientTransfer = {
+          accountId: parent,
+          idempotencyKey: 'k-to',
+          clientId: client,
+          direction: 'to_client',
+          amount: 5 * EUR,
+        };
+        await once(s, t);
+        await once(s, { ...t, idempotencyKey: 'k-back', direction: 'from_client', amount: 2 * EUR }, T0 + 1);
+        await once(s, t, T0 + 2);
+        const named = async (id: number) =>
+          (await s.listWalletTransactions(id, { page: 1, pageSize: 100 })).items.map((w) => [w.amount, w.counterpartAccountId]);
+        // Newest first; the parent's funding names no account.
+        expect(await named(parent)).toEqual([
+          [2 * EUR, client],
+          [-5 * EUR, client],
+          [100 * EUR, null],
+        ]);
+        expect(await named(client)).toEqual([
+          [-2 * EUR, parent],
+          [5 * EUR, parent],
+        ]);
+      }),
+    );
+
+    it(
       'keeps keys per account: another account’s same key is its own',
       withStore(async (s) => {
         const [{ parent, client }, other] = (await families(s, 2)) as [

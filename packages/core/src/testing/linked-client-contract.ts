@@ -67,16 +67,32 @@ export function describeLinkedClients(
           ],
           apiKey: { id: made!.apiKey!.id, accountId: id, label: 'provisioned', prefix: 'sk_0123456', createdAt: T0 + 1 },
           opening: [
-            expect.objectContaining({ accountId: parent, kind: 'adjustment', amount: -3 * EUR, balanceAfter: 7 * EUR, createdAt: T0 + 1 }),
+            expect.objectContaining({
+              accountId: parent,
+              kind: 'adjustment',
+              amount: -3 * EUR,
+              balanceAfter: 7 * EUR,
+              counterpartAccountId: id,
+              createdAt: T0 + 1,
+            }),
             expect.objectContaining({
               accountId: id,
               kind: 'topup',
               amount: 3 * EUR,
               balanceAfter: 3 * EUR,
               description: 'from the parent',
+              counterpartAccountId: parent,
             }),
           ],
         });
+        // The opening pair reads back naming each other's account; the parent's funding names none.
+        const named = async (of: number) =>
+          (await s.listWalletTransactions(of, { page: 1, pageSize: 100 })).items.map((w) => [w.amount, w.counterpartAccountId]);
+        expect(await named(parent)).toEqual([
+          [-3 * EUR, id],
+          [10 * EUR, null],
+        ]);
+        expect(await named(id)).toEqual([[3 * EUR, parent]]);
 
         // Each part reads back as the port's other calls store it.
         expect(await s.findAccountByLogin('shop-eu')).toEqual({ account: made!.account, passwordHash: 'hash-of-shop-eu' });

@@ -54,5 +54,10 @@ export interface WalletTransaction {
   balanceAfter: number;
   messageId: number | null;
   description: string;
+  /**
+   * The other account of a move between two (a transfer between a parent and its sub-client, a
+   * sub-client's opening balance): each of its two rows names the other's account. Null otherwise.
+   */
+  counterpartAccountId: number | null;
   createdAt: number;
 }

@@ -73,6 +73,7 @@ function walletItem(t: WalletTransaction, currency: string) {
     currency,
     messageId: t.messageId,
     description: t.description,
+    counterpartAccountId: t.counterpartAccountId,
     dt: new Date(t.createdAt).toISOString(),
   };
 }

@@ -41,6 +41,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
           balanceAfter: 12_500_000,
           messageId: 11,
           description: 'sms',
+          counterpartAccountId: null,
           createdAt: Date.UTC(2026, 0, 2),
         },
         {
@@ -51,6 +52,7 @@ export function createFakeEngine(overrides: Partial<MessagingService> = {}): Fak
           balanceAfter: 12_535_000,
           messageId: null,
           description: 'top-up',
+          counterpartAccountId: null,
           createdAt: Date.UTC(2026, 0, 1),
         },
       ].filter((t) => !query.kinds || query.kinds.includes(t.kind));
