@@ -108,6 +108,9 @@ describe('driver health in the log and on /metrics', () => {
       const status = await until(
         async () => (await (await f.call(`/bat/message/${id}`)).json()) as { deliverystatus: string },
         (s) => s.deliverystatus === 'delivered',
+        // The dead provider's refusal, the breaker and the live bind's send and receipt: seconds
+        // on a loaded CI machine (it read 'processing' after the default 200 polls once).
+        800,
       );
       expect(status.deliverystatus).toBe('delivered');
       expect(await metric(f, 'spillway_breaker_state{failover="sms-failover",driver="dead"}')).toBe(2);
