@@ -9,7 +9,7 @@ type Fixture = Awaited<ReturnType<typeof engineFixture>>;
 let f: Fixture;
 afterEach(() => f?.close());
 
-const { sendOne, statusOf, trail, balance, bindChat } = cascadeHelpers(() => f);
+const { sendOne, statusOf, trail, balance, bindChat, approveBot } = cascadeHelpers(() => f);
 
 describe('cascade engine: test numbers through the default route', () => {
   it('00 is delivered on the first channel tried, the messenger bot, and only that step is charged', async () => {
@@ -111,7 +111,18 @@ describe('cascade engine: test numbers through the default route', () => {
     expect((await statusOf(given.messageId)).channel).toBe('messenger');
     expect(f.simulator.sent.at(-1)).toMatchObject({ channel: 'messenger', messageData: { chatId: '77' } });
 
+    // A named bot must be one of the account's approved messenger bots, at the path of its name.
+    const unknown = await rejection(sendOne([cascade('99900000000', { messengerMessage: { text: 'Hi', botName: 'support' } })], bots));
+    expect(unknown.details).toEqual([
+      {
+        path: '[0].messengerMessage.botName',
+        message:
+          'unknown bot "support": it has no approved messenger bot (apply with POST /bots/application, or leave botName out for the ' +
+          "account's only bot)",
+      },
+    ]);
     // A named bot's binding is its own.
+    await approveBot('support');
     await bindChat('99900000000', '501', 'support');
     const named = await sendOne([cascade('99900000000', { messengerMessage: { text: 'Hi', botName: 'support' } })], bots);
     await f.advance(200);

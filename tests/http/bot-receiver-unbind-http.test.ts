@@ -2,9 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 
+const ADMIN_KEY = 'admin-key-0123456789abcdef';
 let s: RunningFixture;
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({ SPILLWAY_ADMIN_KEY: ADMIN_KEY });
+  // A named bot must be one of the account's approved messenger bots.
+  const app = await (
+    await s.call('/bots/application', { json: { botName: 'shop_bot', kind: 'messenger_bot', companyName: 'Acme', description: 'Orders' } })
+  ).json();
+  const decided = await s.call(`/admin/sender-applications/${app.id}/decision`, {
+    auth: 'none',
+    headers: { 'x-admin-key': ADMIN_KEY },
+    json: { status: 'approved' },
+  });
+  expect(decided.status).toBe(200);
 });
 afterAll(() => s.close());
 

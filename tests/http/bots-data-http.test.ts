@@ -72,6 +72,20 @@ describe('messenger bot receivers and chat messages', () => {
     expect(status).toMatchObject({ status: 'delivered', channel: 'messenger', fromName: 'Acme' });
     const sent = s.server.simulator.sent.find((a: any) => a.channel === 'messenger' && a.to === '99900000000');
     expect(sent?.text).toBe('Hi! You have 120 points (gold)');
+    // A placeholder the number's data lacks is refused, not sent as written.
+    const unknown = await s.call('/api/myCodeBot/sendChatMessage', {
+      json: { phoneNumber: '99900000000', fromName: 'Acme', text: 'Hi %name%' },
+      headers: { 'x-tg-bot-key': BOT_KEY },
+    });
+    expect(unknown.status).toBe(400);
+    expect((await json(unknown)).details).toEqual([
+      {
+        path: 'text',
+        message:
+          'unknown placeholder %name%: the per-phone data of 99900000000 has no such string, number or boolean member ' +
+          '(upload it with POST /api/external-data/user-bonuses first)',
+      },
+    ]);
   });
 
   it('refuses a chat message without bot key, without a bound chat, or with a bad body', async () => {
@@ -114,7 +128,8 @@ describe('messenger bot receivers and chat messages', () => {
     expect(costs.items).toEqual([
       {
         date: new Date().toISOString().slice(0, 10),
-        botName: 'Acme',
+        // The bot (the account's only one, ''), not the alpha-name the message went from.
+        botName: '',
         channel: 'messenger',
         country: 'ZZ',
         count: 1,
@@ -123,12 +138,12 @@ describe('messenger bot receivers and chat messages', () => {
     ]);
     expect(costs.totalCount).toBe(1);
     const today = new Date().toISOString().slice(0, 10);
-    expect((await json(await s.call(`/api/Costs/bots?date=${today}&bot_name=Acme`))).totalCount).toBe(1);
-    expect((await json(await s.call(`/api/Costs/bots?date=${today}&bot_name=Other`))).items).toEqual([]);
+    expect((await json(await s.call(`/api/Costs/bots?date=${today}&bot_name=`))).totalCount).toBe(1);
+    expect((await json(await s.call(`/api/Costs/bots?date=${today}&bot_name=Acme`))).items).toEqual([]);
     expect((await json(await s.call('/api/Costs/bots?date=2020-01-01&date=2020-02-01'))).totalCount).toBe(0);
     expect((await s.call('/api/Costs/bots?date=soon')).status).toBe(400);
     // A date-time without an offset is UTC, as the chat hub reads expiresAt.
-    expect((await json(await s.call(`/api/Costs/bots?date=${today}T00:00:00&bot_name=Acme`))).totalCount).toBe(1);
+    expect((await json(await s.call(`/api/Costs/bots?date=${today}T00:00:00`))).totalCount).toBe(1);
     expect((await s.call('/api/Costs/bots?date=2026-02-01&date=2026-01-01')).status).toBe(400);
     expect((await s.call('/api/Costs/bots?country=GBR')).status).toBe(400);
     // Another account sees none of them.
@@ -139,7 +154,7 @@ describe('messenger bot receivers and chat messages', () => {
 });
 
 describe('per-phone data', () => {
-  it('stores data in bulk and per number, replacing earlier data, per account', async () => {
+  it('stores data in bulk and per number, merging into earlier data, per account', async () => {
     const res = await s.call('/api/external-data/user-bonuses', {
       json: [
         { phoneNumber: '79990000001', bonus: 10 },
@@ -152,8 +167,28 @@ describe('per-phone data', () => {
       phoneNumber: '79990000002',
       data: { bonus: 20, tier: 'silver' },
     });
-    await s.call('/api/external-data/user-bonuses/79990000002', { json: { bonus: 25 } });
-    expect((await json(await s.call('/api/external-data/user-bonuses/79990000002'))).data).toEqual({ bonus: 25 });
+    // An upload merges: the members given replace the number's, null removes one, the others stay.
+    const merged = await s.call('/api/external-data/user-bonuses/79990000002', { json: { bonus: 25, name: 'Ann' } });
+    expect((await json(merged)).data).toEqual({ bonus: 25, tier: 'silver', name: 'Ann' });
+    await s.call('/api/external-data/user-bonuses', { json: [{ phoneNumber: '79990000002', bonus: null, level: 3 }] });
+    expect((await json(await s.call('/api/external-data/user-bonuses/79990000002'))).data).toEqual({
+      tier: 'silver',
+      name: 'Ann',
+      level: 3,
+    });
+    // The merged record is limited, not only the upload: nothing of a request that would exceed it is kept.
+    await s.call('/api/external-data/user-bonuses/79990000002', { json: { note: 'x'.repeat(10_000) } });
+    const tooMuch = await s.call('/api/external-data/user-bonuses', {
+      json: [
+        { phoneNumber: '79990000009', bonus: 1 },
+        { phoneNumber: '79990000002', more: 'y'.repeat(10_000) },
+      ],
+    });
+    expect(tooMuch.status).toBe(400);
+    expect((await json(tooMuch)).details).toEqual([
+      { path: '[1]', message: 'too large once merged with the number’s data (remove members with null)' },
+    ]);
+    expect((await s.call('/api/external-data/user-bonuses/79990000009')).status).toBe(404);
 
     const other = await json(await s.call('/api/client/provision', { json: { login: 'data-co', password: 'other-password' } }));
     expect((await s.call('/api/external-data/user-bonuses/79990000002', { headers: { 'x-authorization-key': other.apiKey } })).status).toBe(

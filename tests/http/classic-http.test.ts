@@ -32,6 +32,30 @@ describe('POST /api/GMSMessage/send_message and /v1', () => {
     }
   });
 
+  it('refuses a placeholder the recipient’s per-phone data lacks, at the text as the client named it', async () => {
+    const refused = await s.call('/api/GMSMessage/send_message', { json: { from: 'Acme', to: '99900000000', text: 'Hello %name%' } });
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).details).toEqual([
+      {
+        path: 'text',
+        message:
+          'unknown placeholder %name%: the per-phone data of 99900000000 has no such string, number or boolean member ' +
+          '(upload it with POST /api/external-data/user-bonuses first)',
+      },
+    ]);
+    const form = new URLSearchParams({ sender: 'Acme', phone: '99900000009', message: 'Hi %name%' });
+    const ip2sms = await s.call('/ip2sms', { method: 'POST', body: form });
+    expect(ip2sms.status).toBe(400);
+    expect((await json(ip2sms)).details).toEqual([
+      { path: 'message', message: expect.stringContaining('99900000009 has no per-phone data') },
+    ]);
+    const list = await s.call('/bat/messagelist', {
+      json: { messages: [{ from: 'Acme', to: '99900000000', type: 'sms', text: 'ok %bonus%, not %nope%' }] },
+    });
+    expect(list.status).toBe(400);
+    expect((await json(list)).details).toEqual([{ path: 'messages[0].text', message: expect.stringContaining('%nope%') }]);
+  });
+
   it('validates like /bat/messagelist, with the message’s own paths, and authenticates', async () => {
     const bad = await s.call('/api/GMSMessage/send_message', { json: { from: 'NotOurs', to: 'abc', text: 'x' } });
     expect(bad.status).toBe(400);

@@ -134,3 +134,28 @@ describe('GET /admin/sender-applications', () => {
     expect((await json(typo)).details).toEqual([{ path: 'account', message: expect.stringContaining('accountId') }]);
   });
 });
+
+describe('the lists without pages', () => {
+  it('refuse a parameter they do not take, as the paginated ones do, rather than answering everything', async () => {
+    const lists = [
+      ['/api/clientsenders?kind=bot', 'kind', 'it takes none'],
+      ['/api/routes?name=default', 'name', 'it takes none'],
+      ['/api/routes/bindings?alphaName=Acme', 'alphaName', 'it takes none'],
+      ['/api/client/clients?type=sub', 'type', 'it takes kind'],
+      ['/api/AlphaName/sms/status?alpha=Acme', 'alpha', 'it takes dateFrom, dateTo, alphaName'],
+      ['/api/Costs/bots?bot=x', 'bot', 'it takes date, bot_name, country'],
+      ['/chat_bot/bot_receiver/phone?phoneNumber=99900000000&bot=x', 'bot', 'it takes phoneNumber, botName'],
+    ] as const;
+    for (const [path, name, takes] of lists) {
+      const res = await s.call(path);
+      expect([path, res.status]).toEqual([path, 400]);
+      expect((await json(res)).details).toEqual([{ path: name, message: `is not a parameter of this route; ${takes}` }]);
+    }
+    const adminList = await admin('/admin/accounts/1/alpha-names?status=approved');
+    expect(adminList.status).toBe(400);
+    // What they take still works, in either casing as on the paginated lists.
+    expect((await s.call('/api/client/clients?Kind=sub')).status).toBe(200);
+    expect((await s.call('/api/AlphaName/sms/status?AlphaName=Acme')).status).toBe(200);
+    expect((await s.call('/api/clientsenders')).status).toBe(200);
+  });
+});

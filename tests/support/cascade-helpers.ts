@@ -34,6 +34,17 @@ export function cascadeHelpers(f: () => Fixture) {
     statusOf,
     trail: async (guid: string) => (await statusOf(guid)).history.map((h) => `${h.status}:${h.channel}`),
     balance: async () => (await f().engine.accounts.balance(f().account.id)).balance,
+    /** Approves a messenger bot of the account, as an operator's decision on its `POST /bots/application` does. */
+    async approveBot(name: string) {
+      const storage = f().storage;
+      if (!hasClientStorage(storage)) throw new Error('the test storage keeps no sender applications');
+      const now = f().clock.now();
+      const app = await storage.createSenderApplication(
+        { accountId: f().account.id, kind: 'messenger_bot', name, channels: ['messenger'], details: {} },
+        now,
+      );
+      await storage.decideSenderApplication(app.id, { status: 'approved', reason: null }, now);
+    },
     /** Binds the messenger chat of a number, as `PUT /chat_bot/bot_receiver/phone` does: the messenger step needs it. */
     async bindChat(phoneNumber: string, chatId = `chat-${phoneNumber}`, botName = '') {
       const storage = f().storage;

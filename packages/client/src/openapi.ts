@@ -679,7 +679,7 @@ export type paths = {
     };
     /**
      * Counts and costs of bot messages by date, bot and country (ChatappBotStatisticDTO)
-     * @description Sent attempts on the messenger and chat-app bot channels of messages created in the period, one row per UTC day, bot (the sender name of the attempt), channel and recipient country. At most 366 days.
+     * @description Sent attempts on the messenger and chat-app bot channels of messages created in the period, one row per UTC day, bot (the bot the step named: `messengerMessage.botName`, "" for the account’s only bot and the chat-app bot), channel and recipient country. At most 366 days.
      */
     get: operations['getBotCosts'];
     put?: never;
@@ -1132,7 +1132,7 @@ export type paths = {
     post?: never;
     /**
      * Unbind the messenger chat of a phone number
-     * @description The body names the binding as the PUT does: `phoneNumber` and `botName` (default the account’s only bot, ""). The messenger step then finds no chat for the number and is skipped. With the PUT’s `chatId` too, the binding is removed only while the number is still bound to that chat (409 once it was rebound to another).
+     * @description The body names the binding as the PUT does: `phoneNumber` and `botName` (default the account’s only bot, ""). The messenger step then finds no chat for the number and is skipped. With the PUT’s `chatId` too, the binding is removed only while the number is still bound to that chat (409 once it was rebound to another). The same members may be given as query parameters instead of a body (`?phoneNumber=…&botName=…`), as the GET reads them; not both.
      */
     delete: operations['unbindBotReceiverPhone'];
     options?: never;
@@ -1313,7 +1313,11 @@ export type paths = {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * One organization of the account, whole (OrganizationDataDTO)
+     * @description The record `POST /organizations` answered; the list has only `id`, `name` and `taxId` of each.
+     */
+    get: operations['getOrganization'];
     put?: never;
     post?: never;
     /**
@@ -2783,8 +2787,8 @@ export type components = {
       type: 'sms';
     };
     StorePhoneDataBulkRequest: ({
-      /** @description Used as `%bonus%` */
-      bonus?: number;
+      /** @description Used as `%bonus%`; null removes it */
+      bonus?: number | null;
       phoneNumber: string;
     } & {
       [key: string]: unknown;
@@ -5872,12 +5876,19 @@ export interface operations {
   };
   unbindBotReceiverPhone: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description As in the body */
+        botName?: string;
+        /** @description As in the body */
+        chatId?: string;
+        /** @description As in the body; required when the binding is named in the query */
+        phoneNumber?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         /**
          * @example {
@@ -6235,6 +6246,40 @@ export interface operations {
       };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The organization */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The account has no organization with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

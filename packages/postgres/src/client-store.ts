@@ -7,6 +7,7 @@ import {
   oauthStateFromRow,
   socialConnectionFromRow,
   phoneDataFromRow,
+  mergePhoneEntries,
   organizationFromRow,
   senderApplicationFromRow,
   stepActivitiesOf,
@@ -30,6 +31,13 @@ import { createClientProvisionStore } from './client-provision-store.ts';
 import { createClientTransferStore } from './client-transfer-store.ts';
 import { createLinkedClientCreation } from './linked-client-creation.ts';
 import { conflictOnUnique, row, rows, run, transaction } from './pg-util.ts';
+
+/** Thrown out of a merge's transaction to roll it back: the entries whose merged data is too large. */
+class TooLarge extends Error {
+  constructor(readonly indexes: number[]) {
+    super('per-phone data too large');
+  }
+}
 
 /**
  * Migrations of the client-management tables, appended to the storage's migrations in order.
@@ -230,6 +238,10 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
       );
     },
+    async getOrganization(accountId, id) {
+      const found = await row<OrganizationRow>(pool, `SELECT * FROM ${x}organizations WHERE account_id = $1 AND id = $2`, [accountId, id]);
+      return found ? organizationFromRow(found) : null;
+    },
     async deleteOrganization(accountId, id) {
       return (await run(pool, `DELETE FROM ${x}organizations WHERE account_id = $1 AND id = $2`, [accountId, id])) > 0;
     },
@@ -317,6 +329,42 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
          ON CONFLICT (account_id, phone_number) DO UPDATE SET data = EXCLUDED.data, updated_at = EXCLUDED.updated_at`,
         [accountId, [...last.keys()], [...last.values()].map((d) => JSON.stringify(d)), at],
       );
+    },
+    async mergePhoneData(accountId, entries, at, maxChars) {
+      if (entries.length === 0) return [];
+      // In order, so that two merges of overlapping numbers lock them in the same order (no deadlock).
+      const phones = [...new Set(entries.map((e) => e.phoneNumber))].sort();
+      return transaction(pool, async (client) => {
+        // Every number gets its row first, so that the next statement locks all of them: a number
+        // new to two merges at once is then merged by both, one after the other.
+        await run(
+          client,
+          `INSERT INTO ${x}phone_data (account_id, phone_number, data, updated_at)
+           SELECT $1, p, '{}'::jsonb, $3 FROM unnest($2::text[]) AS t(p)
+           ON CONFLICT (account_id, phone_number) DO NOTHING`,
+          [accountId, phones, at],
+        );
+        const current = await rows<{ phone_number: string; data: Record<string, unknown> }>(
+          client,
+          `SELECT phone_number, data FROM ${x}phone_data WHERE account_id = $1 AND phone_number = ANY($2::text[])
+           ORDER BY phone_number FOR UPDATE`,
+          [accountId, phones],
+        );
+        const stored = new Map(current.map((r) => [r.phone_number, r.data]));
+        const { merged, tooLarge } = mergePhoneEntries(entries, (phone) => stored.get(phone) ?? null, maxChars);
+        // Rolled back, with the rows made above.
+        if (tooLarge.length > 0) throw new TooLarge(tooLarge);
+        await run(
+          client,
+          `UPDATE ${x}phone_data AS pd SET data = t.d, updated_at = $4
+           FROM unnest($2::text[], $3::jsonb[]) AS t(p, d) WHERE pd.account_id = $1 AND pd.phone_number = t.p`,
+          [accountId, [...merged.keys()], [...merged.values()].map((d) => JSON.stringify(d)), at],
+        );
+        return [];
+      }).catch((error: unknown) => {
+        if (error instanceof TooLarge) return error.indexes;
+        throw error;
+      });
     },
     async getPhoneData(accountId, phoneNumber) {
       const found = await row<PhoneDataRow>(pool, `SELECT * FROM ${x}phone_data WHERE account_id = $1 AND phone_number = $2`, [

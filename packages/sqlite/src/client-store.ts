@@ -7,6 +7,7 @@ import {
   oauthStateFromRow,
   socialConnectionFromRow,
   phoneDataFromRow,
+  mergePhoneEntries,
   organizationFromRow,
   stepActivitiesOf,
   walletTransactionFromRow,
@@ -191,6 +192,7 @@ export function createClientStore(db: Database.Database): ClientStorage {
   );
   const countOrganizations = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM organizations WHERE account_id = ?');
   const deleteOrganization = db.prepare<[number, number]>('DELETE FROM organizations WHERE account_id = ? AND id = ?');
+  const selectOrganization = db.prepare<[number, number], OrganizationRow>('SELECT * FROM organizations WHERE account_id = ? AND id = ?');
   const selectMessages = db.prepare<[number, number, number], { id: number; steps: string; created_at: number }>(
     'SELECT id, steps, created_at FROM messages WHERE account_id = ? AND created_at >= ? AND created_at < ? ORDER BY id',
   );
@@ -229,6 +231,22 @@ export function createClientStore(db: Database.Database): ClientStorage {
   });
   const selectPhoneData = db.prepare<[number, string], { account_id: number; phone_number: string; data: string; updated_at: number }>(
     'SELECT * FROM phone_data WHERE account_id = ? AND phone_number = ?',
+  );
+  // Read and written in one BEGIN IMMEDIATE transaction: no other writer between the read and the write.
+  const mergePhoneData = db.transaction(
+    (accountId: number, entries: Array<{ phoneNumber: string; data: Record<string, unknown> }>, at: number, maxChars: number) => {
+      const { merged, tooLarge } = mergePhoneEntries(
+        entries,
+        (phone) => {
+          const row = selectPhoneData.get(accountId, phone);
+          return row ? (JSON.parse(row.data) as Record<string, unknown>) : null;
+        },
+        maxChars,
+      );
+      if (tooLarge.length > 0) return tooLarge;
+      for (const [phone, data] of merged) upsertPhoneData.run(accountId, phone, JSON.stringify(data), at);
+      return [];
+    },
   );
   type RawEmailRow = Omit<EmailRow, 'to_addresses'> & { to_addresses: string };
   const email = (row: RawEmailRow) => emailFromRow({ ...row, to_addresses: JSON.parse(row.to_addresses) });
@@ -332,6 +350,10 @@ export function createClientStore(db: Database.Database): ClientStorage {
       }));
       return read();
     },
+    async getOrganization(accountId, id) {
+      const found = selectOrganization.get(accountId, id);
+      return found ? organizationFromRow(found) : null;
+    },
     async deleteOrganization(accountId, id) {
       return deleteOrganization.run(accountId, id).changes > 0;
     },
@@ -369,6 +391,9 @@ export function createClientStore(db: Database.Database): ClientStorage {
     },
     async putPhoneData(accountId, entries, at) {
       putPhoneData.immediate(accountId, entries, at);
+    },
+    async mergePhoneData(accountId, entries, at, maxChars) {
+      return mergePhoneData.immediate(accountId, entries, at, maxChars);
     },
     async getPhoneData(accountId, phoneNumber) {
       const row = selectPhoneData.get(accountId, phoneNumber);

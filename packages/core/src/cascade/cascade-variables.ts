@@ -11,15 +11,20 @@ export interface CascadeVariableRef extends VariableRef {
   path: string;
 }
 
-/** Every variable token in the texts of a cascade message. */
-export function cascadeVariableRefs(c: ValidatedCascade): CascadeVariableRef[] {
+/** The texts of a cascade message that steps send, by field (`text`, `chatappMessage.text`, ...), those given only. */
+export function cascadeTexts(c: ValidatedCascade): [field: string, text: string][] {
   const fields: [string, string | null | undefined][] = [
     ['text', c.text],
     ['chatappMessage.text', c.chatappMessage?.text],
     ['chatappMessage.fallbackText', c.chatappMessage?.fallbackText],
     ['messengerMessage.text', c.messengerMessage?.text],
   ];
-  return fields.flatMap(([field, text]) => (text ? findVariables(text).map((ref) => ({ ...ref, field, path: `${c.path}.${field}` })) : []));
+  return fields.filter((f): f is [string, string] => Boolean(f[1]));
+}
+
+/** Every variable token in the texts of a cascade message. */
+export function cascadeVariableRefs(c: ValidatedCascade): CascadeVariableRef[] {
+  return cascadeTexts(c).flatMap(([field, text]) => findVariables(text).map((ref) => ({ ...ref, field, path: `${c.path}.${field}` })));
 }
 
 /** The value of variable `id` for a message: its inline variables first, then the account's stored ones. */

@@ -13,6 +13,7 @@ const attempt = (from: string, statuses: string[], overrides: Partial<StepActivi
   cost: 100,
   createdAt: 0,
   statuses,
+  botName: null,
   ...overrides,
 });
 

@@ -9,7 +9,8 @@ const attempt = (overrides: Partial<StepActivity>): StepActivity => ({
   step: 0,
   channel: 'messenger',
   type: 'messenger',
-  from: 'shop_bot',
+  from: 'Shop',
+  botName: 'shop_bot',
   to: '447400123456',
   partsCount: 1,
   cost: 10_000,
@@ -35,7 +36,12 @@ describe('botCosts', () => {
       { date: '2026-01-01', botName: 'shop_bot', channel: 'messenger', country: 'ZZ', count: 1, cost: 10_000 },
       { date: '2026-01-02', botName: 'shop_bot', channel: 'chatapp_bot', country: 'GB', count: 1, cost: 10_000 },
     ]);
-    expect(botCosts([attempt({}), attempt({ from: 'other' })], { botName: 'other', country: 'gb' })).toHaveLength(1);
+    expect(botCosts([attempt({}), attempt({ botName: 'other' })], { botName: 'other', country: 'gb' })).toHaveLength(1);
+    // By bot, whatever the alpha-name: the only bot is ''.
+    expect(botCosts([attempt({}), attempt({ from: 'Promo' }), attempt({ botName: '' })])).toEqual([
+      { date: '2026-01-01', botName: '', channel: 'messenger', country: 'GB', count: 1, cost: 10_000 },
+      { date: '2026-01-01', botName: 'shop_bot', channel: 'messenger', country: 'GB', count: 2, cost: 20_000 },
+    ]);
     expect(botCosts([attempt({})], { country: 'DE' })).toEqual([]);
   });
 });

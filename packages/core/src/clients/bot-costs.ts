@@ -5,7 +5,7 @@ import type { StepActivity } from '../types/client.ts';
 export interface BotCostRow {
   /** UTC day, `YYYY-MM-DD`. */
   date: string;
-  /** The sender name of the bot attempt (the cascade's `fromName`). */
+  /** The bot: a messenger step's `messengerMessage.botName` ('' for the account's only bot, and the chat-app bot). */
   botName: string;
   channel: 'messenger' | 'chatapp_bot';
   /** ISO 3166 alpha-2 of the recipient, or `ZZ` when unknown. */
@@ -17,19 +17,22 @@ export interface BotCostRow {
 
 /**
  * Folds the sent attempts on the bot channels (messenger, chat-app bot) into one row per day,
- * bot, channel and country, sorted by those keys. `botName` and `country` filter when given.
+ * bot, channel and country, sorted by those keys. `botName` and `country` filter when given. The
+ * bot is the one the step named, not the cascade's alpha-name: one bot may carry several names'
+ * messages, and the rows grouped by alpha-name told nothing of a bot's costs.
  */
 export function botCosts(activity: readonly StepActivity[], filter: { botName?: string; country?: string } = {}): BotCostRow[] {
   const rows = new Map<string, BotCostRow>();
   for (const a of activity) {
     if ((a.channel !== 'messenger' && a.channel !== 'chatapp_bot') || !a.statuses.includes('Sent')) continue;
-    if (filter.botName && a.from !== filter.botName) continue;
+    const botName = a.botName ?? '';
+    if (filter.botName && botName !== filter.botName) continue;
     const country = countryOfNumber(a.to) ?? 'ZZ';
     if (filter.country && country !== filter.country.toUpperCase()) continue;
     const date = new Date(a.createdAt).toISOString().slice(0, 10);
-    const key = `${date}\0${a.from}\0${a.channel}\0${country}`;
+    const key = `${date}\0${botName}\0${a.channel}\0${country}`;
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = { date, botName: a.from, channel: a.channel, country, count: 0, cost: 0 }));
+    if (!row) rows.set(key, (row = { date, botName, channel: a.channel, country, count: 0, cost: 0 }));
     row.count++;
     row.cost += a.cost;
   }

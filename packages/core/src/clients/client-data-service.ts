@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import { unknownBotNames } from './bot-names.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ClientStorage } from '../ports/client-storage.ts';
 import type { EmailTransport } from '../ports/email-transport.ts';
@@ -37,8 +38,12 @@ export interface ClientDataService {
    */
   unbindBotReceiver(accountId: number, body: unknown): Promise<void>;
   botCosts(accountId: number, range: { from: number; to: number; botName?: string; country?: string }): Promise<BotCostRow[]>;
-  /** Stores the data of many numbers in one transaction; answers how many numbers. */
+  /**
+   * Merges the data of many numbers in one transaction (the members given replace the number's,
+   * `null` removes one, the others stay); answers how many numbers.
+   */
   putPhoneDataBulk(accountId: number, body: unknown): Promise<number>;
+  /** Merges the data of one number, as the bulk upload does; answers the number's data. */
   putPhoneData(accountId: number, phoneNumber: string, body: unknown): Promise<PhoneData>;
   getPhoneData(accountId: number, phoneNumber: string): Promise<PhoneData>;
   /**
@@ -69,17 +74,36 @@ function checkSize(data: Record<string, unknown>, path: string): void {
   }
 }
 
+/** Refuses a merge that nothing was written of because the merged data of some numbers is too large. */
+function mergedSize(tooLarge: number[], pathOf: (index: number) => string): void {
+  if (tooLarge.length === 0) return;
+  throw new SpillwayError(
+    'validation_failed',
+    `the data of a number is limited to ${MAX_PHONE_DATA_BYTES} bytes`,
+    tooLarge.map((i) => ({ path: pathOf(i), message: 'too large once merged with the number’s data (remove members with null)' })),
+  );
+}
+
 /** The bot receivers, bot chat, per-phone data and e-mail endpoints of the client-management API. */
 export function createClientDataService(deps: ClientDataServiceDeps): ClientDataService {
   const { storage, clock } = deps;
+  // The DELETE takes any name, so that a binding made before bot names were checked can still go.
+  const knownBot = async (accountId: number, botName: string) => {
+    const details = await unknownBotNames(storage, accountId, [{ botName, path: 'botName' }]);
+    if (details.length > 0) throw new SpillwayError('validation_failed', details[0]!.message, details);
+  };
   // Every call is looked through before it runs, as the engine's own services are: U+0000 refused
   // at its path, lone surrogates made U+FFFD.
   return storableCalls({
     async bindBotReceiver(accountId, body) {
       const req = parseRequest(botReceiverRequestSchema, body, 'bot receiver');
+      await knownBot(accountId, req.botName);
       return storage.upsertBotReceiver({ accountId, ...req }, clock.now());
     },
-    botReceiver: (accountId, botName, phoneNumber) => storage.getBotReceiver(accountId, botName, phoneNumber),
+    async botReceiver(accountId, botName, phoneNumber) {
+      await knownBot(accountId, botName);
+      return storage.getBotReceiver(accountId, botName, phoneNumber);
+    },
     async unbindBotReceiver(accountId, body) {
       const { botName, phoneNumber, chatId } = parseRequest(botReceiverRemovalSchema, body, 'bot receiver');
       if (await storage.deleteBotReceiver(accountId, botName, phoneNumber, chatId ?? null)) return;
@@ -113,14 +137,14 @@ export function createClientDataService(deps: ClientDataServiceDeps): ClientData
         checkSize(data, `[${i}]`);
         return { phoneNumber, data };
       });
-      await storage.putPhoneData(accountId, entries, clock.now());
+      mergedSize(await storage.mergePhoneData(accountId, entries, clock.now(), MAX_PHONE_DATA_BYTES), (i) => `[${i}]`);
       return new Set(entries.map((e) => e.phoneNumber)).size;
     },
     async putPhoneData(accountId, rawPhone, body) {
       const phoneNumber = readPhoneNumberParam(rawPhone);
       const data = parseRequest(phoneDataObjectSchema, body, 'user data');
       checkSize(data, '(body)');
-      await storage.putPhoneData(accountId, [{ phoneNumber, data }], clock.now());
+      mergedSize(await storage.mergePhoneData(accountId, [{ phoneNumber, data }], clock.now(), MAX_PHONE_DATA_BYTES), () => '(body)');
       return (await storage.getPhoneData(accountId, phoneNumber))!;
     },
     async getPhoneData(accountId, rawPhone) {

@@ -231,14 +231,23 @@ export const botChatMessageSchema = z.strictObject({
 
 /** Item of `POST /api/external-data/user-bonuses` (UserBonusDataDto): the phone number and any data members. */
 export const userBonusItemSchema = z
-  .looseObject({ phoneNumber: phoneSchema, bonus: z.number().optional().meta({ description: 'Used as `%bonus%`' }) })
-  .meta({ description: 'Every member besides phoneNumber becomes a variable of the number' });
+  .looseObject({
+    phoneNumber: phoneSchema,
+    bonus: z.number().nullable().optional().meta({ description: 'Used as `%bonus%`; null removes it' }),
+  })
+  .meta({
+    description:
+      'Every member besides phoneNumber becomes a variable of the number. Merged into the number’s data: the members given ' +
+      'replace its own, null removes one, the others stay.',
+  });
 
 /** Body of `POST /api/external-data/user-bonuses`. */
 export const userBonusBulkSchema = z.array(userBonusItemSchema).min(1).max(10_000);
 
-/** Body of `POST /api/external-data/user-bonuses/{phoneNumber}`: any JSON object. */
-export const phoneDataObjectSchema = z.record(z.string(), z.unknown());
+/** Body of `POST /api/external-data/user-bonuses/{phoneNumber}`: any JSON object, merged into the number's data. */
+export const phoneDataObjectSchema = z
+  .record(z.string(), z.unknown())
+  .meta({ description: 'Merged into the number’s data: the members given replace its own, null removes one, the others stay.' });
 
 /** Largest JSON of one number's data, bytes. */
 export const MAX_PHONE_DATA_BYTES = 16 * 1024;

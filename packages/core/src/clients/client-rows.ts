@@ -153,6 +153,9 @@ export function organizationFromRow(row: OrganizationRow): Organization {
   };
 }
 
+/** The bot named in a bot step's data ('' for none: the account's only bot). */
+const botNameOf = (s: StepSpec): string => (typeof s.messageData?.['botName'] === 'string' ? (s.messageData['botName'] as string) : '');
+
 /**
  * Flattens messages (their steps parsed) and their history rows into one activity per attempt.
  * History rows must come in order; statuses keep that order.
@@ -182,6 +185,7 @@ export function stepActivitiesOf(
         cost: s.cost,
         createdAt: m.created_at,
         statuses: statuses.get(`${m.id}:${step}`) ?? [],
+        botName: s.channel === 'messenger' || s.channel === 'chatapp_bot' ? botNameOf(s) : null,
       });
     });
   }
@@ -219,6 +223,34 @@ export interface PhoneDataRow {
 /** Per-phone data from its storage row. */
 export function phoneDataFromRow(row: PhoneDataRow): PhoneData {
   return { accountId: row.account_id, phoneNumber: row.phone_number, data: row.data, updatedAt: row.updated_at };
+}
+
+/**
+ * The merges of per-phone data entries into the numbers' current data (`ClientStorage.mergePhoneData`),
+ * one storage-independent rule for both adapters: the members given replace the number's, a `null`
+ * member removes it, the others stay; entries of one number apply in order. `current` answers a
+ * number's stored data (null for none). Answers the data to write per number, and the indexes of
+ * the entries whose number's merged JSON is longer than `maxChars` (then nothing may be written).
+ */
+export function mergePhoneEntries(
+  entries: ReadonlyArray<{ phoneNumber: string; data: Record<string, unknown> }>,
+  current: (phoneNumber: string) => Record<string, unknown> | null,
+  maxChars: number,
+): { merged: Map<string, Record<string, unknown>>; tooLarge: number[] } {
+  const merged = new Map<string, Record<string, unknown>>();
+  const last = new Map<string, number>();
+  entries.forEach((e, i) => {
+    // Through a Map and `fromEntries`: an assignment of a member named `__proto__` would set the prototype.
+    const members = new Map(Object.entries(merged.get(e.phoneNumber) ?? current(e.phoneNumber) ?? {}));
+    for (const [name, value] of Object.entries(e.data)) {
+      if (value === null) members.delete(name);
+      else members.set(name, value);
+    }
+    merged.set(e.phoneNumber, Object.fromEntries(members));
+    last.set(e.phoneNumber, i);
+  });
+  const tooLarge = [...merged].filter(([, data]) => JSON.stringify(data).length > maxChars).map(([phone]) => last.get(phone)!);
+  return { merged, tooLarge: tooLarge.sort((a, b) => a - b) };
 }
 
 /** An `emails` row with `to_addresses` parsed. */

@@ -63,6 +63,8 @@ export interface ClientService {
   revokeClientKey(parentId: number, clientId: number, keyId: number): Promise<void>;
   addOrganization(accountId: number, body: unknown): Promise<Organization>;
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
+  /** An organization of the account, whole; 404 for another account's or an unknown one. */
+  getOrganization(accountId: number, id: number): Promise<Organization>;
   /** Deletes an organization of the account; 404 for another account's or an unknown one. */
   deleteOrganization(accountId: number, id: number): Promise<void>;
 }
@@ -159,6 +161,12 @@ export function createClientService(deps: ClientServiceDeps): ClientService {
     },
 
     listOrganizations: (accountId, page) => storage.listOrganizations(accountId, page),
+
+    async getOrganization(accountId, id) {
+      const found = await storage.getOrganization(accountId, id);
+      if (!found) throw new SpillwayError('not_found', `organization ${id} does not exist`);
+      return found;
+    },
 
     async deleteOrganization(accountId, id) {
       // Nothing refers to an organization (chat hub company tokens are the account's): it goes alone.

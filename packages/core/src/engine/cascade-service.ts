@@ -1,12 +1,14 @@
 import type { Clock } from '../clock.ts';
 import { parseCascadeRequest } from '../cascade/cascade-request.ts';
 import type { ValidatedCascade } from '../cascade/cascade-request.ts';
-import { cascadeVariableRefs, checkCascadeVariables, variableValue } from '../cascade/cascade-variables.ts';
+import { cascadeTexts, cascadeVariableRefs, checkCascadeVariables, variableValue } from '../cascade/cascade-variables.ts';
 import type { CheckVariablesOptions } from '../cascade/cascade-variables.ts';
 import { planCascade } from '../cascade/plan-cascade.ts';
 import { isLinkValue, parseVariableUpload, resolveVariables } from '../cascade/variables.ts';
 import { countSegments } from '../sms/segments.ts';
-import { fillPhoneVariables } from '../clients/phone-data-texts.ts';
+import { fillPhoneVariables, unknownPhoneVariables } from '../clients/phone-data-texts.ts';
+import { unknownBotNames } from '../clients/bot-names.ts';
+import { hasClientStorage } from '../ports/client-storage.ts';
 import { SpillwayError } from '../errors.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { priceAttempt } from '../pricing/price-attempt.ts';
@@ -100,6 +102,24 @@ export function createCascadeService(deps: CascadeDeps): { service: CascadeServi
     const ids = [...new Set(refs.map((r) => r.id))];
     const stored = new Map((ids.length ? await storage.getVariables(accountId, ids) : []).map((v) => [v.id, v.value] as const));
     details.push(...checkCascadeVariables(validated, stored, { at: variablesAt }));
+    // Per-phone placeholders (`%bonus%`) are filled when a step is sent, after the variables: each
+    // must be one the recipient's data has now, as each variable must be known now.
+    const link = 'https://short.link/x';
+    const texts = validated.flatMap((v) =>
+      cascadeTexts(v).map(([field, text]) => ({
+        to: v.toPhone,
+        text: resolveVariables(text, (kind, id) => (kind === 'short_url' ? link : variableValue(v, stored, id))),
+        // A broadcast's template is every recipient's: the recipient lacking the data is addressed.
+        ...(variablesAt === 'variables' ? { path: `${v.path}.toPhone`, field } : { path: `${v.path}.${field}` }),
+      })),
+    );
+    details.push(...(await unknownPhoneVariables(storage, accountId, texts)));
+    // A bot the messenger step names must be one of the account's (its binding is looked up by name).
+    const bots = validated.flatMap((v) => {
+      const botName = v.messengerMessage?.['botName'];
+      return typeof botName === 'string' ? [{ botName, path: `${v.path}.messengerMessage.botName` }] : [];
+    });
+    if (bots.length > 0 && hasClientStorage(storage)) details.push(...(await unknownBotNames(storage, accountId, bots)));
     const named = await resolveNamedRoutes(routes, accountId, validated);
     details.push(...named.details);
     if (details.length > 0) throw new SpillwayError('validation_failed', 'The cascade request is invalid', details);

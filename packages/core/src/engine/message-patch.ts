@@ -13,6 +13,7 @@ import { didYouMean, meantMember } from '../validation/near-miss.ts';
 import { TTL_MESSAGE } from '../messages/message-item.ts';
 import type { MachineAdvancer } from './advance.ts';
 import { fromMicros } from './money.ts';
+import { fillMessageTexts } from '../clients/phone-data-texts.ts';
 import { validateSendRequest } from './validate-send.ts';
 
 const changes = {
@@ -133,14 +134,17 @@ export async function applyMessagePatch(deps: PatchDeps, message: StoredMessage,
   }
 
   const merged = { ...(JSON.parse(message.content) as Record<string, unknown>), ...patch };
-  const validated = await validateSendRequest(storage, message.accountId, { messages: [merged] }, now).catch((error: unknown) => {
-    // Report the patch's own paths (`text`), not those of the request it is checked as.
-    if (error instanceof SpillwayError && error.details) {
-      const details = error.details.map((d) => ({ ...d, path: d.path.replace(/^messages\[0\]\.?/, '') || '(body)' }));
-      throw new SpillwayError(error.code, error.message, details);
-    }
-    throw error;
-  });
+  // The new text takes the recipient's per-phone data, as at acceptance (it was stored as written).
+  const validated = await validateSendRequest(storage, message.accountId, { messages: [merged] }, now)
+    .then((checked) => fillMessageTexts(storage, message.accountId, checked))
+    .catch((error: unknown) => {
+      // Report the patch's own paths (`text`), not those of the request it is checked as.
+      if (error instanceof SpillwayError && error.details) {
+        const details = error.details.map((d) => ({ ...d, path: d.path.replace(/^messages\[0\]\.?/, '') || '(body)' }));
+        throw new SpillwayError(error.code, error.message, details);
+      }
+      throw error;
+    });
   const v = validated[0]!;
   const steps: StepSpec[] = v.attempts.map((a) => ({ ...a, ...priceAttempt(deps.rateCard, a) }));
   const difference = steps[0]!.cost - message.cost;

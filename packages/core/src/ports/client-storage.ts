@@ -198,6 +198,8 @@ export interface ClientStorage {
   createOrganization(input: NewOrganization, at: number): Promise<Organization>;
   /** The account's organizations, oldest first. */
   listOrganizations(accountId: number, page: PageQuery): Promise<{ items: Organization[]; total: number }>;
+  /** The account's organization with this id; null for another account's or an unknown one. */
+  getOrganization(accountId: number, id: number): Promise<Organization | null>;
   /** Deletes the account's organization; false when the account has no organization with this id. */
   deleteOrganization(accountId: number, id: number): Promise<boolean>;
 
@@ -227,6 +229,19 @@ export interface ClientStorage {
 
   /** Stores (replaces) the data of each phone number, all in one transaction. */
   putPhoneData(accountId: number, entries: Array<{ phoneNumber: string; data: Record<string, unknown> }>, at: number): Promise<void>;
+  /**
+   * Merges each entry into its number's data, all in one transaction (`mergePhoneMembers`): the
+   * members given replace the number's, `null` removes one, the others stay; a number given twice
+   * takes both entries in order. Two merges of one number at once both count (no member lost). When
+   * a merged record's JSON would be longer than `maxChars`, nothing is written and the answer is
+   * the indexes of the entries that made one so; otherwise `[]`.
+   */
+  mergePhoneData(
+    accountId: number,
+    entries: Array<{ phoneNumber: string; data: Record<string, unknown> }>,
+    at: number,
+    maxChars: number,
+  ): Promise<number[]>;
   getPhoneData(accountId: number, phoneNumber: string): Promise<PhoneData | null>;
 
   /** Records an e-mail as `pending` before it is handed to SMTP. */

@@ -107,6 +107,7 @@ export {
   stepActivitiesOf,
   botReceiverFromRow,
   phoneDataFromRow,
+  mergePhoneEntries,
   emailFromRow,
   socialConnectionFromRow,
   oauthStateFromRow,

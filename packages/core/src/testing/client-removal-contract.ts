@@ -25,8 +25,12 @@ export function describeClientRemovals(
         const kept = await s.createOrganization({ ...org, accountId: a!, taxId: '7700000002' }, T0);
         const theirs = await s.createOrganization({ ...org, accountId: b! }, T0);
 
+        // One organization is read by its own account only.
+        expect(await s.getOrganization(a!, mine.id)).toEqual(mine);
+        expect(await s.getOrganization(b!, mine.id)).toBeNull();
         expect(await s.deleteOrganization(b!, mine.id)).toBe(false);
         expect(await s.deleteOrganization(a!, mine.id)).toBe(true);
+        expect(await s.getOrganization(a!, mine.id)).toBeNull();
         expect(await s.deleteOrganization(a!, mine.id)).toBe(false);
         expect(await s.deleteOrganization(a!, 999_999)).toBe(false);
         expect(await s.listOrganizations(a!, { page: 1, pageSize: 10 })).toEqual({ items: [kept], total: 1 });

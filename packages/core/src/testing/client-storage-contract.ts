@@ -185,7 +185,11 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         await s.addWalletTransaction({ accountId: a!, kind: 'topup', amount: 10_000_000, messageId: null, description: 'top' }, T0);
         await s.addWalletTransaction({ accountId: b!, kind: 'topup', amount: 10_000_000, messageId: null, description: 'top' }, T0);
         const sent = message(
-          [step('Shop'), step('ShopBot', { channel: 'chatapp', type: 'chatapp_trans', partsCount: 1, cost: 30_000 })],
+          [
+            step('Shop'),
+            step('ShopBot', { channel: 'chatapp', type: 'chatapp_trans', partsCount: 1, cost: 30_000 }),
+            step('Shop', { channel: 'messenger', type: 'messenger', partsCount: 1, cost: 10_000, messageData: { botName: 'shop_bot' } }),
+          ],
           [
             { step: 0, channel: 'sms', status: 'Sent', at: T0 + 10, error: null },
             { step: 0, channel: 'sms', status: 'Failed', at: T0 + 20, error: 'x' },
@@ -204,7 +208,7 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         await s.ingest({ accountId: b!, at: T0 + 100, chargeDescription: 'SMS', messages: [message([step('Shop')], [], 100_000)] });
 
         const activity = await s.listStepActivity(a!, { from: T0, to: T0 + 5_000 });
-        expect(activity).toHaveLength(3);
+        expect(activity).toHaveLength(4);
         expect(activity[0]).toMatchObject({
           step: 0,
           channel: 'sms',
@@ -215,8 +219,10 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
           createdAt: T0 + 100,
           statuses: ['Sent', 'Failed'],
         });
-        expect(activity[1]).toMatchObject({ step: 1, channel: 'chatapp', from: 'ShopBot', statuses: ['Sent'] });
-        expect(activity[2]).toMatchObject({ step: 0, from: 'Promo', statuses: [] });
+        expect(activity[1]).toMatchObject({ step: 1, channel: 'chatapp', from: 'ShopBot', statuses: ['Sent'], botName: null });
+        // A bot step names its bot (for the bot costs), whatever the alpha-name.
+        expect(activity[2]).toMatchObject({ step: 2, channel: 'messenger', from: 'Shop', botName: 'shop_bot' });
+        expect(activity[3]).toMatchObject({ step: 0, from: 'Promo', statuses: [] });
         expect(await s.listStepActivity(a!, { from: T0 + 5_001, to: T0 + 9_000 })).toEqual([]);
 
         // Wallet of one alpha-name: the charges of messages with an attempt from it, this account only.
@@ -269,6 +275,66 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
         expect(await s.getPhoneData(a!, '79990000002')).toMatchObject({ data: { bonus: 6, nested: { x: [1, 'two'] } }, updatedAt: T0 + 1 });
         await s.putPhoneData(a!, [], T0 + 2);
         expect(await s.getPhoneData(b!, '79990000001')).toBeNull();
+      }),
+    );
+
+    it(
+      'merges data per phone number: given members replace, null removes, the rest stay; too large writes nothing',
+      withStore(async (s) => {
+        const [a, b] = await accounts(s, 2);
+        expect(
+          await s.mergePhoneData(a!, [{ phoneNumber: '79990000001', data: { bonus: 100, level: 'gold', name: 'Ann' } }], T0, 1000),
+        ).toEqual([]);
+        expect(
+          await s.mergePhoneData(
+            a!,
+            [
+              { phoneNumber: '79990000001', data: { bonus: 150, level: null } },
+              { phoneNumber: '79990000002', data: { bonus: 5, gone: null } },
+              { phoneNumber: '79990000001', data: { tier: { x: [1] } } },
+            ],
+            T0 + 1,
+            1000,
+          ),
+        ).toEqual([]);
+        expect(await s.getPhoneData(a!, '79990000001')).toEqual({
+          accountId: a,
+          phoneNumber: '79990000001',
+          data: { bonus: 150, name: 'Ann', tier: { x: [1] } },
+          updatedAt: T0 + 1,
+        });
+        expect(await s.getPhoneData(a!, '79990000002')).toMatchObject({ data: { bonus: 5 } });
+        expect(await s.getPhoneData(b!, '79990000001')).toBeNull();
+        // A member named __proto__ is a member like any other.
+        await s.mergePhoneData(b!, [{ phoneNumber: '79990000001', data: JSON.parse('{"__proto__": {"x": 1}, "y": 2}') }], T0, 1000);
+        const odd = (await s.getPhoneData(b!, '79990000001'))!.data;
+        expect([Object.hasOwn(odd, '__proto__'), Object.getPrototypeOf(odd) === Object.prototype, odd['y']]).toEqual([true, true, 2]);
+        // The merged record, not the entry, is measured: nothing of the request is written.
+        const big = 'x'.repeat(600);
+        expect(
+          await s.mergePhoneData(
+            a!,
+            [
+              { phoneNumber: '79990000003', data: { ok: 1 } },
+              { phoneNumber: '79990000001', data: { note: big } },
+              { phoneNumber: '79990000001', data: { more: big } },
+            ],
+            T0 + 2,
+            1000,
+          ),
+        ).toEqual([2]);
+        expect(await s.getPhoneData(a!, '79990000003')).toBeNull();
+        expect((await s.getPhoneData(a!, '79990000001'))?.updatedAt).toBe(T0 + 1);
+        expect(await s.mergePhoneData(a!, [], T0 + 3, 1000)).toEqual([]);
+        // Merges of one number at once all count: no member is lost.
+        await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            s.mergePhoneData(a!, [{ phoneNumber: '79990000004', data: { [`m${i}`]: i } }], T0 + 4, 1000),
+          ),
+        );
+        expect(Object.keys((await s.getPhoneData(a!, '79990000004'))?.data ?? {}).sort()).toEqual(
+          Array.from({ length: 10 }, (_, i) => `m${i}`).sort(),
+        );
       }),
     );
 

@@ -121,6 +121,11 @@ export interface StepActivity {
   createdAt: number;
   /** History statuses of the attempt, in order (`Sent`, `Delivered`, `Failed`, ...). */
   statuses: string[];
+  /**
+   * The bot of an attempt on a bot channel: a messenger step's `messengerMessage.botName`, '' for
+   * the account's only bot (and for the chat-app bot, which has no name); null on other channels.
+   */
+  botName: string | null;
 }
 
 /** The messenger chat of a phone number for one of the account's bots (`PUT /chat_bot/bot_receiver/phone`). */

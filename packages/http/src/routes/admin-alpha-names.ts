@@ -5,6 +5,7 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
+import { noQuerySchema, readListQuery } from './list-query.ts';
 import { accountAlphaNameSchema, alphaNameRevocationResultSchema } from './client-schemas.ts';
 import { clientServicesOf } from './client-services.ts';
 import { idParam } from './id-param.ts';
@@ -34,6 +35,7 @@ export function registerAdminAlphaNameRoutes(app: Hono<Env>, admin: MiddlewareHa
     admin,
     async (c) => {
       const accountId = parseOrThrow(idParam, c.req.param('accountId'), 'account id', 'accountId');
+      readListQuery(c, noQuerySchema);
       const names = await clientServicesOf(c.var.engine).senders.alphaNames(accountId);
       return c.json(names.map((a) => ({ alphaName: a.name, channels: a.channels, callbackUrl: a.callbackUrl })));
     },

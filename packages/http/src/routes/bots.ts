@@ -1,4 +1,4 @@
-import { fromMicros } from '@spillway/core';
+import { SpillwayError, fromMicros } from '@spillway/core';
 import {
   botChatMessageSchema,
   botReceiverRemovalSchema,
@@ -12,12 +12,15 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { dateParam } from '../date-param.ts';
-import { parseOrThrow } from '../validate.ts';
+import { readListQuery } from './list-query.ts';
 import type { ClientDataRouteOptions } from './client-data.ts';
 import { dataServiceOf } from './client-data.ts';
 import { clientStorageOf } from './client-services.ts';
 
 const DAY = 86_400_000;
+
+/** The members that are set: the query's absent parameters are no members of the body they stand for. */
+const withoutUndefined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 const botReceiverSchema = z.object({
   phoneNumber: z.string(),
@@ -59,6 +62,13 @@ const botCostsSchema = z.object({
 });
 
 const botReceiverQuerySchema = z.object({ phoneNumber: phoneNumberParamSchema, botName: z.string().max(64).default('') });
+
+/** `DELETE /chat_bot/bot_receiver/phone`'s query: the body's members, for clients that send no body with a DELETE. */
+const botReceiverRemovalQuerySchema = z.object({
+  phoneNumber: z.string().optional().meta({ description: 'As in the body; required when the binding is named in the query' }),
+  botName: z.string().optional().meta({ description: 'As in the body' }),
+  chatId: z.string().optional().meta({ description: 'As in the body' }),
+});
 
 // Stored as text (the digits the request's integer had); answered as the integer it was sent as.
 const receiverView = (r: { phoneNumber: string; chatId: string; botName: string; updatedAt: number }) => ({
@@ -102,11 +112,7 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
       responses: { 200: { description: 'The binding', schema: botReceiverSchema }, 404: { description: 'No binding' } },
     },
     async (c) => {
-      const q = parseOrThrow(
-        botReceiverQuerySchema,
-        { phoneNumber: c.req.query('phoneNumber'), botName: c.req.query('botName') || undefined },
-        'query',
-      );
+      const q = readListQuery(c, botReceiverQuerySchema);
       const found = await dataServiceOf(c.var.engine, options).botReceiver(c.var.account.id, q.botName, q.phoneNumber);
       if (!found) return c.json({ error: 'not_found', message: `no chat bound for ${q.phoneNumber}`, status: 404 }, 404);
       return c.json(receiverView(found));
@@ -123,10 +129,13 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
       description:
         'The body names the binding as the PUT does: `phoneNumber` and `botName` (default the account’s only bot, ""). The ' +
         'messenger step then finds no chat for the number and is skipped. With the PUT’s `chatId` too, the binding is removed ' +
-        'only while the number is still bound to that chat (409 once it was rebound to another).',
+        'only while the number is still bound to that chat (409 once it was rebound to another). The same members may be ' +
+        'given as query parameters instead of a body (`?phoneNumber=…&botName=…`), as the GET reads them; not both.',
       tags: ['bots'],
       auth: 'basic-or-key',
+      query: botReceiverRemovalQuerySchema,
       body: botReceiverRemovalSchema,
+      bodyRequired: false,
       bodyExample: { phoneNumber: '79991234567', botName: '' },
       responses: {
         204: { description: 'Unbound' },
@@ -135,7 +144,15 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
       },
     },
     async (c) => {
-      await dataServiceOf(c.var.engine, options).unbindBotReceiver(c.var.account.id, await readJson(c));
+      // Many clients send no body with a DELETE: the binding may be named in the query instead.
+      const inQuery = Object.keys(c.req.queries()).length > 0;
+      if (inQuery && (await c.req.text()).trim()) {
+        throw new SpillwayError('validation_failed', 'name the binding in the body or in the query, not both', [
+          { path: '(query)', message: 'give either the query parameters or a body' },
+        ]);
+      }
+      const body = inQuery ? withoutUndefined(readListQuery(c, botReceiverRemovalQuerySchema)) : await readJson(c);
+      await dataServiceOf(c.var.engine, options).unbindBotReceiver(c.var.account.id, body);
       return c.body(null, 204);
     },
   );
@@ -149,19 +166,15 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
       summary: 'Counts and costs of bot messages by date, bot and country (ChatappBotStatisticDTO)',
       description:
         'Sent attempts on the messenger and chat-app bot channels of messages created in the period, one row per UTC day, bot ' +
-        '(the sender name of the attempt), channel and recipient country. At most 366 days.',
+        '(the bot the step named: `messengerMessage.botName`, "" for the account’s only bot and the chat-app bot), channel ' +
+        'and recipient country. At most 366 days.',
       tags: ['bots'],
       auth: 'basic-or-key',
       query: costsQuerySchema,
       responses: { 200: { description: 'The statistics', schema: botCostsSchema } },
     },
     async (c) => {
-      const dates = c.req.queries('date') ?? [];
-      const q = parseOrThrow(
-        costsQuerySchema,
-        { date: dates.length ? dates : undefined, bot_name: c.req.query('bot_name'), country: c.req.query('country') },
-        'query',
-      );
+      const q = readListQuery(c, costsQuerySchema);
       const now = c.var.engine.clock.now();
       const [first, second] = q.date ?? [];
       const from = first ?? now - 30 * DAY;

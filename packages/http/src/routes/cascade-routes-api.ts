@@ -4,6 +4,7 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
+import { noQuerySchema, readListQuery } from './list-query.ts';
 import { routeIdParam, routeRevision } from './route-stats-api.ts';
 import { bindingRequestSchema, bindingSchema, routeBodySchema, routeViewSchema } from './cascade-schemas.ts';
 // Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
@@ -30,7 +31,10 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       auth: 'basic-or-key',
       responses: { 200: { description: 'Routes', schema: z.array(routeViewSchema) } },
     },
-    async (c) => c.json(await c.var.engine.cascades.listRoutes(c.var.account.id)),
+    async (c) => {
+      readListQuery(c, noQuerySchema);
+      return c.json(await c.var.engine.cascades.listRoutes(c.var.account.id));
+    },
   );
 
   // Before `/api/routes/:id`, which would otherwise take `bindings` as an id.
@@ -45,7 +49,10 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       auth: 'basic-or-key',
       responses: { 200: { description: 'Bindings', schema: z.array(bindingSchema) } },
     },
-    async (c) => c.json(await c.var.engine.cascades.listBindings(c.var.account.id)),
+    async (c) => {
+      readListQuery(c, noQuerySchema);
+      return c.json(await c.var.engine.cascades.listBindings(c.var.account.id));
+    },
   );
 
   defineRoute(

@@ -24,7 +24,7 @@ import {
 } from './client-schemas.ts';
 import { clientServicesOf } from './client-services.ts';
 import { idParam } from './id-param.ts';
-import { pageParam, pageSizeParam, readListQuery } from './list-query.ts';
+import { noQuerySchema, pageParam, pageSizeParam, readListQuery } from './list-query.ts';
 
 const referralIdParam = z.uuid({ error: 'must be a UUID' });
 
@@ -73,7 +73,7 @@ function clientView(account: Account, link: ClientLink, balance: number) {
  * a parent and its sub-client (`POST /api/client/clients/{clientId}/transfer`), the sub-client's
  * API keys (`/api/client/clients/{clientId}/keys`) and organizations
  * (`POST /api/client/organization`, `POST /organizations`, `GET /organizations`,
- * `DELETE /organizations/{id}`).
+ * `GET /organizations/{id}`, `DELETE /organizations/{id}`).
  */
 export function registerClientRoutes(app: Hono<Env>): void {
   defineRoute(
@@ -173,7 +173,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
       responses: { 200: { description: 'Linked clients with their balance', schema: z.array(clientSchema) } },
     },
     async (c) => {
-      const query = parseOrThrow(clientsQuerySchema, { kind: c.req.query('kind') || undefined }, 'query');
+      const query = readListQuery(c, clientsQuerySchema);
       const list = await clientServicesOf(c.var.engine).clients.listClients(c.var.account.id, query.kind);
       return c.json(list.map((l) => clientView(l.account, l.link, l.balance)));
     },
@@ -278,6 +278,7 @@ export function registerClientRoutes(app: Hono<Env>): void {
     },
     async (c) => {
       const clientId = parseOrThrow(idParam, c.req.param('clientId'), 'clientId', 'clientId');
+      readListQuery(c, noQuerySchema);
       const keys = await clientServicesOf(c.var.engine).clients.listClientKeys(c.var.account.id, clientId);
       return c.json(keys.map(clientKeyView));
     },
@@ -354,6 +355,28 @@ export function registerClientRoutes(app: Hono<Env>): void {
       const { items, total } = await clientServicesOf(c.var.engine).clients.listOrganizations(c.var.account.id, page);
       c.header('X-Total-Count', String(total));
       return c.json(items.map((o) => ({ id: o.id, name: o.name, taxId: o.taxId })));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: 'get',
+      path: '/organizations/:id',
+      operationId: 'getOrganization',
+      summary: 'One organization of the account, whole (OrganizationDataDTO)',
+      description: 'The record `POST /organizations` answered; the list has only `id`, `name` and `taxId` of each.',
+      tags: ['client'],
+      auth: 'basic-or-key',
+      params: { id: z.int().positive() },
+      responses: {
+        200: { description: 'The organization', schema: organizationSchema },
+        404: { description: 'The account has no organization with this id' },
+      },
+    },
+    async (c) => {
+      const id = parseOrThrow(idParam, c.req.param('id'), 'organization id', 'id');
+      return c.json(organizationView(await clientServicesOf(c.var.engine).clients.getOrganization(c.var.account.id, id)));
     },
   );
 

@@ -19,6 +19,9 @@ export const pageSizeParam = positiveIntParam()
   .max(MAX_PAGE_SIZE, { error: `must be at most ${MAX_PAGE_SIZE}` })
   .default(50);
 
+/** The query of a route that takes no parameters: read with {@link readListQuery}, any parameter is refused. */
+export const noQuerySchema = z.object({});
+
 type Raw = string | string[] | undefined;
 
 /** The kind of value a parameter's schema takes under its optional and default wrappers (`array`, `number`, ...). */
@@ -56,7 +59,10 @@ export function readListQuery<S extends z.ZodObject>(
   for (const [key, values] of Object.entries(c.req.queries())) {
     const name = byLower.get(key.replace(/\[\d*\]$/, '').toLowerCase());
     if (!name) {
-      details.push({ path: key, message: `is not a parameter of this route; it takes ${names.join(', ')}` });
+      details.push({
+        path: key,
+        message: `is not a parameter of this route; ${names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes none'}`,
+      });
       continue;
     }
     given.set(name, [...(given.get(name) ?? []), ...values]);

@@ -12,7 +12,7 @@ import { registerAdminAlphaNameRoutes } from './admin-alpha-names.ts';
 import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
 import { applicationView, clientServicesOf } from './client-services.ts';
 import { idParam } from './id-param.ts';
-import { positiveIntParam, readListQuery } from './list-query.ts';
+import { noQuerySchema, positiveIntParam, readListQuery } from './list-query.ts';
 
 const DAY = 86_400_000;
 
@@ -86,15 +86,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
       responses: { 200: { description: 'Applications and statistics', schema: alphaNameStatusSchema } },
     },
     async (c) => {
-      const query = parseOrThrow(
-        statusQuerySchema,
-        {
-          dateFrom: c.req.query('dateFrom') || undefined,
-          dateTo: c.req.query('dateTo') || undefined,
-          alphaName: c.req.query('alphaName') || undefined,
-        },
-        'query',
-      );
+      const query = readListQuery(c, statusQuerySchema);
       const account = c.var.account;
       const to = query.dateTo ?? c.var.engine.clock.now();
       const from = query.dateFrom ?? to - 30 * DAY;
@@ -124,6 +116,7 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
       responses: { 200: { description: 'Senders (ClientSenderResp)', schema: clientSendersSchema } },
     },
     async (c) => {
+      readListQuery(c, noQuerySchema);
       const all = await clientServicesOf(c.var.engine).senders.senders(c.var.account.id);
       return c.json({ alphaNames: all.filter((s) => s.kind === 'alpha_name'), bots: all.filter((s) => s.kind !== 'alpha_name') });
     },
