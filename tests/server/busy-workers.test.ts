@@ -57,4 +57,38 @@ describe('workers finding the database locked by another process', () => {
       await f.close();
     }
   }, 30_000);
+
+  it('webhook deliveries finding it busy log a warning without a stack too, and poll again', async () => {
+    const { logger, lines } = capturedLog();
+    const f = await startServer(
+      { SPILLWAY_DB: join(dir, 'webhooks.db'), SPILLWAY_WORKER_THREAD: 'false', SPILLWAY_HTTP_THREADS: '1' },
+      { logger },
+    );
+    try {
+      // The deliveries' claim finds the file locked past the busy timeout, as better-sqlite3 says it.
+      const storage = f.server.storage;
+      const claim = storage.claimDueDeliveries.bind(storage);
+      let refused = 0;
+      storage.claimDueDeliveries = (...args) => {
+        if (refused++ < 2) return Promise.reject(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }));
+        return claim(...args);
+      };
+      const busy = await until(
+        async () => lines.filter((l) => l.msg === 'database busy: webhook deliveries try again'),
+        (found) => found.length >= 2,
+      );
+      expect(busy).toHaveLength(2);
+      expect(busy[0]!.level).toBe(WARN);
+      expect(busy[0]!.error).toBe('database is locked');
+      // Polled again after it: the third claim went through to the storage.
+      await until(
+        async () => refused,
+        (n) => n > 2,
+      );
+      expect(refused).toBeGreaterThan(2);
+      expect(lines.filter((l) => l.level > WARN)).toEqual([]);
+    } finally {
+      await f.close();
+    }
+  }, 30_000);
 });

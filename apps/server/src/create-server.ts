@@ -322,7 +322,6 @@ export async function createServer(config: ServerConfig, options: CreateServerOp
     // Incoming chat-app messages to callback URLs; refuses private addresses unless configured.
     webhooks: {
       pollMs: 250,
-      onError: (error) => logger.error({ err: error }, 'webhook delivery error'),
       ...(options.onWebhookAttempt ? { onAttempt: options.onWebhookAttempt } : {}),
     },
     allowPrivateUrls: config.SPILLWAY_ALLOW_PRIVATE_URLS,

@@ -184,6 +184,20 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   const registry = metrics ? (metrics.registry ?? new Registry()) : undefined;
   const engineMetrics = registry ? createEngineMetrics(registry) : null;
 
+  /**
+   * The error handler of work done in the background (the workers' rounds, webhook deliveries):
+   * a database locked past the busy timeout (another writer) or out of reach (a restart, a
+   * failover) is tried again by the next round or poll, so it is a warning without a stack; any
+   * other error is logged as `what` with its stack.
+   */
+  const backgroundError =
+    (who: string, what: string) =>
+    (error: unknown): void => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (storage.isBusy?.(error)) logger.warn(`database busy: ${who} try again`, { error: message });
+      else if (storage.isUnavailable?.(error)) logger.warn(`database unavailable: ${who} try again`, { error: message });
+      else logger.error(what, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    };
   const webhookOptions = options.webhooks ?? true;
   const ownWebhookOptions = webhookOptions === true || webhookOptions === false ? {} : webhookOptions;
   const webhookMetrics = registry && workers && webhookOptions !== false ? createWebhookMetrics(registry) : null;
@@ -193,7 +207,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
           storage,
           clock,
           allowPrivateUrls: options.allowPrivateUrls ?? false,
-          onError: (error) => logger.error('webhook delivery error', { error: String(error) }),
+          onError: backgroundError('webhook deliveries', 'webhook delivery error'),
           ...ownWebhookOptions,
           ...(webhookMetrics
             ? {
@@ -225,14 +239,7 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   };
   const publicUrl = createPublicUrl({ publicUrl: options.publicUrl, basePath, logger });
   const engine = createEngine({
-    // A database locked past the busy timeout (another writer) is retried by the next round or check.
-    // So is a database out of reach (a restart, a failover): a warning each, no stack.
-    onError: (error) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (options.storage.isBusy?.(error)) logger.warn('database busy: the workers try again', { error: message });
-      else if (options.storage.isUnavailable?.(error)) logger.warn('database unavailable: the workers try again', { error: message });
-      else logger.error('worker error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    },
+    onError: backgroundError('the workers', 'worker error'),
     ...options.engine,
     ...(engineMetrics
       ? {
