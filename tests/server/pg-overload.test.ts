@@ -4,6 +4,7 @@ import type { PostgresStorage } from '@spillway/postgres';
 import { startServer, until } from '../support/server-fixture.ts';
 import type { RunningFixture } from '../support/server-fixture.ts';
 import { capturedLog, WARN } from '../support/server-log.ts';
+import { holdEveryConnection } from '../../packages/postgres/src/test-database.ts';
 import { testDatabase } from '../support/test-database.ts';
 import type { TestDatabase } from '../support/test-database.ts';
 
@@ -52,20 +53,6 @@ async function otherConnection(url: string) {
 
 /** A connection that runs queries. */
 type Db = Awaited<ReturnType<typeof otherConnection>>;
-
-/** Every connection `pool` may open, lent out (to sends waiting on a lock, say): released after the test. */
-async function holdEveryConnection(pool: PostgresStorage['pool']) {
-  const held: Db[] = [];
-  cleanups.push(() => held.forEach((client) => client.release()));
-  while (held.length < pool.options.max) {
-    // A connection slower to open than the busy timeout (a loaded machine) is asked for again.
-    await pool.connect().then(
-      (client) => void held.push(client),
-      () => undefined,
-    );
-  }
-  return held;
-}
 
 /** Everything one request's acceptance writes, counted: the messages (the outbox too), their list, history and charge, and the balance. */
 async function written(db: Db, schema: string) {
@@ -145,7 +132,7 @@ describe.skipIf(!testDatabase('probe').url)('the reference server on a busy Post
       const id = ((await sent.json()) as { messages: Array<{ messageId: number }> }).messages[0]!.messageId;
       expect((await f.call(`/bat/message/${id}`)).status).toBe(200);
       const { pool } = f.server.storage as PostgresStorage;
-      const held = await holdEveryConnection(pool);
+      const held = await holdEveryConnection(pool, cleanups);
 
       await expectBusy(await f.call(`/bat/message/${id}`, { signal: AbortSignal.timeout(HANGING_MS) }));
       expect((await f.call('/health', { auth: 'none', signal: AbortSignal.timeout(HANGING_MS) })).status).toBe(200);

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStorage, type PostgresStorage } from './postgres-storage.ts';
 import { MIGRATION_LOCK, SCHEMA_VERSION } from './schema.ts';
-import { createTestDatabase } from './test-database.ts';
+import { createTestDatabase, holdEveryConnection } from './test-database.ts';
 
 // Needs a PostgreSQL server: DATABASE_URL=postgres://...
 const url = process.env.DATABASE_URL;
@@ -26,20 +26,6 @@ function boundedStorage(schema: string, name: string, busyTimeoutMs = BUSY_MS): 
   const storage = createPostgresStorage({ connectionString: address.href, schema, busyTimeoutMs });
   cleanups.push(() => storage.close());
   return storage;
-}
-
-/** Every connection `pool` may open, lent out (to requests waiting on a lock, say): released after the test. */
-async function holdEveryConnection(pool: pg.Pool): Promise<pg.PoolClient[]> {
-  const held: pg.PoolClient[] = [];
-  cleanups.push(() => held.forEach((client) => client.release()));
-  while (held.length < pool.options.max) {
-    // A connection slower to open than the busy timeout (a loaded machine) is asked for again.
-    await pool.connect().then(
-      (client) => void held.push(client),
-      () => undefined,
-    );
-  }
-  return held;
 }
 
 /** The lock_timeout of a connection of `pool`, ms (0: none). */
@@ -95,7 +81,7 @@ describe.skipIf(!url)('busyTimeoutMs on PostgreSQL', () => {
   it('fails a call waiting for a connection of a pool lent out whole, as busy', async () => {
     const storage = boundedStorage(db.schemaName(), uniqueName('spillway-busy-pool'));
     await storage.migrate();
-    const held = await holdEveryConnection(storage.pool);
+    const held = await holdEveryConnection(storage.pool, cleanups);
     const error = await failure(storage.findAccountByLogin('nobody'));
     expect((error as Error).message).toMatch(/timeout exceeded when trying to connect/);
     expect(storage.isBusy(error)).toBe(true);

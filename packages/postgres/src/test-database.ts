@@ -51,3 +51,20 @@ export function createTestDatabase(url: string): TestDatabase {
     },
   };
 }
+
+/**
+ * Test helper: lends out every connection `pool` may open (as requests waiting on a lock would
+ * hold them), for a test of what waits for one; `cleanups` gets their release. A connection
+ * slower to open than the pool's `connectionTimeoutMillis` (a loaded machine) is asked for again.
+ */
+export async function holdEveryConnection(pool: pg.Pool, cleanups: Array<() => unknown>): Promise<pg.PoolClient[]> {
+  const held: pg.PoolClient[] = [];
+  cleanups.push(() => held.forEach((client) => client.release()));
+  while (held.length < pool.options.max) {
+    await pool.connect().then(
+      (client) => void held.push(client),
+      () => undefined,
+    );
+  }
+  return held;
+}
