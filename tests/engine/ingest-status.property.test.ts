@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const text = fc.oneof(
-  fc.string({ minLength: 1, maxLength: 300 }).filter((t) => t.trim().length > 0),
+  // A `%member%` no per-phone data fills is refused (a 400), so no valid text holds one here.
+  fc.string({ minLength: 1, maxLength: 300 }).filter((t) => t.trim().length > 0 && !/%[A-Za-z_][A-Za-z0-9_]{0,63}%/.test(t)),
   fc.constantFrom('Ваш код 1234', 'Your code is 1234 😀', 'a'.repeat(161), 'ä€[]{}~^|\\'),
 );
 const message = fc.record(
@@ -27,9 +28,18 @@ const message = fc.record(
 
 describe('ingest then status', () => {
   it('round-trips every valid SMS message', async () => {
+    // One engine takes every run: a customerMessageId is made unique per run and item, or a uuid
+    // fast-check repeats (it favours a few) is a 409 replay conflict with an earlier run's content.
+    let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(message, { minLength: 1, maxLength: 5 }), async (items) => {
-        const messages = items.map((m) => ({ from: 'Shop', type: 'sms' as const, ...m }));
+        run++;
+        const messages = items.map((m, i) => ({
+          from: 'Shop',
+          type: 'sms' as const,
+          ...m,
+          ...(m.customerMessageId !== undefined ? { customerMessageId: `${run}.${i}.${m.customerMessageId}` } : {}),
+        }));
         const sent = await f.engine.messages.send(f.account.id, { messages });
         expect(sent.messages).toHaveLength(messages.length);
         for (const [i, accepted] of sent.messages.entries()) {

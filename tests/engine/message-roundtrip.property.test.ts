@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => f?.close());
 
-const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 });
+// A `%member%` no per-phone data fills is refused (a 400), so no text here holds one.
+const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).filter((t) => !/%[A-Za-z_][A-Za-z0-9_]{0,63}%/.test(t));
 
 describe('a message read back from storage', () => {
   it('holds the strings and numbers it was accepted with, by id, by ids, in a status read and once claimed', async () => {
