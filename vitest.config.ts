@@ -20,7 +20,9 @@ export default defineConfig({
     ],
     // The packaging test builds, packs and installs the packages: a step of its own (`pnpm test:packaging`).
     exclude: ['**/node_modules/**', 'tests/packaging/pack.test.ts'],
-    testTimeout: 20000,
+    // Files that start servers and CLI processes from source run 15-20 s a test on a slow 2-core
+    // machine with a file per core (four tests went over 20 s on such a day's CI runs).
+    testTimeout: 40000,
     hookTimeout: 30000,
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one file at a time on CI's two. Most files

@@ -148,7 +148,8 @@ describe(`the API keys of a sub-client (${s.database.label})`, () => {
     expect((await s.call(`/api/client/clients/${child.clientId}/keys`, { auth: 'none', json: {} })).status).toBe(401);
   });
 
-  it('refuses a revoked key at once in another process on the same database', async () => {
+  // Two servers (on SQLite, two processes' worth of threads) start here: 16-20 s on a loaded CI machine.
+  it('refuses a revoked key at once in another process on the same database', { timeout: 60_000 }, async () => {
     // On PostgreSQL the schema of this file's server; on SQLite a file both processes open.
     const dir = s.database.url ? null : mkdtempSync(join(tmpdir(), 'spillway-client-keys-'));
     const env = dir ? { SPILLWAY_DB: join(dir, 'keys.db') } : s.database.env;
