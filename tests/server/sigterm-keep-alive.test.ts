@@ -56,6 +56,18 @@ function watch(socket: Socket) {
   return seen;
 }
 
+/** A send whose body is half written (its first 10 characters) on a new connection, watched. */
+async function sendHalf(port: number, body: string) {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const seen = watch(socket);
+  socket.write(
+    `POST /bat/messagelist HTTP/1.1\r\nHost: x\r\nX-Authorization-Key: ${CRASH_KEY}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+  );
+  return { socket, seen };
+}
+
 describe('spillway serve on SIGTERM, with kept-alive connections', () => {
   it('answers the request in flight with Connection: close, closes idle connections cleanly, refuses new ones, and exits 0', async () => {
     const port = await freePort();
@@ -81,13 +93,7 @@ describe('spillway serve on SIGTERM, with kept-alive connections', () => {
 
     // A send in flight: its body half sent.
     const body = JSON.stringify({ messages: [{ from: 'Shop', to: '99900000001', type: 'sms', text: 'hi' }] });
-    const busy = connect(port, '127.0.0.1');
-    await new Promise((resolve) => busy.once('connect', resolve));
-    const inFlight = watch(busy);
-    busy.write(
-      `POST /bat/messagelist HTTP/1.1\r\nHost: x\r\nX-Authorization-Key: ${CRASH_KEY}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
-    );
+    const { socket: busy, seen: inFlight } = await sendHalf(port, body);
 
     server.kill('SIGTERM');
     await refused(port);
@@ -188,13 +194,7 @@ describe(`spillway serve on SIGTERM keeps one deadline, SPILLWAY_SHUTDOWN_GRACE_
 
     // A send held open: its body half sent.
     const heldBody = body('79990000002');
-    const held = connect(port, '127.0.0.1');
-    await new Promise((resolve) => held.once('connect', resolve));
-    const heldSeen = watch(held);
-    held.write(
-      `POST /bat/messagelist HTTP/1.1\r\nHost: x\r\nX-Authorization-Key: ${CRASH_KEY}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(heldBody)}\r\n\r\n${heldBody.slice(0, 10)}`,
-    );
+    const { seen: heldSeen } = await sendHalf(port, heldBody);
     // A request whose head is still coming behind one answered (so the server has read it): it
     // arrives once the shutdown began.
     const late = connect(port, '127.0.0.1');
