@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { ChannelContext, ChannelDriver, InboundReport, Receipt } from '../ports/channel.ts';
 import type { Commit, MessageUpdate } from '../ports/work-storage.ts';
 import type { Storage } from '../ports/storage.ts';
@@ -672,12 +672,8 @@ export function createWorker(deps: WorkerDeps) {
     // The round in flight may wait for a lock (its commit, a claim): not past the settling time.
     if (!(await settledBy(rounds.stop(), settleBy, clock))) return closeDrivers(left(true), settleBy);
     while (inFlight.size > 0 && clock.now() < deadline) {
-      let timer: TimerHandle | undefined;
-      await Promise.race([
-        Promise.all([...inFlight.values()].map((f) => f.done)),
-        new Promise((resolve) => (timer = clock.setTimeout(() => resolve(undefined), Math.max(1, deadline - clock.now())))),
-      ]);
-      if (timer !== undefined) clock.clearTimeout(timer);
+      // Each send's `done` never rejects (its failure is a result).
+      await settledBy(Promise.all([...inFlight.values()].map((f) => f.done)), deadline, clock);
       // A send leaves the flight when a round applies its result (nothing new is claimed now):
       // without this round the loop would spin until the deadline.
       if (!(await settledBy(rounds.tick(), settleBy, clock))) return closeDrivers(left(true), settleBy);
