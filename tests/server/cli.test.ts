@@ -271,7 +271,8 @@ describe('spillway CLI input checks', () => {
     const again = await failed(['tokens', 'retire', '--kid', first!.kid]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(new RegExp(`^signing key "${first!.kid}" is already retired$`, 'm'));
-  }, 60_000);
+    // A dozen CLI commands from source, one after the other: 42-44 s on CI today, 60 beside other work.
+  }, 120_000);
 
   it('applies a rate limit changed with the CLI to a running server at its next request (the cached authentication held the old one 30 s)', async () => {
     const db = join(dir, 'rate-live.db');
