@@ -20,6 +20,8 @@ export default defineConfig({
     ],
     // The packaging test builds, packs and installs the packages: a step of its own (`pnpm test:packaging`).
     exclude: ['**/node_modules/**', 'tests/packaging/pack.test.ts'],
+    // Builds what the tests that start `spillway` in a child process run (tests/support/build.ts).
+    globalSetup: ['tests/support/build.ts'],
     // Files that start servers and CLI processes from source run 15-20 s a test on a slow 2-core
     // machine with a file per core (four tests went over 20 s on such a day's CI runs).
     testTimeout: 40000,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/server-process.ts';
+import { SPILLWAY_CLI } from '../support/spillway-command.ts';
 
 // `spillway serve` stops when a launcher above it is gone (`npx pnpm start` killed by SIGTERM,
 // see start-command.test.ts), but not when it was started to outlive it. An operator's
@@ -61,7 +62,7 @@ const alive = (pid: number): boolean => {
 async function startUnderShellThatExits(prefix: string, env: Record<string, string> = {}) {
   const port = await freePort();
   const log = join(dir, `${port}.log`);
-  const node = [process.execPath, '--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'];
+  const node = [process.execPath, ...SPILLWAY_CLI, 'serve'];
   const shell = spawn('bash', ['-c', `${prefix} ${node.map((a) => `'${a}'`).join(' ')} >'${log}' 2>&1 & echo $!; read -r _`], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'ignore'],

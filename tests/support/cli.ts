@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { SPILLWAY_CLI } from './spillway-command.ts';
 
 const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
 
 /**
- * Runs `spillway <args>` from source with `env` over the test's environment. Resolves with its
+ * Runs `spillway <args>` (built, see {@link SPILLWAY_CLI}) with `env` over the test's environment. Resolves with its
  * output; a non-zero exit rejects with execFile's error, which carries `code` and `stdout`.
  * `timeoutMs` kills a command that does not end (its error's `killed` is then true).
  */
@@ -15,7 +14,7 @@ export function runCli(
   env: NodeJS.ProcessEnv = {},
   { timeoutMs }: { timeoutMs?: number } = {},
 ): Promise<{ stdout: string; stderr: string }> {
-  return run(join(root, 'node_modules/.bin/tsx'), ['--conditions=@spillway/source', join(root, 'apps/server/src/cli.ts'), ...args], {
+  return run(process.execPath, [...SPILLWAY_CLI, ...args], {
     env: { ...process.env, ...env },
     ...(timeoutMs !== undefined ? { timeout: timeoutMs, killSignal: 'SIGKILL' as const } : {}),
   });

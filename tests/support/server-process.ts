@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { expect } from 'vitest';
 import type { LogLine } from './server-log.ts';
+import { SPILLWAY_CLI } from './spillway-command.ts';
 
 // The reference server as users run it, in a child process, and the load the crash tests put on it.
 
@@ -16,29 +17,25 @@ export { freePort, freePorts } from '../../packages/channels/src/testing/free-po
  * With `log`, its log lines go there (set `SPILLWAY_LOG_LEVEL` in `env`: silent by default).
  */
 export function spawnServer(env: Record<string, string>, port: number, children: ChildProcess[], log?: LogLine[]): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@spillway/source', '--import', 'tsx', join(root, 'apps/server/src/cli.ts'), 'serve'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        PORT: String(port),
-        SPILLWAY_LOG_LEVEL: 'silent',
-        SPILLWAY_SIMULATOR_LATENCY_MS: '300',
-        SPILLWAY_RATE_MESSAGING: '100000/100000',
-        SPILLWAY_RATE_DATA: '100000/100000',
-        SPILLWAY_BOOTSTRAP_LOGIN: 'crash',
-        SPILLWAY_BOOTSTRAP_PASSWORD: 'crash-password',
-        SPILLWAY_BOOTSTRAP_API_KEY: CRASH_KEY,
-        SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Shop',
-        SPILLWAY_BOOTSTRAP_BALANCE: '1000',
-        ...env,
-      },
-      stdio: ['ignore', log ? 'pipe' : 'ignore', 'ignore'],
+  const child = spawn(process.execPath, [...SPILLWAY_CLI, 'serve'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      PORT: String(port),
+      SPILLWAY_LOG_LEVEL: 'silent',
+      SPILLWAY_SIMULATOR_LATENCY_MS: '300',
+      SPILLWAY_RATE_MESSAGING: '100000/100000',
+      SPILLWAY_RATE_DATA: '100000/100000',
+      SPILLWAY_BOOTSTRAP_LOGIN: 'crash',
+      SPILLWAY_BOOTSTRAP_PASSWORD: 'crash-password',
+      SPILLWAY_BOOTSTRAP_API_KEY: CRASH_KEY,
+      SPILLWAY_BOOTSTRAP_ALPHA_NAMES: 'Shop',
+      SPILLWAY_BOOTSTRAP_BALANCE: '1000',
+      ...env,
     },
-  );
+    stdio: ['ignore', log ? 'pipe' : 'ignore', 'ignore'],
+  });
   if (log) {
     let rest = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
