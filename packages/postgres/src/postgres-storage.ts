@@ -60,6 +60,30 @@ export type PostgresStorage = Storage &
     isUnavailable(error: unknown): boolean;
   };
 
+/** The storages' handlers of dropped connections, by the pool they listen to. */
+const droppedHandlers = new WeakMap<pg.Pool, Set<(error: Error) => void>>();
+
+/**
+ * Tells `handler` of every connection of `pool` that fails: an idle connection's error reaches
+ * the pool, a connection lent out (a transaction, a COPY) emits it on itself, so each gets a
+ * listener when the pool opens it. The pool and its connections get one listener however many
+ * storages share the pool (a caller's pool may serve a storage per schema); the returned function
+ * stops telling `handler`.
+ */
+function listenForDroppedConnections(pool: pg.Pool, handler: (error: Error) => void): () => void {
+  let handlers = droppedHandlers.get(pool);
+  if (!handlers) {
+    const all = new Set<(error: Error) => void>();
+    const tell = (error: Error) => all.forEach((h) => h(error));
+    pool.on('error', tell);
+    pool.on('connect', (client) => client.on('error', tell));
+    droppedHandlers.set(pool, all);
+    handlers = all;
+  }
+  handlers.add(handler);
+  return () => handlers.delete(handler);
+}
+
 /**
  * Storage on PostgreSQL: several engine processes share one database; the outbox is claimed
  * with `FOR UPDATE SKIP LOCKED`, so that they never hand out one effect twice. Call
@@ -88,10 +112,7 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
   const dropped =
     options.onConnectionError ??
     ((error: Error) => console.warn(`spillway: a PostgreSQL connection was dropped (the pool opens another): ${error.message}`));
-  // An idle connection's error reaches the pool; a connection lent out (a transaction, a COPY)
-  // emits it on itself: each gets a listener when the pool opens it.
-  pool.on('error', dropped);
-  pool.on('connect', (client) => client.on('error', dropped));
+  const unlisten = listenForDroppedConnections(pool, dropped);
 
   const own = {
     name: 'postgres',
@@ -105,10 +126,10 @@ export function createPostgresStorage(options: PostgresStorageOptions = {}): Pos
       await migrate(pool, schema);
     },
     async close() {
-      if (owned && !closed) {
-        closed = true;
-        await pool.end();
-      }
+      if (closed) return;
+      closed = true;
+      if (owned) await pool.end();
+      unlisten();
     },
   };
   // The parts are plain objects of closures over the pool: spreading them keeps every method working.
