@@ -311,6 +311,9 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   async function start(): Promise<void> {
     await storage.migrate();
     await tokens?.ready();
+    // A stop that came while the migrations waited (a lock another process held) did not wait
+    // for them past its deadline: nothing starts after it.
+    if (stopping) throw new Error('createSpillway: stopped before start() finished: nothing was started');
     engine.start();
     webhooks?.start();
     started = true;
@@ -319,11 +322,22 @@ export function createSpillway(options: SpillwayOptions): Spillway {
   async function stop(graceMs = DEFAULT_GRACE_MS): Promise<void> {
     const deadline = clock.now() + graceMs;
     const settleBy = deadline + STOP_SETTLE_MS;
-    // A stop while starting waits for the start, so that nothing starts after it.
-    await starting?.catch(() => {});
     const left: Record<string, unknown> = {};
+    // A stop while starting waits for the start until the deadline; a start that ends later
+    // starts nothing (see start()).
+    if (
+      !(await settledBy(
+        starting?.catch(() => {}),
+        deadline,
+        clock,
+      ))
+    )
+      left['startRunning'] = true;
     if (!(await settledBy(server?.close(), deadline, clock))) left['requestsUnanswered'] = server?.unanswered();
-    const engineLeft = await engine.stop(Math.max(0, deadline - clock.now()));
+    // An engine whose start never came (the start still waiting) has nothing to stop.
+    const engineLeft = started
+      ? await engine.stop(Math.max(0, deadline - clock.now()))
+      : { sendsInFlight: 0, unapplied: 0, roundRunning: false };
     if (engineLeft.sendsInFlight > 0) left['sendsInFlight'] = engineLeft.sendsInFlight;
     if (engineLeft.unapplied > 0) left['resultsUnapplied'] = engineLeft.unapplied;
     if (engineLeft.roundRunning) left['roundRunning'] = true;
