@@ -101,10 +101,10 @@ async function serve(flags: Flags): Promise<void> {
     // database) or that hangs despite it: the process exits all the same.
     const backstop = config.SPILLWAY_SHUTDOWN_GRACE_MS + STOP_SETTLE_MS + SHUTDOWN_BACKSTOP_MS;
     setTimeout(() => {
-      server?.logger.warn(
-        { afterMs: backstop },
-        'the shutdown overran its deadline: exiting now, what still ran is left as a crash leaves it',
-      );
+      const message = 'the shutdown overran its deadline: exiting now, what still ran is left as a crash leaves it';
+      // A server still starting has no logger yet (its start waits for the database): stderr says it.
+      if (server) server.logger.warn({ afterMs: backstop }, message);
+      else console.error(`spillway: ${message} (the start was still waiting for the database)`);
       process.exit(1);
     }, backstop).unref();
     void started
