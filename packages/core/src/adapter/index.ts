@@ -61,7 +61,7 @@ export type { ClientProvisionOptions } from '../clients/client-provision.ts';
 export type { IssuedClientKey } from '../clients/client-keys.ts';
 export { botCosts } from '../clients/bot-costs.ts';
 export type { BotCostRow } from '../clients/bot-costs.ts';
-export { applyPhoneVariables } from '../clients/phone-variables.ts';
+export { PHONE_VARIABLE, applyPhoneVariables } from '../clients/phone-variables.ts';
 export type { EmailTransport, OutgoingEmail } from '../ports/email-transport.ts';
 export { createClientDataService } from '../clients/client-data-service.ts';
 export type { ClientDataService, ClientDataServiceDeps } from '../clients/client-data-service.ts';

@@ -4,10 +4,7 @@ import type { ValidatedMessage } from '../messages/send-request.ts';
 import type { Storage } from '../ports/storage.ts';
 import { hasClientStorage } from '../ports/client-storage.ts';
 import { countSegments } from '../sms/segments.ts';
-import { applyPhoneVariables, unfilledPhoneVariables, unknownPlaceholderMessage } from './phone-variables.ts';
-
-/** Whether a text names a per-phone variable (`%bonus%`). */
-const HAS_PHONE_VARIABLE = /%[A-Za-z_][A-Za-z0-9_]{0,63}%/;
+import { PHONE_VARIABLE, applyPhoneVariables, unfilledPhoneVariables, unknownPlaceholderMessage } from './phone-variables.ts';
 
 /** Digits of a recipient, as per-phone data is keyed. */
 const digitsOf = (to: string) => to.replace(/^\+/, '');
@@ -22,7 +19,7 @@ async function phoneDataOf(
   texts: readonly { to: string; text: string }[],
 ): Promise<Map<string, Record<string, unknown> | null> | null> {
   if (!hasClientStorage(storage)) return null;
-  const phones = new Set(texts.filter((a) => HAS_PHONE_VARIABLE.test(a.text)).map((a) => digitsOf(a.to)));
+  const phones = new Set(texts.filter((a) => PHONE_VARIABLE.test(a.text)).map((a) => digitsOf(a.to)));
   if (phones.size === 0) return null;
   const data = new Map<string, Record<string, unknown> | null>();
   for (const phone of phones) data.set(phone, (await storage.getPhoneData(accountId, phone))?.data ?? null);
@@ -48,7 +45,7 @@ function fillWith<A extends { to: string; text: string; channel: string; partsCo
   attempts: A[],
 ): A[] {
   return attempts.map((a) => {
-    const values = HAS_PHONE_VARIABLE.test(a.text) ? data.get(digitsOf(a.to)) : null;
+    const values = PHONE_VARIABLE.test(a.text) ? data.get(digitsOf(a.to)) : null;
     if (!values) return a;
     const text = applyPhoneVariables(a.text, values);
     return text === a.text ? a : { ...a, text, partsCount: a.channel === 'sms' ? countSegments(text).parts : a.partsCount };
@@ -94,6 +91,13 @@ function unknownIn(data: ReadonlyMap<string, Record<string, unknown> | null>, te
   return details;
 }
 
+/** The message of the error listing `texts` texts with placeholders their recipients' data cannot fill. */
+function unknownPlaceholdersSummary(texts: number): string {
+  return texts === 1
+    ? "A text names a placeholder its recipient's per-phone data cannot fill"
+    : `${texts} texts name placeholders their recipients' per-phone data cannot fill`;
+}
+
 /**
  * Fills the per-phone variables of messaging API messages at acceptance (one pass over the whole
  * request's attempts, each number's data read once), so that the price is the sent text's.
@@ -115,7 +119,7 @@ export async function fillMessageTexts(storage: Storage, accountId: number, chec
     }));
     details.push(...unknownIn(data, texts));
   }
-  if (details.length > 0) throw new SpillwayError('validation_failed', `${details.length} text(s) name unknown placeholders`, details);
+  if (details.length > 0) throw new SpillwayError('validation_failed', unknownPlaceholdersSummary(details.length), details);
   const filled = fillWith(data, attempts);
   let next = 0;
   return checked.map((v) => ({ ...v, attempts: v.attempts.map(() => filled[next++]!) }));

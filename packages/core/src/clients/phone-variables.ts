@@ -1,5 +1,15 @@
-/** `%name%` of per-phone data: a top-level member of the number's data (`%bonus%`). */
-const TOKEN = /%([A-Za-z_][A-Za-z0-9_]{0,63})%/g;
+/**
+ * A `%member%` placeholder of per-phone data, naming a top-level member of the number's data
+ * (`%bonus%`): a letter or underscore, then up to 63 letters, digits or underscores. The one
+ * definition of the placeholder: the texts whose data is read, filled and checked are picked by it.
+ * Not global, so `PHONE_VARIABLE.test(text)` keeps no state between texts; group 1 is the name.
+ *
+ * @example PHONE_VARIABLE.test('You have %bonus% points') // true
+ */
+export const PHONE_VARIABLE = /%([A-Za-z_][A-Za-z0-9_]{0,63})%/;
+
+/** Every {@link PHONE_VARIABLE} of a text, for `replace` and `matchAll`. */
+const TOKEN = new RegExp(PHONE_VARIABLE.source, 'g');
 
 /** Two hex digits between percent signs: a percent-encoded byte of a link (`%C3%` of `caf%C3%A9`), not a placeholder. */
 const PERCENT_ENCODED = /^[0-9A-Fa-f]{2}$/;

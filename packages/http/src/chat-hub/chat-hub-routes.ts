@@ -23,6 +23,7 @@ import {
   validateView,
 } from './chat-hub-schemas.ts';
 import { idParam } from '../routes/id-param.ts';
+import { noQuerySchema, readListQuery } from '../routes/list-query.ts';
 
 /** Dependencies of {@link createChatHubRoutes}. */
 export interface ChatHubRoutesDeps {
@@ -154,7 +155,10 @@ export function createChatHubRoutes(deps: ChatHubRoutesDeps): Hono<ChatHubEnv> {
       responses: { 200: { description: 'Operators', schema: z.array(operatorView) }, ...unauthorized, ...forbidden },
     },
     ...company,
-    async (c) => c.json((await storage.listOperators(c.var.account.id)).map(viewOf)),
+    async (c) => {
+      readListQuery(c, noQuerySchema);
+      return c.json((await storage.listOperators(c.var.account.id)).map(viewOf));
+    },
   );
 
   defineRoute(

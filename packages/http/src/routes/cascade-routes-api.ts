@@ -4,14 +4,14 @@ import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
 import { readJson } from '../read-json.ts';
 import { parseOrThrow } from '../validate.ts';
-import { noQuerySchema, readListQuery } from './list-query.ts';
+import { noQuerySchema, positiveIntParam, readListQuery } from './list-query.ts';
 import { routeIdParam, routeRevision } from './route-stats-api.ts';
 import { bindingRequestSchema, bindingSchema, routeBodySchema, routeViewSchema } from './cascade-schemas.ts';
 // Raw JSON bodies: the engine validates them at run time; its parameter types are for embedders.
 import type { RouteInput } from '@spillway/core';
 
 const tags = ['routes'];
-const revisionQuerySchema = z.object({ revision: z.coerce.number().int().positive().optional() });
+const revisionQuerySchema = z.object({ revision: positiveIntParam().optional() });
 const notFound = { 404: { description: 'No such route on this account' } };
 
 /**
@@ -68,7 +68,7 @@ export function registerCascadeRouteApi(app: Hono<Env>): void {
       responses: { 200: { description: 'The route', schema: routeViewSchema }, ...notFound },
     },
     async (c) => {
-      const { revision } = parseOrThrow(revisionQuerySchema, c.req.query(), 'query');
+      const { revision } = readListQuery(c, revisionQuerySchema);
       return c.json(await routeRevision(c.var.engine, c.var.account.id, routeIdParam(c), revision));
     },
   );

@@ -32,7 +32,8 @@ function typeOf(schema: z.ZodType): string {
 }
 
 /**
- * Reads and parses the query parameters `schema` documents, the same way on every list route:
+ * Reads and parses the query parameters `schema` documents, the same way on every list route and
+ * on the reads of one thing that take some (`GET /api/routes/{id}?revision=`):
  *
  * - names in any case (`Page`, `page`, `PAGE`: the interface's spelling is PascalCase, the other
  *   routes' camelCase, and its ASP.NET origin binds either);

@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
-import { parseOrThrow } from '../validate.ts';
+import { positiveIntParam, readListQuery } from './list-query.ts';
 
 /** Most cascades one stats request reads: the newest ones of the window. */
 export const MAX_STATS_CASCADES = 10_000;
@@ -19,7 +19,7 @@ const statsQuerySchema = z.object({
   until: isoTimeSchema({ withoutOffset: 'refuse' })
     .optional()
     .meta({ description: 'End of the window (default: now); ISO 8601 with an offset' }),
-  revision: z.coerce.number().int().positive().optional().meta({ description: 'Route revision (default: the latest)' }),
+  revision: positiveIntParam().optional().meta({ description: 'Route revision (default: the latest)' }),
 });
 
 const count = z.int().nonnegative();
@@ -69,7 +69,7 @@ export function registerRouteStatsApi(app: Hono<Env>, stats: RouteStatsStorage):
       },
     },
     async (c) => {
-      const query = parseOrThrow(statsQuerySchema, c.req.query(), 'query');
+      const query = readListQuery(c, statsQuerySchema);
       const until = query.until ?? c.var.engine.clock.now();
       const since = query.since ?? until - DAY;
       if (since >= until)
