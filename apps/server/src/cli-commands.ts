@@ -271,6 +271,17 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     args: '--login L',
     admin: async ({ server, account }) => server.engine.accounts.listAlphaNames((await account()).id),
   },
+  'bots revoke': {
+    args: '--login L --name N --reason R [--kind messenger_bot|chatapp_bot]',
+    help: 'its approved applications (both kinds by default) become revoked',
+    admin: async (context) => {
+      const kind = context.flags['kind'];
+      if (kind !== undefined && kind !== 'messenger_bot' && kind !== 'chatapp_bot')
+        throw new Error('--kind is messenger_bot or chatapp_bot');
+      const body = { botName: context.need('name'), reason: context.need('reason'), ...(kind ? { kind } : {}) };
+      return sendersOf(context).revokeBot((await context.account()).id, body);
+    },
+  },
   'applications list': {
     args: '[--status pending|approved|rejected|revoked]',
     help: 'alpha-name and bot applications',

@@ -38,6 +38,26 @@ export type paths = {
     patch?: never;
     trace?: never;
   };
+  '/admin/accounts/{accountId}/bots/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Operator: revoke an approved bot of an account
+     * @description For a bot whose token leaked or whose owner was struck off. Its approved applications (of `kind`, or of both bot kinds without it) become `revoked` with the reason, which the account sees in `GET /api/clientsenders`. From the next request on, a send or a chat binding naming the bot (`botName`) is refused (400 at its path) as one naming a bot never approved; messages accepted before keep going. The account may apply for the bot again. Bots are the account's own, never shared with its sub-clients: a sub-client's bot of the same name is left alone.
+     */
+    post: operations['revokeBot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/sender-applications': {
     parameters: {
       query?: never;
@@ -2565,6 +2585,24 @@ export type components = {
       /** Format: date-time */
       revokedAt: string;
     };
+    RevokeBotRequest: {
+      botName: string;
+      /**
+       * @description Only the bot of this kind; omitted: the bots of the name of both kinds
+       * @enum {string}
+       */
+      kind?: 'chatapp_bot' | 'messenger_bot';
+      /** @description Why: shown to the account with the revoked application */
+      reason: string;
+    };
+    RevokeBotResponse: {
+      /** @description The approved applications of the bot now `revoked`, by id: one, or one of each kind without `kind` */
+      applications: components['schemas']['SenderApplication'][];
+      botName: string;
+      reason: string;
+      /** Format: date-time */
+      revokedAt: string;
+    };
     RevokeTokenRequest: {
       token?: string;
     };
@@ -3042,6 +3080,70 @@ export interface operations {
         };
       };
       /** @description No such account, or the account has no such alpha-name */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  revokeBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        accountId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "botName": "support_bot",
+         *       "kind": "messenger_bot",
+         *       "reason": "Bot token leaked"
+         *     }
+         */
+        'application/json': components['schemas']['RevokeBotRequest'];
+      };
+    };
+    responses: {
+      /** @description The revoked applications */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevokeBotResponse'];
+        };
+      };
+      /** @description Invalid request, every bad member listed in `details` */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The admin API is disabled (no admin key configured) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such account, or the account has no approved bot of that name (and kind) */
       404: {
         headers: {
           [name: string]: unknown;

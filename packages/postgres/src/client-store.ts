@@ -179,6 +179,18 @@ export function createClientStore(pool: pg.Pool, x: string): ClientStorage {
       return updated ? senderApplicationFromRow(updated) : null;
     },
     revokeAlphaNames: createAlphaNameRevocation(pool, x),
+    async revokeBotApplications(accountId, name, reason, at, kind) {
+      const revoked = await rows<SenderApplicationRow>(
+        pool,
+        `UPDATE ${x}sender_applications SET status = 'revoked', reason = $3, decided_at = $4
+         WHERE account_id = $1 AND name = $2 AND status = 'approved'
+           AND kind IN ('chatapp_bot', 'messenger_bot') AND ($5::text IS NULL OR kind = $5)
+         RETURNING *`,
+        [accountId, name, reason, at, kind ?? null],
+      );
+      // RETURNING answers the rows in no set order.
+      return revoked.map(senderApplicationFromRow).sort((x, y) => x.id - y.id);
+    },
 
     createLinkedClient: createLinkedClientCreation(pool, x),
     ...createClientProvisionStore(pool, x),

@@ -179,6 +179,12 @@ export function createClientStore(db: Database.Database): ClientStorage {
   const decide = db.prepare<[string, string | null, number, number], SqliteSenderApplicationRow>(
     `UPDATE sender_applications SET status = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *`,
   );
+  const revokeBots = db.prepare<[string, number, number, string, string | null, string | null], SqliteSenderApplicationRow>(
+    `UPDATE sender_applications SET status = 'revoked', reason = ?, decided_at = ?
+     WHERE account_id = ? AND name = ? AND status = 'approved'
+       AND kind IN ('chatapp_bot', 'messenger_bot') AND (? IS NULL OR kind = ?)
+     RETURNING *`,
+  );
   const insert = accountInserts(db);
   const selectLink = db.prepare<[number], ClientLinkRow>('SELECT * FROM client_links WHERE child_id = ?');
   const selectLinkByReferral = db.prepare<[number, string], ClientLinkRow>(
@@ -310,6 +316,13 @@ export function createClientStore(db: Database.Database): ClientStorage {
       return row ? toSenderApplication(row) : null;
     },
     revokeAlphaNames: createAlphaNameRevocation(db),
+    async revokeBotApplications(accountId, name, reason, at, kind) {
+      // RETURNING answers the rows in no set order.
+      return revokeBots
+        .all(reason, at, accountId, name, kind ?? null, kind ?? null)
+        .map(toSenderApplication)
+        .sort((x, y) => x.id - y.id);
+    },
 
     createLinkedClient: createLinkedClientCreation(db),
     ...createClientProvisionStore(db),

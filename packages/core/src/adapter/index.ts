@@ -51,7 +51,7 @@ export * from '../clients/client-requests.ts';
 export { alphaNameStatistics } from '../clients/alpha-name-statistics.ts';
 export type { AlphaNameStatistics } from '../clients/alpha-name-statistics.ts';
 export { createSenderService, MAX_STATISTICS_DAYS } from '../clients/sender-service.ts';
-export type { AlphaNameRevocation, SenderService, SenderServiceDeps, SenderState } from '../clients/sender-service.ts';
+export type { AlphaNameRevocation, BotRevocation, SenderService, SenderServiceDeps, SenderState } from '../clients/sender-service.ts';
 export { createClientService } from '../clients/client-service.ts';
 export type { ClientService, ClientServiceDeps, ProvisionedClient, LinkedClient } from '../clients/client-service.ts';
 export { CLIENT_TRANSFER_KEY_RETENTION_MS } from '../clients/client-transfer.ts';

@@ -135,6 +135,17 @@ export const alphaNameRevocationSchema = z.strictObject({
   }),
 });
 
+/** Body of `POST /admin/accounts/{accountId}/bots/revoke`: an operator revokes an approved bot of the account. */
+export const botRevocationSchema = z.strictObject({
+  // Trimmed as the application's `botName` is: the name revoked is the name approved.
+  botName: z.string().trim().min(1).max(64),
+  kind: z
+    .enum(['chatapp_bot', 'messenger_bot'])
+    .optional()
+    .meta({ description: 'Only the bot of this kind; omitted: the bots of the name of both kinds' }),
+  reason: z.string().trim().min(1).max(1000).meta({ description: 'Why: shown to the account with the revoked application' }),
+});
+
 /** A phone number to reach a client or an organization at: international, a leading `+` allowed. */
 const contactPhone = z.string().regex(/^\+?[0-9]{7,15}$/, 'international phone number');
 
@@ -173,6 +184,8 @@ export type ClientKeyRequest = z.infer<typeof clientKeyRequestSchema>;
 export type ClientTransferRequest = z.infer<typeof clientTransferSchema>;
 /** A validated revocation of an alpha-name (see {@link alphaNameRevocationSchema}). */
 export type AlphaNameRevocationRequest = z.infer<typeof alphaNameRevocationSchema>;
+/** A validated revocation of a bot (see {@link botRevocationSchema}). */
+export type BotRevocationRequest = z.infer<typeof botRevocationSchema>;
 /** A validated referral client (see {@link referralClientSchema}). */
 export type ReferralClientRequest = z.infer<typeof referralClientSchema>;
 /** A validated organization (see {@link organizationRequestSchema}). */

@@ -13,6 +13,7 @@ import {
   alphaNameRevocationSchema,
   applicationDecisionSchema,
   botApplicationSchema,
+  botRevocationSchema,
   parseRequest,
 } from './client-requests.ts';
 import { storableCalls } from '../validation/storable-calls.ts';
@@ -44,6 +45,15 @@ export interface AlphaNameRevocation {
   applications: SenderApplication[];
 }
 
+/** A bot an operator revoked: its approved applications of the account, now `revoked`. */
+export interface BotRevocation {
+  botName: string;
+  reason: string;
+  revokedAt: number;
+  /** The applications revoked, by id: one, or one of each kind when the revocation named no kind. */
+  applications: SenderApplication[];
+}
+
 /** What {@link createSenderService} needs. */
 export interface SenderServiceDeps {
   storage: Storage & ClientStorage;
@@ -72,6 +82,14 @@ export interface SenderService {
    * and the name is revoked entirely where no channel is left.
    */
   revokeAlphaName(accountId: number, body: unknown): Promise<AlphaNameRevocation>;
+  /**
+   * Operator: revokes an approved bot of the account (of one kind, or of both without `kind`): its
+   * approved applications become `revoked` with the reason, so sends naming it are refused from the
+   * next request on as naming a bot never approved, and the account may apply for it again. Bots
+   * are the account's own (never shared with sub-clients): those of its sub-clients are left alone.
+   * 404 when the account has no approved bot of that name (and kind).
+   */
+  revokeBot(accountId: number, body: unknown): Promise<BotRevocation>;
   /** SMS figures per alpha-name for messages created in `[from, to)`. */
   statistics(accountId: number, range: { from: number; to: number; alphaName?: string }): Promise<AlphaNameStatistics[]>;
 }
@@ -187,6 +205,18 @@ export function createSenderService(deps: SenderServiceDeps): SenderService {
         alphaNames: [...revoked.alphaNames].sort((x, y) => first(x) - first(y) || x.accountId - y.accountId),
         applications: revoked.applications,
       };
+    },
+
+    async revokeBot(accountId, body) {
+      const req = parseRequest(botRevocationSchema, body, 'revocation');
+      await mustExist(accountId);
+      const at = clock.now();
+      const applications = await storage.revokeBotApplications(accountId, req.botName, req.reason, at, req.kind);
+      if (applications.length === 0) {
+        const what = req.kind ? `an approved ${req.kind}` : 'an approved bot';
+        throw new SpillwayError('not_found', `'${req.botName}' is not ${what} of account ${accountId}`);
+      }
+      return { botName: req.botName, reason: req.reason, revokedAt: at, applications };
     },
 
     async senders(accountId) {

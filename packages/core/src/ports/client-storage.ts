@@ -143,6 +143,20 @@ export interface ClientStorage {
     at: number,
     channels?: readonly ChannelId[],
   ): Promise<{ alphaNames: AlphaNameWithdrawal[]; applications: SenderApplication[] }>;
+  /**
+   * Revokes the bot `name` of the account, in one statement: its approved applications of `kind`
+   * (of both bot kinds without it) become `revoked` with `reason`, `decidedAt` `at`, so that the
+   * bot is no longer one of the account's approved bots for any read. Answers them, by id; none
+   * when the account has no approved bot of that name (and kind). Its pending, rejected and
+   * `alpha_name` applications, and other accounts', are left as they are.
+   */
+  revokeBotApplications(
+    accountId: number,
+    name: string,
+    reason: string,
+    at: number,
+    kind?: Exclude<SenderKind, 'alpha_name'>,
+  ): Promise<SenderApplication[]>;
 
   /**
    * Creates a client account whole, in one transaction: the account, its link to the parent, its

@@ -4,6 +4,7 @@ import type { ClientStorage } from '../ports/client-storage.ts';
 import type { NewMessage } from '../ports/message-storage.ts';
 import type { Storage } from '../ports/storage.ts';
 import type { StepSpec } from '../types/message.ts';
+import { describeBotRevocations } from './bot-revocation-contract.ts';
 import { describeClientProvisions } from './client-provision-contract.ts';
 import { describeClientRemovals } from './client-removal-contract.ts';
 import { describeClientTransfers } from './client-transfer-contract.ts';
@@ -408,6 +409,7 @@ export function runClientStorageContract(options: ClientStorageContractOptions):
     );
 
     describeClientRemovals(withStore, accounts);
+    describeBotRevocations(withStore, accounts);
     describeClientTransfers(withStore, accounts, options.share);
     describeLinkedClients(withStore, accounts, options.share);
     describeClientProvisions(withStore, accounts, options.share);

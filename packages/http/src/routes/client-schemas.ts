@@ -159,3 +159,13 @@ export const organizationSchema = z.object({
 
 /** Item of `GET /organizations` (OrganizationNameSync). */
 export const organizationNameSchema = z.object({ id: z.int(), name: z.string(), taxId: z.string() });
+
+/** Answer of `POST /admin/accounts/{accountId}/bots/revoke`. */
+export const botRevocationResultSchema = z.object({
+  botName: z.string(),
+  reason: z.string(),
+  revokedAt: z.iso.datetime(),
+  applications: z
+    .array(applicationSchema)
+    .meta({ description: 'The approved applications of the bot now `revoked`, by id: one, or one of each kind without `kind`' }),
+});

@@ -9,6 +9,7 @@ import { readJson } from '../read-json.ts';
 import { dateParam } from '../date-param.ts';
 import { parseOrThrow } from '../validate.ts';
 import { registerAdminAlphaNameRoutes } from './admin-alpha-names.ts';
+import { registerAdminBotRoutes } from './admin-bots.ts';
 import { alphaNameStatusSchema, applicationSchema, clientSendersSchema } from './client-schemas.ts';
 import { applicationView, clientServicesOf } from './client-services.ts';
 import { idParam } from './id-param.ts';
@@ -42,7 +43,8 @@ export interface SenderRouteOptions {
  * Registers alpha-name and bot applications (`POST /api/AlphaName/sms/application`,
  * `POST /bots/application`), their state and statistics (`GET /api/AlphaName/sms/status`,
  * `GET /api/clientsenders`), the operator routes that decide them (`/admin/sender-applications`), and
- * the operator's view of an account's alpha-names, which may revoke one (`/admin/accounts/{accountId}/alpha-names`).
+ * the operator's view of an account's alpha-names, which may revoke one (`/admin/accounts/{accountId}/alpha-names`),
+ * and the operator's revocation of an account's bot (`/admin/accounts/{accountId}/bots/revoke`).
  */
 export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions = {}): void {
   defineRoute(
@@ -199,4 +201,5 @@ export function registerSenderRoutes(app: Hono<Env>, options: SenderRouteOptions
   );
 
   registerAdminAlphaNameRoutes(app, admin);
+  registerAdminBotRoutes(app, admin);
 }
