@@ -2,14 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '@spillway/channels';
 import { createNodeHasher, createSpillway } from '@spillway/http';
 import { createPostgresStorage } from '@spillway/postgres';
-import { testDatabase } from '../support/test-database.ts';
+import { holdMigrationLock, testDatabase } from '../support/test-database.ts';
 
 // A start can wait without bound: PostgreSQL migrations wait for the migration lock another
 // process holds (SQLite's wait is bounded by its busy timeout and blocks the thread). The stop
 // still keeps its deadline. Runs in CI's PostgreSQL suite (SPILLWAY_TEST_STORAGE=postgres).
 const database = testDatabase('stop_while_starting');
-// The lock the migrations take (packages/postgres/src/schema.ts `MIGRATION_LOCK`, 'SPIL').
-const MIGRATION_LOCK = 0x5350_494c;
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -19,13 +17,7 @@ afterEach(async () => {
 describe.skipIf(!database.url)('stop() while start() waits for the migration lock', () => {
   it('keeps its deadline, warns, and the start fails instead of starting the workers after it', async () => {
     cleanups.push(() => database.drop());
-    // A connection of another storage's pool, holding the lock as another process's migration would.
-    const other = createPostgresStorage({ connectionString: database.url, schema: database.schema });
-    cleanups.push(() => other.close());
-    const holder = await other.pool.connect();
-    cleanups.push(() => holder.release());
-    await holder.query('BEGIN');
-    await holder.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, database.schema]);
+    const lock = await holdMigrationLock(database, cleanups);
 
     const warned: Array<{ message: string; meta?: Record<string, unknown> }> = [];
     const spillway = createSpillway({
@@ -39,7 +31,7 @@ describe.skipIf(!database.url)('stop() while start() waits for the migration loc
       (error: Error) => error.message,
     );
     // The start is waiting on the lock.
-    await expect(Promise.race([started, new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))])).resolves.toBe('waiting');
+    await Promise.race([lock.waited(), started.then((how) => Promise.reject(new Error(`the start ended: ${how}`)))]);
 
     const t0 = performance.now();
     await spillway.stop({ graceMs: 500 });
@@ -48,7 +40,7 @@ describe.skipIf(!database.url)('stop() while start() waits for the migration loc
 
     // The lock is let go: the start fails (its pool was closed, or it finds the stop) and does
     // not start what the stop stopped.
-    await holder.query('COMMIT');
+    await lock.release();
     expect(await started).not.toBe('started');
     expect((await spillway.fetch(new Request('http://localhost/health'))).status).toBe(503);
   });

@@ -69,3 +69,44 @@ export function serverOnTestDatabase(name: string, env: Record<string, string> =
     close: () => started().close(),
   };
 }
+
+/** The lock PostgreSQL migrations take (`MIGRATION_LOCK` of packages/postgres/src/schema.ts, 'SPIL'). */
+const MIGRATION_LOCK = 0x5350_494c;
+
+/**
+ * Holds the migration lock of `database`'s schema (PostgreSQL) from a connection of its own, as
+ * another process's migration would: a start there waits. The lock goes with the answer's
+ * `release()`, or with the cleanups it adds to `cleanups` (run last-first).
+ */
+export async function holdMigrationLock(
+  database: TestDatabase,
+  cleanups: Array<() => Promise<unknown> | unknown>,
+): Promise<{ release(): Promise<void>; waited(): Promise<void> }> {
+  const other = createPostgresStorage({ connectionString: database.url, schema: database.schema });
+  cleanups.push(() => other.close());
+  const holder = await other.pool.connect();
+  cleanups.push(() => holder.release());
+  let held = true;
+  const release = async () => {
+    if (!held) return;
+    held = false;
+    await holder.query('ROLLBACK');
+  };
+  cleanups.push(release);
+  await holder.query('BEGIN');
+  await holder.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, database.schema]);
+  /** Resolves once another connection waits for the lock (a start got as far as its migrations). */
+  const waited = async () => {
+    for (let i = 0; i < 400; i++) {
+      const { rows } = await other.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND classid = $1::bigint::oid AND objid = ((hashtext($2)::bigint + 4294967296) % 4294967296)::oid`,
+        [MIGRATION_LOCK, database.schema],
+      );
+      if (rows[0]!.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`nothing waited for the migration lock of ${database.schema} in 20 s`);
+  };
+  return { release, waited };
+}
