@@ -8,7 +8,7 @@ import type { HttpLogger } from './env.ts';
 import { errorAnswer } from './error-handler.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
-import { declaredBodyLength, isJsonContentType, parseJsonBody } from './read-json.ts';
+import { declaredBodyLength, isJsonContentType, parseJsonBody, utf8Text } from './read-json.ts';
 import { plainMessageId, SEND_ROUTE, STATUS_ROUTE } from './routes/messaging.ts';
 import { HEALTH_ROUTE, healthBody } from './routes/system.ts';
 import { createTurnWriter, type EndResponse } from './turn-writer.ts';
@@ -70,7 +70,6 @@ export async function answerSend(
 }
 
 const STATUS_PREFIX = STATUS_ROUTE.slice(0, STATUS_ROUTE.indexOf(':'));
-const textDecoder = new TextDecoder();
 
 /** A route's answer made already (status and text), where a route usually answers a value to write as JSON with 200. */
 class Answered {
@@ -93,7 +92,13 @@ function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(textDecoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+    req.once('end', () => {
+      try {
+        resolve(utf8Text(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      } catch (error) {
+        reject(error);
+      }
+    });
     req.once('error', () => reject(new ClientGone()));
     req.once('close', () => {
       if (!req.complete) reject(new ClientGone());

@@ -32,8 +32,34 @@ export async function readJson(c: Context): Promise<unknown> {
  * only white space, whatever its Content-Type says) reads as `{}`, as `curl -X POST` sends it.
  */
 export async function readOptionalJson(c: Context): Promise<unknown> {
-  // Hono caches the body text, so peeking at it does not consume it for readJson.
-  return (await c.req.text()).trim() ? readJson(c) : {};
+  // Hono caches the body, so peeking at it does not consume it for readJson.
+  return (await requestText(c)).trim() ? readJson(c) : {};
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A request body's bytes as text, refused (400 `bad_request`) when they are not UTF-8: a body in
+ * Latin-1 or Windows-1252 that does not say so would otherwise be read with U+FFFD in place of its
+ * letters, and sent so ("Caf\uFFFD"). A leading byte order mark is dropped.
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new SpillwayError(
+      'bad_request',
+      'Request body is not valid UTF-8: JSON is UTF-8 (RFC 8259); encode the text in UTF-8, not Latin-1 or Windows-1252',
+    );
+  }
+}
+
+/**
+ * The request body as text, {@link utf8Text}'s 400 for bytes that are not UTF-8. Read the body
+ * through it (not `c.req.text()`, whose U+FFFD would be cached for every later read).
+ */
+export async function requestText(c: Context): Promise<string> {
+  return utf8Text(new Uint8Array(await c.req.arrayBuffer()));
 }
 
 /** The text of a JSON request body, unparsed: {@link readJson}'s 415 for another content type. */
@@ -45,7 +71,7 @@ export async function readJsonText(c: Context): Promise<string> {
       `Content-Type must be application/json (or text/json, application/*+json) in UTF-8; got ${contentType ? `'${contentType}'` : 'none'}`,
     );
   }
-  return c.req.text();
+  return requestText(c);
 }
 
 /**
