@@ -102,6 +102,8 @@ describe('incoming chat-app messages over HTTP (private URLs refused, the defaul
       const body = await json(put);
       expect(body).toMatchObject({ error: 'validation_failed', status: 400, details: [{ path: 'url' }] });
       expect(body.message).toMatch(/refused to call an? [a-z-]+ address/);
+      // The switch of a server and the option of an embedder: set where each runs.
+      expect(body.message).toMatch(/SPILLWAY_ALLOW_PRIVATE_URLS=true .*allowPrivateUrls: true/);
     }
     // A name that resolves to loopback is refused too, and the answer names no address.
     const named = await json(

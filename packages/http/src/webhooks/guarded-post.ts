@@ -64,7 +64,9 @@ function refusalOf(address: string, host: string, allow: AddressPolicy): UrlRefu
   // The address a name resolves to is never echoed: it would map internal DNS for the caller.
   const article = kind === 'unspecified' || kind === 'invalid' ? 'an' : 'a';
   const what = address === host ? `${article} ${kind} address` : `${host}: it resolves to a non-public address`;
-  return new UrlRefusedError(`refused to call ${what}; set SPILLWAY_ALLOW_PRIVATE_URLS=true to allow it`);
+  return new UrlRefusedError(
+    `refused to call ${what}; set SPILLWAY_ALLOW_PRIVATE_URLS=true (the reference server) or allowPrivateUrls: true (createSpillway) to allow it`,
+  );
 }
 
 type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
