@@ -8,10 +8,10 @@ import { serverOnTestDatabase } from '../support/test-database.ts';
 // written in UTF-8 is text like any other.
 const s = serverOnTestDatabase('invalid_utf8');
 
-const bytes = (...parts: Array<string | number[]>) =>
-  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+const bytes = (...parts: Array<string | number[]>): Uint8Array<ArrayBuffer> =>
+  new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p)))));
 
-const post = (path: string, body: Buffer, method = 'POST') =>
+const post = (path: string, body: Uint8Array<ArrayBuffer>, method = 'POST') =>
   s.call(path, { method, body, headers: { 'content-type': 'application/json' } });
 
 const sms = (text: string | number[]) => bytes('{"messages":[{"from":"Acme","to":"99900000000","type":"sms","text":"', text, '"}]}');
@@ -41,7 +41,7 @@ describe(`request bodies that are not UTF-8 (${s.database.label})`, () => {
     const company = (await (
       await s.call('/api/company/get-token', { auth: 'none', json: { login: LOGIN, password: PASSWORD } })
     ).json()) as string;
-    const asCompany = (path: string, body: Buffer) =>
+    const asCompany = (path: string, body: Uint8Array<ArrayBuffer>) =>
       s.call(path, {
         method: 'POST',
         auth: 'none',

@@ -279,14 +279,20 @@ export function readPhoneNumberParam(raw: string): string {
   return parsed.data;
 }
 
+/** What a `to` of neither accepted form is told: zod's union says only "Invalid input". */
+const EMAIL_TO = 'to must be an e-mail address or a list of 1 to 50 e-mail addresses';
+const emailAddress = z.email('must be an e-mail address');
+
 /** Body of `POST /api/email/send` (SendEmailRequest). */
 export const sendEmailSchema = z
   .strictObject({
-    to: z.union([z.email(), z.array(z.email()).min(1).max(50)]).transform((v) => (Array.isArray(v) ? v : [v])),
+    to: z
+      .union([emailAddress, z.array(emailAddress).min(1, EMAIL_TO).max(50, EMAIL_TO)], { error: EMAIL_TO })
+      .transform((v) => (Array.isArray(v) ? v : [v])),
     subject: z.string().min(1).max(998),
     text: z.string().max(1_000_000).optional(),
     html: z.string().max(1_000_000).optional(),
-    replyTo: z.email().optional(),
+    replyTo: emailAddress.optional(),
   })
   .refine((e) => e.text !== undefined || e.html !== undefined, { message: 'give text or html', path: ['text'] });
 

@@ -63,6 +63,41 @@ function sentMessage(id: number, steps: StepSpec[], customerMessageId: string | 
   };
 }
 
+/**
+ * The 409 of a request whose `customerMessageId`s conflict (the `indexes` storage answered): one
+ * given twice in the request, or already used with other content. Each detail and the message say
+ * which, so that a client retrying the same request is not told its content changed.
+ */
+function customerMessageIdConflict(messages: readonly ValidatedMessage[], indexes: readonly number[]): SpillwayError {
+  // The first two positions of each id: each repeated one is told another (not all: 5000 alike).
+  const positions = new Map<string, number[]>();
+  messages.forEach((m, i) => {
+    if (m.customerMessageId === null) return;
+    const seen = positions.get(m.customerMessageId);
+    if (!seen) positions.set(m.customerMessageId, [i]);
+    else if (seen.length < 2) seen.push(i);
+  });
+  let repeated = 0;
+  const details: ErrorDetail[] = indexes.map((i) => {
+    const other = positions.get(messages[i]?.customerMessageId ?? '')?.find((j) => j !== i);
+    if (other !== undefined) repeated++;
+    return {
+      path: `messages[${i}].customerMessageId`,
+      message:
+        other !== undefined
+          ? `this customerMessageId appears again at messages[${other}]`
+          : 'this customerMessageId was already used with other content',
+    };
+  });
+  const message =
+    repeated === 0
+      ? 'customerMessageId reused with other content'
+      : repeated === details.length
+        ? 'customerMessageId appears more than once in this request'
+        : 'customerMessageId reused with other content, or appearing more than once in this request';
+  return new SpillwayError('conflict', message, details);
+}
+
 /** The messaging API: accept whole requests, read status, change or cancel scheduled messages. */
 export function createMessagingService(deps: MessagingDeps): MessagingService {
   const { storage, clock, rateCard, advancer } = deps;
@@ -170,13 +205,7 @@ export function createMessagingService(deps: MessagingDeps): MessagingService {
         return build(v, now, machine, works);
       });
       const result = await group.ingest({ accountId, at: now, messages: batch, chargeDescription: 'message', lease: deps.lease?.(now) });
-      if (result.status === 'conflict') {
-        const details: ErrorDetail[] = result.indexes.map((i) => ({
-          path: `messages[${i}].customerMessageId`,
-          message: 'this customerMessageId was already used with other content, or appears twice in this request',
-        }));
-        throw new SpillwayError('conflict', 'customerMessageId reused with other content', details);
-      }
+      if (result.status === 'conflict') throw customerMessageIdConflict(validated, result.indexes);
       if (result.status === 'insufficient_funds') {
         throw new SpillwayError('payment_required', `balance ${fromMicros(result.balance)} does not cover ${fromMicros(result.required)}`);
       }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { SpillwayError } from '../errors.ts';
 import { isoTime as iso } from '../iso-time.ts';
@@ -32,7 +31,27 @@ function definitionOf(body: unknown): RouteDefinition {
   return definition;
 }
 
-const revisionSchema = z.object({ revision: z.number().int().positive() });
+/** How a value the client gave is shown in a message: short, and never the whole of a long one. */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const text = JSON.stringify(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * The revision a PUT replaces (optimistic locking): "required" only when none was given, and for
+ * one given, what is wrong with it (`"2"` is a string, not a revision).
+ */
+function revisionOf(body: unknown): number {
+  const given = typeof body === 'object' && body !== null ? (body as { revision?: unknown }).revision : undefined;
+  const refuse = (message: string) => new SpillwayError('validation_failed', 'The route is invalid', [{ path: 'revision', message }]);
+  if (given === undefined) throw refuse('the revision being replaced is required (optimistic locking)');
+  if (typeof given !== 'number' || !Number.isSafeInteger(given) || given < 1) {
+    throw refuse(`must be a whole number of 1 or more, got ${shown(given)}`);
+  }
+  return given;
+}
 
 /** Routes of accounts over HTTP: stored revisions, the read-only built-ins, bindings, resolution. */
 export function createRouteService(storage: Storage, clock: Clock) {
@@ -61,14 +80,9 @@ export function createRouteService(storage: Storage, clock: Clock) {
     },
     async update(accountId: number, id: string, body: unknown): Promise<RouteView> {
       readOnly(id);
-      const parsed = revisionSchema.safeParse(body);
-      if (!parsed.success) {
-        throw new SpillwayError('validation_failed', 'The route is invalid', [
-          { path: 'revision', message: 'the revision being replaced is required (optimistic locking)' },
-        ]);
-      }
+      const revision = revisionOf(body);
       const definition = definitionOf(body);
-      const updated = await storage.updateRoute(accountId, id, parsed.data.revision, definition, clock.now());
+      const updated = await storage.updateRoute(accountId, id, revision, definition, clock.now());
       if (!updated) throw new SpillwayError('not_found', `route ${id} not found`);
       return storedView(updated);
     },

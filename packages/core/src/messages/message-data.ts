@@ -30,10 +30,12 @@ export const optionalChatText = z
   .max(MAX_CHAT_TEXT)
   .nullish()
   .transform((v) => v ?? '');
+/** What a flash call text that is not a code is told, whatever is wrong with it. */
+const FLASHCALL_CODE = 'A flash call code is 4 to 8 digits, as a string or an integer';
 /** A flash call code: 4 to 8 digits, as a string or an integer; normalized to a string. */
 export const flashcallCode = z
-  .union([z.string().regex(/^\d{4,8}$/), z.int().min(1000).max(99_999_999)], {
-    error: 'A flash call text is the code: 4 to 8 digits, as a string or an integer',
+  .union([z.string().regex(/^\d{4,8}$/, FLASHCALL_CODE), z.int(FLASHCALL_CODE).min(1000, FLASHCALL_CODE).max(99_999_999, FLASHCALL_CODE)], {
+    error: FLASHCALL_CODE,
   })
   .transform(String);
 
@@ -59,11 +61,28 @@ export const transData = z.strictObject({
   fileType: z.literal('pdf').optional(),
 });
 
-export const surveyData = z.strictObject({
-  survey: z.strictObject({
-    options: z.array(z.string().min(1).max(100)).min(2, 'A survey has 2 to 10 options').max(10, 'A survey has 2 to 10 options'),
-  }),
-});
+/** What a chatapp_survey without its options is told, at the member that is missing. */
+const SURVEY_NEEDS = 'chatapp_survey needs messageData.survey.options: 2 to 10 answer options';
+/**
+ * `message` for a member that is missing (or null), zod's own for anything else: its "expected
+ * object, received undefined" names nothing of what was needed.
+ */
+const whenMissing = (message: string) => (issue: { input?: unknown }) => (issue.input == null ? message : undefined);
+
+export const surveyData = z.strictObject(
+  {
+    survey: z.strictObject(
+      {
+        options: z
+          .array(z.string().min(1).max(100), { error: whenMissing(SURVEY_NEEDS) })
+          .min(2, 'A survey has 2 to 10 options')
+          .max(10, 'A survey has 2 to 10 options'),
+      },
+      { error: whenMissing(SURVEY_NEEDS) },
+    ),
+  },
+  { error: whenMissing(SURVEY_NEEDS) },
+);
 
 const chatCard = z.strictObject({
   img: url,
@@ -71,8 +90,17 @@ const chatCard = z.strictObject({
   buttonText: buttonText.optional(),
   buttonAction: url.optional(),
 });
+const CAROUSEL_NEEDS = 'chatapp_carousel needs messageData.carousel: 2 to 10 cards';
 /** chatapp_carousel (body not in the interface): 2 to 10 cards, each an image with optional text and button. */
-export const chatCarouselData = z.strictObject({ carousel: z.array(chatCard).min(2).max(10) });
+export const chatCarouselData = z.strictObject(
+  {
+    carousel: z
+      .array(chatCard, { error: whenMissing(CAROUSEL_NEEDS) })
+      .min(2)
+      .max(10),
+  },
+  { error: whenMissing(CAROUSEL_NEEDS) },
+);
 
 const suggestions = z
   .array(z.strictObject({ sugText: z.string().min(1).max(25), sugUrl: url }))
@@ -95,11 +123,14 @@ export const rcsData = z.strictObject({
 
 /** chatapp_otp: a template of interface 2.3, its language and its parameters, normalized. */
 export const otpData = z
-  .strictObject({
-    templateId: z.string().max(64),
-    templateLang: z.string().max(16),
-    templateParams: z.record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()])),
-  })
+  .strictObject(
+    {
+      templateId: z.string().max(64),
+      templateLang: z.string().max(16),
+      templateParams: z.record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()])),
+    },
+    { error: whenMissing('chatapp_otp needs messageData: templateId, templateLang and templateParams') },
+  )
   .transform((md, ctx) => {
     const template = getOtpTemplate(md.templateId);
     const lang = normalizeOtpLanguage(md.templateLang);

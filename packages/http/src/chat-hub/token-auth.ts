@@ -27,6 +27,16 @@ export function readToken(c: Context, allowKeyHeader: boolean): string {
   throw new SpillwayError('unauthorized', 'a token is required');
 }
 
+/** Where a token of each type comes from, for the hint given to a caller who sent something else. */
+const TOKEN_SOURCE: Record<TokenType, string> = {
+  company: 'POST /api/company/get-token',
+  operator: 'POST /api/operator/get-token',
+  client: 'POST /api/auth',
+};
+
+/** The prefix of Spillway's API keys: a key sent where a token goes is told so, not just "malformed". */
+const API_KEY_PREFIX = 'sk_';
+
 /**
  * Verifies a presented token as `expected`: 401 when it proves nothing (malformed, bad
  * signature, unknown key, expired), 403 when it is genuine but of another type or revoked.
@@ -39,6 +49,14 @@ export async function authenticateToken(tokens: TokenService, token: string, exp
     case 'revoked':
       throw new SpillwayError('forbidden', result.message);
     case 'malformed':
+      if (token.startsWith(API_KEY_PREFIX)) {
+        const article = expected === 'operator' ? 'an' : 'a';
+        throw new SpillwayError(
+          'unauthorized',
+          `${result.message}: it looks like an API key; this route takes ${article} ${expected} token (from ${TOKEN_SOURCE[expected]}), not an API key`,
+        );
+      }
+      throw new SpillwayError('unauthorized', result.message);
     case 'algorithm':
     case 'unknown_key':
     case 'signature':

@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
-import { readJson } from '../read-json.ts';
+import { readJson, requestText } from '../read-json.ts';
 import { dateParam } from '../date-param.ts';
 import { readListQuery } from './list-query.ts';
 import type { ClientDataRouteOptions } from './client-data.ts';
@@ -146,9 +146,17 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
     async (c) => {
       // Many clients send no body with a DELETE: the binding may be named in the query instead.
       const inQuery = Object.keys(c.req.queries()).length > 0;
-      if (inQuery && (await c.req.text()).trim()) {
+      // Read as readJson reads it (a body that is not UTF-8 is a 400): Hono keeps the first read.
+      const blank = !(await requestText(c)).trim();
+      if (inQuery && !blank) {
         throw new SpillwayError('validation_failed', 'name the binding in the body or in the query, not both', [
           { path: '(query)', message: 'give either the query parameters or a body' },
+        ]);
+      }
+      // Nothing named at all: say what is missing rather than that the absent body has no Content-Type.
+      if (!inQuery && blank) {
+        throw new SpillwayError('validation_failed', 'phoneNumber is required, in the query (?phoneNumber=…) or in a JSON body', [
+          { path: 'phoneNumber', message: 'required, in the query or in the body' },
         ]);
       }
       const body = inQuery ? withoutUndefined(readListQuery(c, botReceiverRemovalQuerySchema)) : await readJson(c);

@@ -29,7 +29,7 @@ const authorizeQuery = z.object({
   alphaName: z.string().min(1).max(64).meta({ description: 'Approved alpha-name whose callback gets the incoming messages' }),
   externalId: z
     .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/, '1 to 128 letters, digits, "_", ".", ":" or "-" (the platform’s id of the number or page)')
     .meta({ description: 'The platform’s id of the number or page (`phone_number_id`), as its webhooks name it' }),
 });
 
