@@ -1,5 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createPostgresStorage } from '@spillway/postgres';
+// The lock PostgreSQL migrations take (not part of the package's API).
+import { MIGRATION_LOCK } from '../../packages/postgres/src/schema.ts';
 import { startServer } from './server-fixture.ts';
 import type { RunningFixture } from './server-fixture.ts';
 
@@ -69,9 +71,6 @@ export function serverOnTestDatabase(name: string, env: Record<string, string> =
     close: () => started().close(),
   };
 }
-
-/** The lock PostgreSQL migrations take (`MIGRATION_LOCK` of packages/postgres/src/schema.ts, 'SPIL'). */
-const MIGRATION_LOCK = 0x5350_494c;
 
 /**
  * Holds the migration lock of `database`'s schema (PostgreSQL) from a connection of its own, as

@@ -32,8 +32,17 @@ export async function readJson(c: Context): Promise<unknown> {
  * only white space, whatever its Content-Type says) reads as `{}`, as `curl -X POST` sends it.
  */
 export async function readOptionalJson(c: Context): Promise<unknown> {
-  // Hono caches the body, so peeking at it does not consume it for readJson.
-  return (await requestText(c)).trim() ? readJson(c) : {};
+  const text = await requestText(c);
+  return text.trim() ? parseJsonText(c, text) : {};
+}
+
+/**
+ * The JSON of a body already read as text ({@link requestText}), with {@link readJson}'s answers:
+ * for a route that looks at the body before it knows it must be JSON.
+ */
+export function parseJsonText(c: Context, text: string): unknown {
+  requireJsonContentType(c);
+  return parseJsonBody(text);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -62,8 +71,8 @@ export async function requestText(c: Context): Promise<string> {
   return utf8Text(new Uint8Array(await c.req.arrayBuffer()));
 }
 
-/** The text of a JSON request body, unparsed: {@link readJson}'s 415 for another content type. */
-export async function readJsonText(c: Context): Promise<string> {
+/** {@link readJson}'s 415 for a request whose Content-Type is not JSON in UTF-8. */
+function requireJsonContentType(c: Context): void {
   const contentType = c.req.header('content-type');
   if (!isJsonContentType(contentType)) {
     throw new SpillwayError(
@@ -71,6 +80,11 @@ export async function readJsonText(c: Context): Promise<string> {
       `Content-Type must be application/json (or text/json, application/*+json) in UTF-8; got ${contentType ? `'${contentType}'` : 'none'}`,
     );
   }
+}
+
+/** The text of a JSON request body, unparsed: {@link readJson}'s 415 for another content type. */
+export async function readJsonText(c: Context): Promise<string> {
+  requireJsonContentType(c);
   return requestText(c);
 }
 

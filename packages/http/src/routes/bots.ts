@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { defineRoute } from '../openapi.ts';
-import { readJson, requestText } from '../read-json.ts';
+import { parseJsonText, readJson, requestText } from '../read-json.ts';
 import { dateParam } from '../date-param.ts';
 import { readListQuery } from './list-query.ts';
 import type { ClientDataRouteOptions } from './client-data.ts';
@@ -146,8 +146,8 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
     async (c) => {
       // Many clients send no body with a DELETE: the binding may be named in the query instead.
       const inQuery = Object.keys(c.req.queries()).length > 0;
-      // Read as readJson reads it (a body that is not UTF-8 is a 400): Hono keeps the first read.
-      const blank = !(await requestText(c)).trim();
+      const text = await requestText(c);
+      const blank = !text.trim();
       if (inQuery && !blank) {
         throw new SpillwayError('validation_failed', 'name the binding in the body or in the query, not both', [
           { path: '(query)', message: 'give either the query parameters or a body' },
@@ -159,7 +159,7 @@ export function registerBotRoutes(app: Hono<Env>, options: ClientDataRouteOption
           { path: 'phoneNumber', message: 'required, in the query or in the body' },
         ]);
       }
-      const body = inQuery ? withoutUndefined(readListQuery(c, botReceiverRemovalQuerySchema)) : await readJson(c);
+      const body = inQuery ? withoutUndefined(readListQuery(c, botReceiverRemovalQuerySchema)) : parseJsonText(c, text);
       await dataServiceOf(c.var.engine, options).unbindBotReceiver(c.var.account.id, body);
       return c.body(null, 204);
     },
